@@ -1,0 +1,1 @@
+"""Gauntlet engine: no Textual import anywhere under arena/."""

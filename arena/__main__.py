@@ -1,0 +1,3 @@
+from arena.cli import main
+import sys
+sys.exit(main())

@@ -1,0 +1,62 @@
+"""The ``gauntlet`` command. Each command group lives in its own module with a
+``register(subparsers)`` function; TUI commands import Textual lazily so headless
+commands never load it."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules that register subcommands, in help order.
+COMMAND_MODULES = [
+    "arena.cli.tui_cmd",  # demo, replay, (no command) home
+    "arena.cli.run_cmd",  # run, arena
+    "arena.cli.store_cmd",  # attempts, show
+    "arena.cli.judge_cmd",  # judge, report, leaderboard
+    "arena.cli.challenge_cmd",  # challenge validate|calibrate|audit|publish
+    "arena.cli.sandbox_cmd",  # sandbox build|check
+    "arena.cli.agent_cmd",  # agent status|briefing|submit|feedback
+]
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one clear line, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gauntlet",
+        description="Gauntlet: timed engineering challenges for AI coding agents.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue  # command group not built yet
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        from arena.cli import tui_cmd  # noqa: PLC0415 — `gauntlet` alone opens home
+
+        func = tui_cmd.cmd_home
+    try:
+        return int(func(args) or 0)
+    except UsageError as exc:
+        print(f"gauntlet: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gauntlet: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""The attempt clock over an injected time source.
+
+Nothing in the engine reads the wall clock directly: it asks an ``AttemptClock``,
+which reads a ``TimeSource``. ``RealTime`` is the machine's monotonic clock,
+``ManualTime`` is stepped by tests. A clock's ``scale`` speeds an attempt up (a demo
+runs a 15-minute Sprint in 30 s with ``scale=30``): attempt seconds = source seconds
+x scale. The clock never pauses (seed 000: it runs through feedback and iteration
+boundaries).
+"""
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable, Iterable, Protocol
+
+from arena.formats import FormatRules
+
+
+class TimeSource(Protocol):
+    def now(self) -> float: ...
+
+    async def sleep_until(self, t: float) -> None: ...
+
+
+class RealTime:
+    """The machine's monotonic clock."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    async def sleep_until(self, t: float) -> None:
+        delay = t - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+class ManualTime:
+    """A clock that moves only when told to. Sleepers wake when ``advance`` passes them."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self._now = start
+        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._seq = itertools.count()
+
+    def now(self) -> float:
+        return self._now
+
+    async def sleep_until(self, t: float) -> None:
+        if t <= self._now:
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._sleepers, (t, next(self._seq), fut))
+        await fut
+
+    def set(self, t: float) -> None:
+        if t < self._now:
+            raise ValueError("manual time cannot go backwards")
+        self._now = t
+        while self._sleepers and self._sleepers[0][0] <= self._now:
+            _, _, fut = heapq.heappop(self._sleepers)
+            if not fut.done():
+                fut.set_result(None)
+
+    def advance(self, dt: float) -> None:
+        self.set(self._now + dt)
+
+    async def step(self, dt: float, settle: int = 20) -> None:
+        """Advance and let woken tasks run (a few loop turns, no real sleeping)."""
+        self.advance(dt)
+        for _ in range(settle):
+            await asyncio.sleep(0)
+
+
+# Kinds of marks the clock emits (CONTRACT §5 event kinds).
+SOFT = "clock.soft_warning"
+HARD = "clock.hard_warning"
+CUTOFF = "clock.cutoff"
+GRACE_END = "clock.grace_end"
+REVEAL = "phase.reveal_due"  # the attempt decides whether the phase really opens
+
+
+@dataclass(frozen=True, order=True)
+class Mark:
+    t: float  # attempt seconds
+    order: int
+    kind: str = field(compare=False)
+    phase: int | None = field(default=None, compare=False)  # for REVEAL: phase number 2..4
+
+
+def marks_for(
+    rules: FormatRules, time_limit_s: float, reveal_at: Iterable[float] | None = None
+) -> list[Mark]:
+    """Every instant the clock announces, in order. ``reveal_at`` overrides the
+    format's Marathon reveal marks (fractions of the time limit, phase 2 first)."""
+    marks = [
+        Mark(rules.soft_warning * time_limit_s, 10, SOFT),
+        Mark(rules.hard_warning * time_limit_s, 20, HARD),
+        Mark(rules.cutoff * time_limit_s, 30, CUTOFF),
+        Mark(rules.cutoff * time_limit_s + rules.grace_s, 40, GRACE_END),
+    ]
+    fractions = list(reveal_at) if reveal_at is not None else list(rules.reveal_marks)
+    for i, frac in enumerate(fractions):
+        marks.append(Mark(frac * time_limit_s, 5, REVEAL, phase=i + 2))
+    return sorted(marks)
+
+
+class AttemptClock:
+    def __init__(
+        self,
+        source: TimeSource,
+        rules: FormatRules,
+        time_limit_s: float,
+        *,
+        scale: float = 1.0,
+        reveal_at: Iterable[float] | None = None,
+        elapsed_at_start: float = 0.0,
+    ) -> None:
+        if scale <= 0:
+            raise ValueError("time scale must be positive")
+        self.source = source
+        self.rules = rules
+        self.time_limit_s = float(time_limit_s)
+        self.scale = float(scale)
+        self._origin = source.now() - elapsed_at_start / self.scale
+        self.marks = marks_for(rules, self.time_limit_s, reveal_at)
+        self._fired = 0
+
+    # -- reading -----------------------------------------------------------------
+    def elapsed(self) -> float:
+        return (self.source.now() - self._origin) * self.scale
+
+    def remaining(self) -> float:
+        return max(0.0, self.cutoff_s - self.elapsed())
+
+    def fraction(self) -> float:
+        return self.elapsed() / self.time_limit_s
+
+    @property
+    def cutoff_s(self) -> float:
+        return self.rules.cutoff * self.time_limit_s
+
+    @property
+    def grace_end_s(self) -> float:
+        return self.cutoff_s + self.rules.grace_s
+
+    def stage(self, at: float | None = None) -> str:
+        """``running`` before cutoff, ``grace`` inside the grace period, ``over`` after."""
+        t = self.elapsed() if at is None else at
+        if t < self.cutoff_s:
+            return "running"
+        if t < self.grace_end_s:
+            return "grace"
+        return "over"
+
+    # -- waiting -----------------------------------------------------------------
+    def source_time(self, attempt_t: float) -> float:
+        return self._origin + attempt_t / self.scale
+
+    async def sleep_until(self, attempt_t: float) -> None:
+        await self.source.sleep_until(self.source_time(attempt_t))
+
+    async def sleep(self, attempt_seconds: float) -> None:
+        await self.sleep_until(self.elapsed() + attempt_seconds)
+
+    def due(self) -> list[Mark]:
+        """Marks whose instant has passed and that were not yet handed out."""
+        now = self.elapsed()
+        out: list[Mark] = []
+        while self._fired < len(self.marks) and self.marks[self._fired].t <= now + 1e-9:
+            out.append(self.marks[self._fired])
+            self._fired += 1
+        return out
+
+    def skip_past(self, attempt_t: float) -> None:
+        """Mark everything up to ``attempt_t`` as already fired (used on resume)."""
+        while self._fired < len(self.marks) and self.marks[self._fired].t <= attempt_t:
+            self._fired += 1
+
+    async def run(self, on_mark: Callable[[Mark], Awaitable[None] | None]) -> None:
+        """Announce every mark at its instant, in order, then return after grace end."""
+        while self._fired < len(self.marks):
+            nxt = self.marks[self._fired]
+            await self.sleep_until(nxt.t)
+            for mark in self.due():
+                result = on_mark(mark)
+                if asyncio.iscoroutine(result):
+                    await result

@@ -1,0 +1,81 @@
+"""One sandbox protocol, many backends (docker, local).
+
+A sandbox is created from a host workspace directory (bound at ``/workspace``) plus
+optional read-only mounts, runs commands with limits, and is closed leaving nothing
+behind. Everything here is async; blocking backends run their calls in a thread.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+WORKSPACE = "/workspace"  # where the workspace (or submission snapshot) appears inside
+
+
+@dataclass(frozen=True)
+class Limits:
+    cpus: float = 1.0
+    memory_mb: int = 512
+    pids: int = 128
+    wall_s: float = 60.0  # default exec timeout
+    output_bytes: int = 1 << 20  # cap on stdout/stderr read back, each
+    tmpfs_mb: int = 64  # size-limited scratch at /tmp
+    network: bool = False
+
+
+@dataclass(frozen=True)
+class Mount:
+    host: Path
+    target: str  # absolute path inside the sandbox
+    readonly: bool = True
+
+
+@dataclass
+class ExecResult:
+    exit_code: int | None  # None when killed for timeout
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool = False
+    truncated: bool = False
+    duration_s: float = 0.0
+
+
+class SandboxError(RuntimeError):
+    """An infrastructure failure of the sandbox itself (never the agent's fault)."""
+
+
+class Sandbox(Protocol):
+    backend: str
+
+    async def exec(
+        self,
+        argv: list[str],
+        *,
+        timeout: float | None = None,
+        env: dict[str, str] | None = None,
+        cwd: str = WORKSPACE,
+        stdin: bytes | None = None,
+    ) -> ExecResult: ...
+
+    async def copy_in(self, src: Path, dest: str) -> None: ...
+
+    async def copy_out(self, src: str, dest: Path) -> None: ...
+
+    async def alive(self) -> bool: ...
+
+    async def close(self) -> None: ...
+
+
+class Backend(Protocol):
+    name: str
+
+    async def create(
+        self,
+        workspace: Path,
+        limits: Limits,
+        *,
+        mounts: list[Mount] = field(default_factory=list),  # type: ignore[assignment]
+        image: str = "gauntlet-base",
+        workspace_readonly: bool = False,
+    ) -> Sandbox: ...
