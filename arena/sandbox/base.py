@@ -21,6 +21,7 @@ class Limits:
     wall_s: float = 60.0  # default exec timeout
     output_bytes: int = 1 << 20  # cap on stdout/stderr read back, each
     tmpfs_mb: int = 64  # size-limited scratch at /tmp
+    file_mb: int = 256  # largest file a sandboxed process may write (RLIMIT_FSIZE)
     network: bool = False
 
 

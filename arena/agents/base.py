@@ -1,0 +1,91 @@
+"""What an agent runner needs from its attempt, and how agents are named.
+
+An agent is named ``scripted:<name>``, ``human``, or a path to an agent file
+(CONTRACT §3). ``make_agent`` turns the name into a runner. A runner's ``run(ctx)``
+returns when the agent is done (script replayed, process exited); the attempt
+cancels it at grace end, on a hang, or on an infrastructure fault.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator, Protocol
+
+from arena.cli import UsageError
+
+
+@dataclass
+class AgentOutcome:
+    exit_code: int | None = None  # None: no process (scripted, human) or killed
+    detail: str = ""
+    own_failure: bool = False  # crashed by itself (not infra, not stopped by us)
+
+
+class AgentContext(Protocol):
+    """The attempt, as seen by its agent runner."""
+
+    attempt_id: str
+    workspace: Path
+    env: dict[str, str]  # GAUNTLET_* and PATH for the agent's processes
+    sandbox: Any  # the agent's Sandbox, or None
+
+    def elapsed(self) -> float: ...
+
+    def publish(self, kind: str, data: dict[str, Any]) -> None: ...
+
+    async def request(self, req: dict[str, Any]) -> dict[str, Any]: ...
+
+    async def sleep_until(self, attempt_t: float) -> None: ...
+
+    def hold(self) -> contextlib.AbstractAsyncContextManager[None]: ...
+
+    async def scan(self) -> None: ...
+
+
+class Agent(Protocol):
+    spec: str  # as named on the command line
+    restartable: bool  # can be started again on resume
+    needs_sandbox: bool
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome: ...
+
+
+@contextlib.asynccontextmanager
+async def nothing() -> AsyncIterator[None]:
+    yield
+
+
+def make_agent(spec: str, challenge: Any, *, resume_after_submissions: int = 0) -> Agent:
+    """The runner for an agent name. Bad names raise ``UsageError`` naming the problem."""
+    from arena.agents.command import CommandAgent, load_agent_file
+    from arena.agents.human import HumanAgent
+    from arena.agents.scripted import ScriptedAgentRunner
+
+    spec = spec.strip()
+    if spec.startswith("scripted:"):
+        name = spec.split(":", 1)[1]
+        if not name:
+            raise UsageError("--agent scripted:NAME: expected a scripted agent name after 'scripted:'")
+        try:
+            script = challenge.scripted_agent(name)
+        except Exception as exc:  # ChallengeError, KeyError, FileNotFoundError ...
+            raise UsageError(f"--agent {spec}: {_one_line(exc)}") from None
+        return ScriptedAgentRunner(spec, script, challenge.root,
+                                   skip_submissions=resume_after_submissions)
+    if spec == "human":
+        return HumanAgent()
+    path = Path(spec)
+    if not path.exists():
+        raise UsageError(
+            f"--agent {spec}: expected scripted:<name>, human, or the path of an agent file "
+            "(no such file)"
+        )
+    return CommandAgent(spec, load_agent_file(path))
+
+
+def _one_line(exc: BaseException) -> str:
+    findings = getattr(exc, "findings", None)
+    if findings:
+        return "; ".join(getattr(f, "detail", str(f)) for f in findings)
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

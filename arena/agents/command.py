@@ -1,0 +1,186 @@
+"""Agent files (CONTRACT §3): a command run on the host or inside the agent's sandbox.
+
+```yaml
+name: my-agent
+command: ["my-agent", "--task", "{briefing}"]   # {workspace} {briefing} {socket} expand
+where: host                                        # host | sandbox
+```
+
+On the host the process runs in the workspace, in its own process group, and dies
+with the arena (PR_SET_PDEATHSIG); its output is captured line by line as
+``agent.output``. In the sandbox it runs through ``Sandbox.exec`` and its output is
+recorded when it exits. Its exit is ``agent.exited``; a non-zero exit is the agent's
+own failure, never an infrastructure error.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arena.agents.base import AgentContext, AgentOutcome
+from arena.cli import UsageError
+from arena.telemetry import events as ev
+
+OUTPUT_CAP = 1 << 20  # bytes of agent output recorded per attempt
+LINE_CAP = 4096
+KEYS = {"name", "command", "where", "timeout"}
+
+
+@dataclass(frozen=True)
+class AgentFile:
+    name: str
+    command: list[str]
+    where: str  # host | sandbox
+
+
+def load_agent_file(path: Path) -> AgentFile:
+    where_ = f"agent file {path}"
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise UsageError(f"{where_}: cannot read it as YAML: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{where_}: expected a mapping with keys name, command, where")
+    unknown = sorted(k for k in data if k not in KEYS and not str(k).startswith("x-"))
+    if unknown:
+        raise UsageError(f"{where_}: unknown key {unknown[0]!r}: expected one of name, command, where")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise UsageError(f"{where_}: key 'name': expected a non-empty string")
+    cmd = data.get("command")
+    if isinstance(cmd, str):
+        cmd = ["sh", "-c", cmd]
+    if not isinstance(cmd, list) or not cmd or not all(isinstance(c, (str, int, float)) for c in cmd):
+        raise UsageError(f"{where_}: key 'command': expected a non-empty list of strings")
+    where = data.get("where", "host")
+    if where not in ("host", "sandbox"):
+        raise UsageError(f"{where_}: key 'where': expected host or sandbox, got {where!r}")
+    return AgentFile(name.strip(), [str(c) for c in cmd], where)
+
+
+def expand(command: list[str], *, workspace: str, briefing: str, socket: str) -> list[str]:
+    return [c.replace("{workspace}", workspace).replace("{briefing}", briefing)
+             .replace("{socket}", socket) for c in command]
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    os.setsid()
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+class CommandAgent:
+    restartable = False  # an external program's state cannot be replayed
+
+    def __init__(self, spec: str, file: AgentFile) -> None:
+        self.spec = spec
+        self.file = file
+        self.needs_sandbox = file.where == "sandbox"
+        self.pid: int | None = None
+        self._recorded = 0
+
+    def _emit_output(self, ctx: AgentContext, stream: str, text: str) -> None:
+        if self._recorded >= OUTPUT_CAP:
+            return
+        text = text[:LINE_CAP]
+        self._recorded += len(text)
+        if self._recorded >= OUTPUT_CAP:
+            text += "\n[agent output cap reached: further output not recorded]"
+        ctx.publish(ev.AGENT_OUTPUT, {"stream": stream, "text": text})
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        if self.file.where == "sandbox":
+            return await self._run_sandboxed(ctx)
+        return await self._run_host(ctx)
+
+    async def _run_host(self, ctx: AgentContext) -> AgentOutcome:
+        argv = expand(self.file.command, workspace=str(ctx.workspace),
+                      briefing=ctx.env["GAUNTLET_BRIEFING"], socket=ctx.env["GAUNTLET_SOCKET"])
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, cwd=ctx.workspace, env={**os.environ, **ctx.env},
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, preexec_fn=_die_with_parent)
+        except OSError as exc:
+            ctx.publish(ev.AGENT_EXITED, {"exit_code": None, "detail": f"cannot start {argv[0]}: {exc}"})
+            return AgentOutcome(None, f"cannot start {argv[0]}: {exc}", own_failure=True)
+        self.pid = proc.pid
+        ctx.publish(ev.AGENT_STARTED, {"pid": proc.pid, "detail": f"{self.file.name} on the host"})
+        try:
+            await asyncio.gather(self._pump(ctx, proc.stdout, "stdout"),
+                                 self._pump(ctx, proc.stderr, "stderr"))
+            code = await proc.wait()
+        except asyncio.CancelledError:
+            await self._kill(proc)
+            raise
+        return self._exited(ctx, code)
+
+    async def _pump(self, ctx: AgentContext, stream: asyncio.StreamReader | None, name: str) -> None:
+        if stream is None:
+            return
+        while True:
+            try:
+                line = await stream.readline()
+            except ValueError:  # a line over the reader's limit: take what is there
+                line = await stream.read(65536)
+            if not line:
+                return
+            self._emit_output(ctx, name, line.decode("utf-8", "replace").rstrip("\n"))
+
+    async def _kill(self, proc: asyncio.subprocess.Process) -> None:
+        if proc.returncode is not None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(proc.wait(), 5)
+
+    def _exited(self, ctx: AgentContext, code: int | None) -> AgentOutcome:
+        own = code not in (0,)
+        detail = "exited normally" if code == 0 else (
+            f"killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}")
+        ctx.publish(ev.AGENT_EXITED, {"exit_code": code, "detail": detail})
+        return AgentOutcome(code, detail, own_failure=own)
+
+    async def _run_sandboxed(self, ctx: AgentContext) -> AgentOutcome:
+        senv: dict[str, str] = ctx.sandbox_env
+        argv = expand(self.file.command, workspace=senv["GAUNTLET_WORKSPACE"],
+                      briefing=senv["GAUNTLET_BRIEFING"], socket=senv["GAUNTLET_SOCKET"])
+        ctx.publish(ev.AGENT_STARTED, {"detail": f"{self.file.name} in the sandbox"})
+        timeout = max(1.0, ctx.wall_seconds_left())
+        res = await ctx.sandbox.exec(argv, env=senv, timeout=timeout)
+        for stream, raw in (("stdout", res.stdout), ("stderr", res.stderr)):
+            for line in (raw or b"").decode("utf-8", "replace").splitlines():
+                self._emit_output(ctx, stream, line)
+        if res.timed_out:
+            ctx.publish(ev.AGENT_EXITED, {"exit_code": None, "detail": "stopped at the time limit"})
+            return AgentOutcome(None, "stopped at the time limit")
+        return self._exited(ctx, res.exit_code)
+
+
+def kill_leftover(pid: int, attempt: str) -> bool:
+    """Kill a host agent process group left by a crashed arena, if ``pid`` is still
+    that attempt's agent (checked through its environment). True if killed."""
+    try:
+        env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    if f"GAUNTLET_ATTEMPT={attempt}".encode() not in env:
+        return False
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+        return True
+    return False
+
+
+def describe(agent: Any) -> dict[str, Any]:
+    f = getattr(agent, "file", None)
+    return {"name": f.name, "where": f.where} if f else {}

@@ -1,0 +1,172 @@
+"""Scripted agents: a package's ``agents/<name>.yaml`` replayed on the attempt clock.
+
+Steps (CONTRACT §3): ``wait`` (attempt-clock time; a declared wait is never a hang),
+``read`` (telemetry only), ``overlay`` (copy a package directory over the workspace),
+``delete``, ``run`` (a command in the agent's sandbox), ``submit`` (blocks until the
+feedback is back) and ``message``. Every step leaves a telemetry event. On resume the
+script restarts from the step after the last acknowledged submission.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from arena.agents.base import AgentContext, AgentOutcome
+from arena.telemetry import events as ev
+
+STEP_KINDS = ("wait", "read", "overlay", "delete", "run", "submit", "message")
+_COUNTS = re.compile(r"(\d+) (passed|failed|error|errors)\b")
+TEST_RUNNERS = ("pytest", "unittest", "nose2", "tox", "make test", "npm test", "cargo test",
+                "go test")
+
+
+def normalize_steps(script: Any) -> list[tuple[str, Any]]:
+    """(kind, value) pairs from whatever shape the loader hands over: a list of
+    one-key mappings / ``"submit"`` strings, or models with ``kind``/``value``, or a
+    model with one field set."""
+    steps = getattr(script, "steps", script)
+    out: list[tuple[str, Any]] = []
+    for step in steps or []:
+        if isinstance(step, str):
+            out.append((step, None))
+            continue
+        if hasattr(step, "model_dump") and not hasattr(step, "kind"):
+            step = {k: v for k, v in step.model_dump().items() if v is not None}
+        if isinstance(step, dict):
+            keys = [k for k in step if k in STEP_KINDS]
+            if len(keys) != 1:
+                raise ValueError(f"scripted step {step!r}: expected exactly one of {', '.join(STEP_KINDS)}")
+            out.append((keys[0], step[keys[0]]))
+            continue
+        kind = getattr(step, "kind", None)
+        if kind not in STEP_KINDS:
+            raise ValueError(f"scripted step {step!r}: unknown kind {kind!r}")
+        out.append((kind, _value_of(step, kind)))
+    return out
+
+
+def _value_of(step: Any, kind: str) -> Any:
+    """The value of an ``arena.challenge.agents.Step`` (or any object with ``value``)."""
+    if hasattr(step, "value"):
+        return step.value
+    return {
+        "wait": lambda: step.seconds,
+        "read": lambda: step.path,
+        "overlay": lambda: step.source or step.path,
+        "delete": lambda: list(step.paths),
+        "run": lambda: step.command,
+        "submit": lambda: None,
+        "message": lambda: step.text,
+    }[kind]()
+
+
+def _seconds(value: Any) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    from arena.challenge.units import parse_duration
+
+    return float(parse_duration(value))
+
+
+def ran_tests(command: str) -> bool:
+    return any(r in command for r in TEST_RUNNERS)
+
+
+def test_counts(output: str) -> tuple[int, int]:
+    passed = failed = 0
+    for n, what in _COUNTS.findall(output):
+        if what == "passed":
+            passed = int(n)
+        else:
+            failed += int(n)
+    return passed, failed
+
+
+def _inside(base: Path, rel: str) -> Path:
+    p = (base / rel).resolve()
+    if p != base.resolve() and base.resolve() not in p.parents:
+        raise ValueError(f"path {rel!r} escapes {base}")
+    return p
+
+
+class ScriptedAgentRunner:
+    restartable = True
+
+    def __init__(self, spec: str, script: Any, package_root: Path, *, skip_submissions: int = 0):
+        self.spec = spec
+        self.package_root = Path(package_root)
+        self.steps = normalize_steps(script)
+        self.skip_submissions = skip_submissions
+        self.needs_sandbox = any(k == "run" for k, _ in self.steps)
+        self.step_index = 0  # the step being played (for tests and the live view)
+
+    def remaining_steps(self) -> list[tuple[str, Any]]:
+        """Steps still to play after skipping ``skip_submissions`` acknowledged submits."""
+        if not self.skip_submissions:
+            return list(self.steps)
+        seen = 0
+        for i, (kind, _) in enumerate(self.steps):
+            if kind == "submit":
+                seen += 1
+                if seen == self.skip_submissions:
+                    return list(self.steps[i + 1:])
+        return []
+
+    async def run(self, ctx: AgentContext) -> AgentOutcome:
+        for i, (kind, value) in enumerate(self.remaining_steps()):
+            self.step_index = i
+            await getattr(self, f"_{kind}")(ctx, value)
+        return AgentOutcome(detail="script finished")
+
+    # -- steps -------------------------------------------------------------------
+    async def _wait(self, ctx: AgentContext, value: Any) -> None:
+        seconds = _seconds(value)
+        async with ctx.hold():  # a declared wait is not a hang
+            await ctx.sleep_until(ctx.elapsed() + seconds)
+
+    async def _read(self, ctx: AgentContext, value: Any) -> None:
+        for rel in value if isinstance(value, list) else [value]:
+            ctx.publish(ev.FILE_READ, {"path": str(rel)})
+
+    async def _overlay(self, ctx: AgentContext, value: Any) -> None:
+        src = Path(str(value))
+        root = self.package_root.resolve()
+        src = (src if src.is_absolute() else root / src).resolve()
+        if src != root and root not in src.parents:
+            raise ValueError(f"overlay {value}: outside the package {root}")
+        if not src.is_dir():
+            raise FileNotFoundError(f"overlay {value}: not a directory in {self.package_root}")
+        shutil.copytree(src, ctx.workspace, dirs_exist_ok=True, symlinks=True)
+        await ctx.scan()
+
+    async def _delete(self, ctx: AgentContext, value: Any) -> None:
+        for rel in value if isinstance(value, list) else [value]:
+            p = _inside(ctx.workspace, str(rel))
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p, ignore_errors=True)
+            elif p.exists() or p.is_symlink():
+                os.unlink(p)
+        await ctx.scan()
+
+    async def _run(self, ctx: AgentContext, value: Any) -> None:
+        command = str(value)
+        if ctx.sandbox is None:
+            raise RuntimeError("run step without an agent sandbox")
+        async with ctx.hold(io=True):
+            res = await ctx.sandbox.exec(["sh", "-c", command], env=ctx.sandbox_env)
+        out = (res.stdout or b"").decode("utf-8", "replace") + (res.stderr or b"").decode("utf-8", "replace")
+        passed, failed = test_counts(out) if ran_tests(command) else (0, 0)
+        ctx.publish(ev.COMMAND_RUN, {
+            "command": command, "exit_code": res.exit_code, "ran_tests": ran_tests(command),
+            "passed": passed, "failed": failed, "duration_s": round(res.duration_s, 3),
+        })
+        await ctx.scan()
+
+    async def _submit(self, ctx: AgentContext, value: Any) -> None:
+        await ctx.request({"op": "submit"})
+
+    async def _message(self, ctx: AgentContext, value: Any) -> None:
+        await ctx.request({"op": "message", "text": str(value)})

@@ -1,0 +1,138 @@
+"""The per-attempt agent socket: a Unix socket speaking JSON lines.
+
+One request ``{"op": ...}`` per line, one JSON reply per line. Requests larger than
+``MAX_REQUEST`` bytes or that are not a JSON object with a string ``op`` get an error
+reply (``{"ok": false, "code": "bad_request" | "too_large", ...}``); the connection is
+kept and the attempt is unaffected. A handler that raises yields an ``internal`` error
+reply, never a dropped connection.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+log = logging.getLogger(__name__)
+
+MAX_REQUEST = 64 * 1024  # bytes per request line, newline excluded
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+def error(code: str, reason: str) -> dict[str, Any]:
+    return {"ok": False, "code": code, "reason": reason}
+
+
+def _encode(reply: dict[str, Any]) -> bytes:
+    return (json.dumps(reply, separators=(",", ":"), default=str) + "\n").encode()
+
+
+class _LineReader:
+    """Reads newline-terminated lines with a size cap; an oversized line is consumed
+    to its end and reported as ``None`` (one error reply, stream stays in sync)."""
+
+    def __init__(self, reader: asyncio.StreamReader, limit: int) -> None:
+        self._r = reader
+        self._limit = limit
+        self._buf = bytearray()
+
+    async def next(self) -> bytes | None | bool:
+        """A line (bytes), ``None`` for an oversized line, ``False`` at EOF."""
+        oversized = False
+        while True:
+            nl = self._buf.find(b"\n")
+            if nl >= 0:
+                line = bytes(self._buf[:nl])
+                del self._buf[: nl + 1]
+                if oversized or len(line) > self._limit:
+                    return None
+                return line
+            if len(self._buf) > self._limit:
+                oversized = True
+                self._buf.clear()
+            chunk = await self._r.read(65536)
+            if not chunk:
+                if self._buf and not oversized:
+                    line = bytes(self._buf)
+                    self._buf.clear()
+                    return line if len(line) <= self._limit else None
+                return None if oversized else False
+            self._buf.extend(chunk)
+
+
+class AgentServer:
+    """Serves one attempt's socket. ``handler`` gets the decoded request (an object
+    with a string ``op``) and returns the reply object."""
+
+    def __init__(self, path: Path, handler: Handler, *, max_request: int = MAX_REQUEST) -> None:
+        self.path = Path(path)
+        self._handler = handler
+        self._max = max_request
+        self._server: asyncio.AbstractServer | None = None
+        self._conns: set[asyncio.Task] = set()
+
+    async def start(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        self._server = await asyncio.start_unix_server(self._serve, path=str(self.path))
+        # Agents inside a sandbox may run as another user: let them connect.
+        os.chmod(self.path, 0o666)
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        for task in list(self._conns):
+            task.cancel()
+        for task in list(self._conns):
+            with contextlib.suppress(BaseException):
+                await task
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._conns.add(task)
+        lines = _LineReader(reader, self._max)
+        try:
+            while True:
+                line = await lines.next()
+                if line is False:
+                    break
+                if line is None:
+                    reply = error("too_large", f"request larger than {self._max} bytes")
+                elif not line.strip():
+                    continue
+                else:
+                    reply = await self._dispatch(line)
+                writer.write(_encode(reply))
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            if task is not None:
+                self._conns.discard(task)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _dispatch(self, line: bytes) -> dict[str, Any]:
+        try:
+            req = json.loads(line)
+        except (ValueError, UnicodeDecodeError) as exc:
+            return error("bad_request", f"request is not JSON: {exc}")
+        if not isinstance(req, dict) or not isinstance(req.get("op"), str):
+            return error("bad_request", 'request must be a JSON object with a string "op"')
+        try:
+            reply = await self._handler(req)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a handler bug must not take the attempt down
+            log.exception("agent request %r failed", req.get("op"))
+            return error("internal", f"{type(exc).__name__}: {exc}")
+        return reply

@@ -1,0 +1,324 @@
+"""One attempt: a challenge, an agent, a sandbox, the clock, every event published.
+
+Lifecycle: ``run()`` prepares the workspace (a copy of the starter under the shared
+workspaces root), the agent directory (socket, briefing, ``gauntlet-agent``), the
+agent's sandbox when it needs one, registers with the shared watcher, publishes
+``attempt.started`` and then runs four tasks until one of them ends the attempt:
+the clock (warnings, Marathon reveals, cutoff, grace end), the agent, the hang
+watchdog and the sandbox health check. Submissions go through ``SubmissionDesk``.
+At the end every in-flight judgement is finished, the agent is stopped, the sandbox
+closed, ``attempt.finished`` names the scored (last valid) submission, and the store
+is flushed.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import shutil
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+from arena import clock as clk
+from arena.agents.base import Agent
+from arena.agents.server import AgentServer
+from arena.attempt.phases import PhaseState
+from arena.attempt.protocol import ProtocolHandler
+from arena.attempt.shared import Shared
+from arena.attempt.submit import SubmissionDesk
+from arena.clock import AttemptClock, RealTime, TimeSource
+from arena.formats import rules_for
+from arena.sandbox.base import Limits, Mount, SandboxError
+from arena.telemetry import events as ev
+
+log = logging.getLogger(__name__)
+ACTIVITY = frozenset({ev.AGENT_OUTPUT, ev.FILE_CHANGED, ev.PROTOCOL_CALL, ev.COMMAND_RUN,
+                      ev.FILE_READ, ev.AGENT_MESSAGE})
+HEALTH_INTERVAL_S = 1.0  # real seconds between sandbox health checks
+
+
+def new_attempt_id() -> str:
+    return "a-" + secrets.token_hex(4)
+
+
+class Attempt:
+    def __init__(self, challenge: Any, agent: Agent, shared: Shared, *,
+                 time_source: TimeSource | None = None, time_scale: float = 1.0,
+                 attempt_id: str | None = None, resume: Any = None) -> None:
+        self.challenge = challenge
+        self.manifest = challenge.manifest
+        self.rules = rules_for(self.manifest.format)
+        self.agent = agent
+        self.shared = shared
+        self.id = attempt_id or new_attempt_id()
+        self.resume = resume  # arena.attempt.recover.ResumeState or None
+        self.time_scale = float(time_scale)
+        self.source: TimeSource = time_source or RealTime()
+        self.workspace = shared.workspaces / self.id
+        self.events: list[ev.Event] = []
+        self.phases = PhaseState(self)
+        self.desk = SubmissionDesk(self)
+        self.protocol = ProtocolHandler(self)
+        self.sandbox: Any = None
+        self.status: str | None = None
+        self.reason = ""
+        self._done = asyncio.Event()
+        self._last_activity = 0.0
+        self._holds = 0
+        self.io_busy = 0
+        self.ready = False  # set once set up and running (tests wait for it)
+        self._released = asyncio.Event()
+        self._server: AgentServer | None = None
+        self._make_clock()
+
+    def _make_clock(self) -> None:
+        """(Re)start the clock: called again when the attempt really starts running."""
+        resume = self.resume
+        self.clock = AttemptClock(
+            self.source, self.rules, self.manifest.time_limit_s, scale=self.time_scale,
+            reveal_at=self.phases.reveal_fractions(),
+            elapsed_at_start=resume.elapsed_s if resume else 0.0)
+
+    # -- what the agent runner sees (arena.agents.base.AgentContext) ---------------
+    attempt_id = property(lambda self: self.id)
+
+    def elapsed(self) -> float:
+        return self.clock.elapsed()
+
+    def wall_seconds_left(self) -> float:
+        return max(0.0, (self.clock.grace_end_s - self.clock.elapsed()) / self.clock.scale)
+
+    async def sleep_until(self, attempt_t: float) -> None:
+        await self.clock.sleep_until(attempt_t)
+
+    async def request(self, req: dict[str, Any]) -> dict[str, Any]:
+        return await self.protocol.handle(req)
+
+    async def scan(self) -> None:
+        self.io_busy += 1
+        try:
+            await self.shared.watcher.scan(self.id)
+        finally:
+            self.io_busy -= 1
+
+    @contextlib.asynccontextmanager
+    async def hold(self, io: bool = False) -> AsyncIterator[None]:
+        """Time inside is never counted toward a hang (declared waits, judging).
+        ``io``: real work is in progress (a command, a judgement): ``io_busy`` tells
+        a test stepping ManualTime to let it finish first."""
+        self._holds += 1
+        self.io_busy += io
+        try:
+            yield
+        finally:
+            self._holds -= 1
+            self.io_busy -= io
+            self._last_activity = max(self._last_activity, self.clock.elapsed())
+            self._released.set()
+
+    def publish(self, kind: str, data: dict[str, Any] | None = None, t: float | None = None) -> ev.Event:
+        at = self.clock.elapsed() if t is None else t
+        e = self.shared.bus.publish(self.id, at, kind, data or {})
+        self.events.append(e)
+        if kind in ACTIVITY:
+            self._last_activity = max(self._last_activity, at)
+        return e
+
+    @property
+    def agent_dir(self) -> Path:
+        return self.shared.agent_dir(self.id)
+
+    @property
+    def env(self) -> dict[str, str]:
+        d = self.agent_dir
+        return {"GAUNTLET_SOCKET": str(d / "agent.sock"), "GAUNTLET_WORKSPACE": str(self.workspace),
+                "GAUNTLET_BRIEFING": str(d / "briefing.md"), "GAUNTLET_ATTEMPT": self.id,
+                "PATH": f"{d / 'bin' / 'host'}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
+
+    @property
+    def sandbox_env(self) -> dict[str, str]:
+        return {"GAUNTLET_SOCKET": "/gauntlet/agent.sock", "GAUNTLET_WORKSPACE": "/workspace",
+                "GAUNTLET_BRIEFING": "/gauntlet/briefing.md", "GAUNTLET_ATTEMPT": self.id,
+                "PATH": "/gauntlet/bin:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}
+
+    # -- ending --------------------------------------------------------------------
+    def finish(self, status: str, reason: str) -> None:
+        """Ask the attempt to end (first caller wins)."""
+        if not self._done.is_set():
+            self.status, self.reason = status, reason
+            self._done.set()
+
+    async def commit(self) -> bool:
+        """Wait until everything published so far is committed to the store. False (and
+        the attempt ends as an infrastructure error) if the store cannot commit it."""
+        try:
+            await self.shared.store.flush()
+            return True
+        except Exception as exc:  # noqa: BLE001 - StoreWriteError, sqlite errors
+            if not self.over:
+                self.infra("store", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+            return False
+
+    def infra(self, source: str, detail: str) -> None:
+        self.publish(ev.INFRA_ERROR, {"source": source, "detail": detail})
+        self.finish("infra_error", f"{source}: {detail}")
+
+    @property
+    def over(self) -> bool:
+        return self._done.is_set()
+
+    # -- running ---------------------------------------------------------------------
+    async def run(self) -> str:
+        """Run to the end; returns the final status."""
+        tasks: list[asyncio.Task] = []
+        self._make_clock()
+        try:
+            await self._setup()
+            if not self.over:
+                tasks = [asyncio.create_task(c, name=f"{self.id}:{n}") for n, c in (
+                    ("clock", self.clock.run(self._on_mark)), ("agent", self._agent_main()),
+                    ("hang", self._watchdog()), ("health", self._health()))]
+                await self._done.wait()
+        except asyncio.CancelledError:  # the operator stopped the arena (Ctrl-C, quit)
+            self.finish("interrupted", "stopped by the operator")
+            raise
+        except SandboxError as exc:
+            self.infra("sandbox", str(exc) or type(exc).__name__)
+        except Exception as exc:  # never leave an attempt open on a bug of ours
+            log.exception("attempt %s failed", self.id)
+            self.infra("agent-runner", f"{type(exc).__name__}: {exc}")
+        finally:
+            for t in tasks:
+                t.cancel()
+            for t in tasks:
+                with contextlib.suppress(BaseException):
+                    await t
+            await self._teardown()
+        return self.status or "finished"
+
+    async def _setup(self) -> None:
+        if not self.workspace.exists():
+            shutil.copytree(self.challenge.starter_dir, self.workspace, symlinks=True)
+        (self.agent_dir / "briefing.md").write_text(self.phases.briefing_text())
+        self._server = AgentServer(self.agent_dir / "agent.sock", self.protocol.handle)
+        await self._server.start()
+        await self.shared.watcher.register(self.id, self.workspace, self._on_file_change)
+        if self.resume:
+            self.shared.bus.start_seq(self.id, self.resume.last_seq)
+            self.desk.restore(self.resume)
+            self.phases.restore(self.resume)
+            self.clock.skip_past(self.resume.elapsed_s)
+            self._last_activity = self.resume.elapsed_s
+            self.publish(ev.ATTEMPT_RESUMED, {"elapsed_s": round(self.resume.elapsed_s, 3),
+                                              "runner_pid": os.getpid()})
+        else:
+            self.publish(ev.ATTEMPT_STARTED, self._started_data(), t=0.0)
+        if self.agent.needs_sandbox:
+            m = self.manifest.sandbox
+            limits = Limits(cpus=m.cpus, memory_mb=int(m.memory_mb), pids=m.pids,
+                            wall_s=max(60.0, self.wall_seconds_left()), network=m.network)
+            self.sandbox = await self.shared.backend.create(
+                self.workspace, limits, mounts=[Mount(self.agent_dir, "/gauntlet", True)],
+                image=m.image)
+
+    def _started_data(self) -> dict[str, Any]:
+        m = self.manifest
+        return {
+            "challenge": m.id, "title": m.title, "agent": self.agent.spec, "format": m.format,
+            "weight_class": m.weight_class, "time_limit_s": m.time_limit_s,
+            "budget": m.iterations, "grace_s": self.rules.grace_s, "time_scale": self.time_scale,
+            "sandbox": getattr(self.shared.backend, "name", None),
+            "phases": self.phases.describe(),
+            "deliverables": [{"name": d.name, "kind": d.kind, "weight": d.weight} for d in m.deliverables],
+            "category": m.category, "hang_limit_s": self.hang_limit_s,
+            "challenge_path": str(Path(self.challenge.root).resolve()), "agent_spec": self.agent.spec,
+            "workspace": str(self.workspace), "runner_pid": os.getpid(),
+        }
+
+    @property
+    def hang_limit_s(self) -> float:
+        return float(getattr(self.manifest, "hang_limit_s", 60.0))
+
+    def _on_file_change(self, change: dict[str, Any]) -> None:
+        if not self.over:
+            self.publish(ev.FILE_CHANGED, change)
+
+    async def _on_mark(self, mark: clk.Mark) -> None:
+        if mark.kind == clk.REVEAL:
+            self.phases.check(t=mark.t)
+            return
+        self.publish(mark.kind, {"remaining_s": round(max(0.0, self.clock.cutoff_s - mark.t), 3)}, t=mark.t)
+        if mark.kind == clk.GRACE_END:
+            self.finish("finished", "time limit reached")
+
+    async def _agent_main(self) -> None:
+        self.ready = True  # the agent's first instant is now (tests step the clock after)
+        try:
+            outcome = await self.agent.run(self)
+        except SandboxError as exc:
+            self.infra("sandbox", str(exc) or type(exc).__name__)
+            return
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("agent runner of %s failed", self.id)
+            self.infra("agent-runner", f"{type(exc).__name__}: {exc}")
+            return
+        await self.desk.idle()
+        if outcome.own_failure:
+            self.finish("finished", f"agent failed: {outcome.detail}")
+        else:
+            self.finish("finished", f"agent done: {outcome.detail}")
+
+    async def _watchdog(self) -> None:
+        limit = self.hang_limit_s
+        while self.clock.stage() == "running":
+            if self._holds:
+                self._released.clear()
+                await self._released.wait()
+                continue
+            deadline = min(self._last_activity + limit, self.clock.cutoff_s)
+            await self.clock.sleep_until(deadline + 1e-6)
+            if self._holds or self.clock.stage() != "running":
+                continue
+            idle = self.clock.elapsed() - self._last_activity
+            if idle > limit:
+                self.publish(ev.AGENT_HUNG, {"detail": f"no activity for {idle:.0f}s (limit {limit:.0f}s)"})
+                self.finish("finished", "agent hung")
+                return
+
+    async def _health(self) -> None:
+        if self.sandbox is None:
+            return
+        while True:
+            await asyncio.sleep(HEALTH_INTERVAL_S)  # infrastructure polling, not attempt logic
+            try:
+                alive = await self.sandbox.alive()
+            except Exception as exc:  # noqa: BLE001 - any failure to ask is a dead sandbox
+                alive, why = False, f"{type(exc).__name__}: {exc}"
+            else:
+                why = "the agent's sandbox stopped"
+            if not alive:
+                self.infra("sandbox", why)
+                return
+
+    async def _teardown(self) -> None:
+        if self.status == "interrupted":
+            self.desk.cancel()  # stopped by the operator: do not wait for judgements
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(self.desk.idle(), 600)
+        with contextlib.suppress(Exception):
+            await self.shared.watcher.scan(self.id)
+        self.shared.watcher.unregister(self.id)
+        if self._server is not None:
+            await self._server.close()
+        if self.sandbox is not None:
+            with contextlib.suppress(Exception):
+                await self.sandbox.close()
+        self.publish(ev.ATTEMPT_FINISHED, {"status": self.status or "finished", "reason": self.reason,
+                                           "scored_submission": self.desk.scored_submission()})
+        with contextlib.suppress(Exception):
+            await self.shared.store.flush()
+        self.shared.remove_agent_dir(self.id)

@@ -1,0 +1,79 @@
+"""An in-memory task store."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Tuple
+
+STATUSES = ("todo", "doing", "done")
+MAX_TITLE = 200
+
+
+class TaskStoreError(Exception):
+    """Base class of the store's errors."""
+
+
+class NotFound(TaskStoreError, KeyError):
+    """No task with that id."""
+
+
+class ValidationError(TaskStoreError, ValueError):
+    """A field value or field name is not acceptable."""
+
+
+class ConflictError(TaskStoreError):
+    pass
+
+
+@dataclass
+class Task:
+    id: int
+    title: str
+    description: str = ""
+    status: str = "todo"
+    tags: Tuple[str, ...] = field(default_factory=tuple)
+    version: int = 1
+
+
+class TaskStore:
+    def __init__(self) -> None:
+        self._tasks: Dict[int, Task] = {}
+        self._next_id = 1
+
+    def create(self, title: str, *, description: str = "", status: str = "todo",
+               tags: Iterable[str] = ()) -> Task:
+        if not title.strip():
+            raise ValidationError("title is required")
+        task = Task(self._next_id, title, description, status, tuple(tags))
+        self._tasks[task.id] = task
+        self._next_id += 1
+        return task
+
+    def get(self, task_id: int) -> Task:
+        if task_id not in self._tasks:
+            raise NotFound(task_id)
+        return self._tasks[task_id]
+
+    def update(self, task_id: int, expected_version=None, **changes) -> Task:
+        task = self.get(task_id)
+        if expected_version and expected_version != task.version:
+            raise ConflictError("version mismatch")
+        for name, value in changes.items():
+            setattr(task, name, value)
+        task.version += 1
+        return task
+
+    def delete(self, task_id: int, expected_version=None) -> None:
+        if expected_version and expected_version != self.get(task_id).version:
+            raise ConflictError("version mismatch")
+        del self._tasks[task_id]
+
+    def list(self, *, status: Optional[str] = None, tag: Optional[str] = None) -> List[Task]:
+        tasks = list(self._tasks.values())
+        if status:
+            tasks = [t for t in tasks if t.status == status]
+        if tag:
+            tasks = [t for t in tasks if tag in t.tags]
+        return tasks
+
+    def search(self, query: str) -> List[Task]:
+        return [t for t in self._tasks.values() if query.lower() in t.title.lower()]

@@ -1,0 +1,59 @@
+"""An in-memory task store. See briefing.md: create/get are started, the rest is yours."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Tuple
+
+STATUSES = ("todo", "doing", "done")
+MAX_TITLE = 200
+
+
+class TaskStoreError(Exception):
+    """Base class of the store's errors."""
+
+
+class NotFound(TaskStoreError, KeyError):
+    """No task with that id."""
+
+
+class ValidationError(TaskStoreError, ValueError):
+    """A field value or field name is not acceptable."""
+
+
+@dataclass
+class Task:
+    id: int
+    title: str
+    description: str = ""
+    status: str = "todo"
+    tags: Tuple[str, ...] = field(default_factory=tuple)
+
+
+class TaskStore:
+    def __init__(self) -> None:
+        self._tasks: Dict[int, Task] = {}
+        self._next_id = 1
+
+    def create(self, title: str, *, description: str = "", status: str = "todo",
+               tags: Iterable[str] = ()) -> Task:
+        if not title:
+            raise ValidationError("title is required")
+        task = Task(self._next_id, title, description, status, tuple(tags))
+        self._tasks[task.id] = task
+        self._next_id += 1
+        return task
+
+    def get(self, task_id: int) -> Task:
+        return self._tasks[task_id]
+
+    def update(self, task_id: int, **changes) -> Task:
+        raise NotImplementedError
+
+    def delete(self, task_id: int) -> None:
+        raise NotImplementedError
+
+    def list(self, *, status: Optional[str] = None, tag: Optional[str] = None) -> List[Task]:
+        raise NotImplementedError
+
+    def search(self, query: str) -> List[Task]:
+        raise NotImplementedError

@@ -1,0 +1,280 @@
+"""Pydantic v2 models of the manifest, ``challenge.yaml`` (CONTRACT §2).
+
+Unknown keys are refused everywhere (typo protection) except keys starting ``x-``,
+which are free for authors. Checks that depend on the format's rule table (time and
+budget ranges, phases only for Marathons) are findings made by ``arena.challenge.checks``,
+not model errors, so a mismatch is reported with the format's range in the message.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
+
+from arena.challenge.safety import unsafe_reason
+from arena.challenge.units import parse_duration, parse_size_mb
+from arena.formats import CATEGORIES, DEFAULT_HANG_LIMIT_S, WEIGHT_CLASSES
+
+SCHEMA = "gauntlet.challenge/v1"
+ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
+TRAITS = (
+    "code_navigation",
+    "root_cause_analysis",
+    "edge_case_reasoning",
+    "system_thinking",
+    "time_pressure",
+    "ambiguity_tolerance",
+    "tool_mastery",
+    "communication",
+)
+DIMENSIONS = (
+    "complexity",
+    "ambiguity",
+    "deception",
+    "time_pressure",
+    "scope",
+    "domain_depth",
+    "recovery_demand",
+    "adversarial",
+)
+WEIGHT_TOLERANCE = 1e-6
+
+
+class Strict(BaseModel):
+    """Unknown keys refused; ``x-*`` keys accepted and kept aside in ``extensions``."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    _extensions: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _strip_extensions(cls, data: Any, handler: Any) -> Any:
+        ext: dict[str, Any] = {}
+        if isinstance(data, dict):
+            ext = {k: v for k, v in data.items() if isinstance(k, str) and k.startswith("x-")}
+            data = {k: v for k, v in data.items() if k not in ext}
+        obj = handler(data)
+        if ext and isinstance(obj, Strict):
+            obj._extensions = ext
+        return obj
+
+    @property
+    def extensions(self) -> dict[str, Any]:
+        return dict(self._extensions)
+
+
+def _number_in(lo: float, hi: float, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"expected a number in {lo:g}-{hi:g}")
+    if not (lo <= value <= hi) or math.isnan(value):
+        raise ValueError(f"expected a number in {lo:g}-{hi:g}")
+    return float(value)
+
+
+class DifficultyProfile(Strict):
+    """Seed 003's eight traits, each 0.0-1.0."""
+
+    code_navigation: float
+    root_cause_analysis: float
+    edge_case_reasoning: float
+    system_thinking: float
+    time_pressure: float
+    ambiguity_tolerance: float
+    tool_mastery: float
+    communication: float
+
+    @field_validator(*TRAITS, mode="before")
+    @classmethod
+    def _range(cls, v: Any) -> float:
+        return _number_in(0.0, 1.0, v)
+
+
+class Dimensions(Strict):
+    """Seed 002's eight envelope dimensions, each 0-10."""
+
+    complexity: float
+    ambiguity: float
+    deception: float
+    time_pressure: float
+    scope: float
+    domain_depth: float
+    recovery_demand: float
+    adversarial: float
+
+    @field_validator(*DIMENSIONS, mode="before")
+    @classmethod
+    def _range(cls, v: Any) -> float:
+        return _number_in(0.0, 10.0, v)
+
+
+class Deliverable(Strict):
+    name: str = Field(min_length=1)
+    kind: Literal["tests", "file"]
+    weight: float
+    description: str = ""
+
+    @field_validator("weight", mode="before")
+    @classmethod
+    def _weight(cls, v: Any) -> float:
+        return _number_in(0.0, 1.0, v)
+
+    @model_validator(mode="after")
+    def _file_path(self) -> "Deliverable":
+        if self.kind == "file":
+            reason = unsafe_reason(self.name, "the workspace")
+            if reason:
+                raise ValueError(f"file deliverable {self.name!r}: {reason}")
+        return self
+
+
+class Sandbox(Strict):
+    image: str = Field(default="gauntlet-base", min_length=1)
+    cpus: float = Field(default=1.0, gt=0, le=64)
+    memory: str = "512m"
+    pids: int = Field(default=128, ge=1)
+    network: bool = False
+
+    @field_validator("memory", mode="before")
+    @classmethod
+    def _memory(cls, v: Any) -> str:
+        parse_size_mb(v)
+        return str(v)
+
+    @property
+    def memory_mb(self) -> float:
+        return parse_size_mb(self.memory)
+
+
+class Judge(Strict):
+    command: str = Field(min_length=1)
+    timeout: float = 60.0  # seconds; written as 60s, 2m ...
+    categories: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("command")
+    @classmethod
+    def _report(cls, v: str) -> str:
+        if "{report}" not in v:
+            raise ValueError(
+                "expected a command containing {report} (the JUnit XML path the command must write)"
+            )
+        return v
+
+    @field_validator("timeout", mode="before")
+    @classmethod
+    def _timeout(cls, v: Any) -> float:
+        return parse_duration(v)
+
+    @property
+    def timeout_s(self) -> float:
+        return self.timeout
+
+
+class Phase(Strict):
+    """A Marathon phase after the first (phase 1 is the top-level briefing)."""
+
+    id: str = Field(pattern=ID_PATTERN)
+    reveal_at: float | None = None  # fraction of the time limit; None = the format's mark
+    advance_threshold: float | None = None  # share of static tests; None = the format's
+    pivot: Literal["none", "minor", "moderate", "major"] = "none"
+    hint: str = ""
+
+    @field_validator("reveal_at", "advance_threshold", mode="before")
+    @classmethod
+    def _fraction(cls, v: Any) -> float | None:
+        if v is None:
+            return None
+        value = _number_in(0.0, 1.0, v)
+        return value
+
+
+class Manifest(Strict):
+    schema_: Literal["gauntlet.challenge/v1"] = Field(default=SCHEMA, alias="schema")
+    id: str = Field(pattern=ID_PATTERN, max_length=64)
+    title: str = Field(min_length=1)
+    hook: str = ""
+    category: str
+    format: Literal["sprint", "standard", "marathon"]
+    weight_class: str
+    time_limit: float  # seconds; written as 90s, 15m, 1h30m
+    iterations: int = Field(ge=1)
+    difficulty_profile: DifficultyProfile | None = None
+    dimensions: Dimensions | None = None
+    deliverables: list[Deliverable] = Field(min_length=1)
+    expected_failure_modes: list[str] = Field(default_factory=list)
+    variables: dict[str, Any] = Field(default_factory=dict)
+    anti_repetition_fingerprint: str = ""
+    sandbox: Sandbox = Field(default_factory=Sandbox)
+    judge: Judge
+    phases: list[Phase] = Field(default_factory=list, max_length=3)
+    hang_limit: float = DEFAULT_HANG_LIMIT_S  # extension: seed 000's hang rule
+
+    @field_validator("category")
+    @classmethod
+    def _category(cls, v: str) -> str:
+        if v not in CATEGORIES:
+            raise ValueError(f"expected one of {', '.join(CATEGORIES)}")
+        return v
+
+    @field_validator("weight_class", mode="before")
+    @classmethod
+    def _weight_class(cls, v: Any) -> str:
+        expected = f"expected one of {', '.join(WEIGHT_CLASSES)} or a number 1-5"
+        if isinstance(v, bool):
+            raise ValueError(expected)
+        if isinstance(v, str) and re.fullmatch(r"[1-5]", v.strip()):
+            v = int(v.strip())
+        if isinstance(v, int) and 1 <= v <= len(WEIGHT_CLASSES):
+            return WEIGHT_CLASSES[v - 1]
+        if isinstance(v, str) and v.strip().lower() in WEIGHT_CLASSES:
+            return v.strip().lower()
+        raise ValueError(expected)
+
+    @field_validator("time_limit", "hang_limit", mode="before")
+    @classmethod
+    def _duration(cls, v: Any) -> float:
+        return parse_duration(v)
+
+    @field_validator("iterations", mode="before")
+    @classmethod
+    def _iterations(cls, v: Any) -> Any:
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError("expected a whole number of submissions (an integer >= 1)")
+        return v
+
+    @field_validator("deliverables")
+    @classmethod
+    def _weights(cls, v: list[Deliverable]) -> list[Deliverable]:
+        total = sum(d.weight for d in v)
+        if abs(total - 1.0) > WEIGHT_TOLERANCE:
+            raise ValueError(f"expected weights summing to 1.0, they sum to {total:g}")
+        names = [d.name for d in v]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"expected distinct deliverable names, repeated: {', '.join(dupes)}")
+        return v
+
+    # -- conveniences (docs/INTERFACES.md) -------------------------------------------
+    @property
+    def schema(self) -> str:  # type: ignore[override]
+        return self.schema_
+
+    @property
+    def time_limit_s(self) -> float:
+        return self.time_limit
+
+    @property
+    def hang_limit_s(self) -> float:
+        return self.hang_limit
+
+    @property
+    def weight_class_number(self) -> int:
+        return WEIGHT_CLASSES.index(self.weight_class) + 1

@@ -1,0 +1,81 @@
+"""Gate checks that run the package's own tests through the real judge, in a sandbox:
+the unmodified starter must fail some tests and error none (seed 003 gate 2), must not
+already pass everything (gate 4 trivial shortcut), and the reference solution laid over
+the starter must pass every judge-side test of every phase."""
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from pathlib import Path
+
+from arena.challenge.errors import error, info
+from arena.challenge.loader import Challenge
+from arena.judge.results import Finding, JudgeResult
+
+
+async def judge_tree(ch: Challenge, tree: Path, backend: str | None, work: Path) -> JudgeResult:
+    from arena.judge import Judge, take_snapshot  # noqa: PLC0415 — heavy, only when running
+    from arena.sandbox import get_backend  # noqa: PLC0415
+
+    snap = take_snapshot(tree, work / "snapshots")
+    (work / "judge").mkdir(exist_ok=True)
+    judge = Judge(get_backend(backend), 1, work_root=work / "judge")
+    return await judge.run(ch, snap, submission=1, phases=list(range(1, ch.phase_count + 1)))
+
+
+def _names(tests, outcome: str) -> str:
+    names = [t.name for t in tests if t.outcome == outcome]
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def starter_findings(res: JudgeResult) -> list[Finding]:
+    if res.infra_error:
+        return [error("starter_run", f"starter/: the judge could not run: {res.infra_error}")]
+    out: list[Finding] = []
+    if res.build.status == "failure":
+        first = res.build.errors[0] if res.build.errors else "collection failed"
+        out.append(error("starter_run", f"starter/: judge-side tests do not build on the unmodified starter ({first[:200]}): expected them to run and fail, not error"))
+    errored = [t for t in res.tests if t.outcome == "error"]
+    if errored:
+        out.append(error("starter_run", f"starter/: {len(errored)} judge-side test(s) error on the unmodified starter ({_names(res.tests, 'error')}): expected failures, not errors"))
+    if res.tests and all(t.outcome == "passed" for t in res.tests):
+        out.append(error("trivial_shortcut", f"starter/: the unmodified starter already passes all {len(res.tests)} judge-side tests: expected the challenge to need work"))
+    elif res.build.status == "success" and not errored:
+        passed = sum(t.outcome == "passed" for t in res.tests)
+        out.append(info("starter_run", f"starter/: {passed}/{len(res.tests)} judge-side tests pass on the unmodified starter, none errors"))
+    return out
+
+
+def solution_findings(res: JudgeResult) -> list[Finding]:
+    if res.infra_error:
+        return [error("solution_run", f"solution/: the judge could not run: {res.infra_error}")]
+    bad = [t for t in res.tests if t.outcome != "passed"]
+    if res.build.status == "failure" or bad or not res.tests:
+        detail = ", ".join(f"{t.suite}/{t.name} {t.outcome}" for t in bad[:5]) or "; ".join(res.build.errors[:1]) or "no tests ran"
+        return [error("solution_run", f"solution/: the reference solution does not pass every judge-side test ({detail}): expected all {len(res.tests)} to pass")]
+    return [info("solution_run", f"solution/: the reference solution passes all {len(res.tests)} judge-side tests")]
+
+
+async def run_findings(ch: Challenge, backend: str | None = None, *, solution: bool = True) -> tuple[list[Finding], JudgeResult | None]:
+    """Findings of judging the starter (and the starter + solution). Returns the starter's
+    result too (the audit reads it for shortcuts)."""
+    from arena.sandbox import SandboxError  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory(prefix="gauntlet-validate-") as tmp:
+        work = Path(tmp)
+        try:
+            starter = await judge_tree(ch, ch.starter_dir, backend, work)
+            out = starter_findings(starter)
+            if solution and ch.solution_dir is not None:
+                tree = work / "solved"
+                shutil.copytree(ch.starter_dir, tree, symlinks=True)
+                shutil.copytree(ch.solution_dir, tree, symlinks=True, dirs_exist_ok=True)
+                out += solution_findings(await judge_tree(ch, tree, backend, work))
+            return out, starter
+        except SandboxError as exc:
+            return [error("sandbox", f"the sandbox is unavailable: {exc}")], None
+
+
+def run_checks(ch: Challenge, backend: str | None = None, *, solution: bool = True) -> tuple[list[Finding], JudgeResult | None]:
+    return asyncio.run(run_findings(ch, backend, solution=solution))

@@ -1,0 +1,123 @@
+"""``gauntlet judge ATTEMPT [--json]``, ``gauntlet report ATTEMPT --out FILE`` and
+``gauntlet leaderboard [--json]``: post-run judging from the store (CONTRACT §5, §6)."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from arena import paths
+from arena.cli import UsageError
+
+STORE_HELP = "store file (default $GAUNTLET_STORE or ./gauntlet.db)"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    j = sub.add_parser("judge", help="the scorecard of a stored attempt")
+    j.add_argument("attempt", metavar="ATTEMPT")
+    j.add_argument("--store", metavar="DB", help=STORE_HELP)
+    j.add_argument("--json", action="store_true", help="one JSON document (CONTRACT §6)")
+    j.set_defaults(func=cmd_judge)
+    r = sub.add_parser("report", help="a shareable report (HTML or Markdown by suffix) with plots")
+    r.add_argument("attempt", metavar="ATTEMPT")
+    r.add_argument("--out", metavar="FILE", required=True, help="FILE.html or FILE.md")
+    r.add_argument("--store", metavar="DB", help=STORE_HELP)
+    r.set_defaults(func=cmd_report)
+    lb = sub.add_parser("leaderboard", help="Elo ratings and weight classes of agents")
+    lb.add_argument("--store", metavar="DB", help=STORE_HELP)
+    lb.add_argument("--json", action="store_true", help="one JSON document")
+    lb.set_defaults(func=cmd_leaderboard)
+
+
+def _load(args: argparse.Namespace):
+    from arena.scoring.load import NotFound, attempt_events  # noqa: PLC0415
+
+    store = paths.store_path(args.store)
+    try:
+        return asyncio.run(attempt_events(store, args.attempt))
+    except NotFound as exc:
+        raise UsageError(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - a store that cannot be read: one line
+        raise UsageError(f"--store {store}: cannot read the store: {exc}") from None
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    from arena.scoring import judge_attempt  # noqa: PLC0415
+
+    _, events = _load(args)
+    card = judge_attempt(events)
+    if args.json:
+        sys.stdout.write(card.to_json() + "\n")
+        return 0
+    print(f"{card.attempt}  {card.challenge}  {card.agent}  {card.format}  {card.weight_class}")
+    print(f"total {card.total:g}   trajectory {card.trajectory}")
+    for k, v in card.components.items():
+        print(f"  {k:<10} {v:6.1f}  × {card.weights[k]:g}")
+    for p in card.phases:
+        print(f"  phase {p.id}: {p.objective:g}")
+    if card.process_adjustments:
+        print(f"process adjustments (raw {card.process_raw:+g}):")
+        for a in card.process_adjustments:
+            print(f"  {a.points:+5g}  {a.rule}: {a.evidence}")
+    if card.strategy_adjustments:
+        print("strategy adjustments:")
+        for a in card.strategy_adjustments:
+            print(f"  {a.points:+5g}  {a.rule}: {a.evidence}")
+    for f in card.flags:
+        print(f"flag {f.rule} ({f.points:+g}): {f.detail}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from arena.scoring import judge_attempt  # noqa: PLC0415
+    from arena.scoring.report import render_html, render_markdown  # noqa: PLC0415
+
+    out = Path(args.out)
+    suffix = out.suffix.lower()
+    if suffix not in (".html", ".htm", ".md", ".markdown"):
+        raise UsageError(f"--out {out}: expected a file ending .html or .md, got {suffix or 'no suffix'!r}")
+    if out.is_dir():
+        raise UsageError(f"--out {out}: is a directory, expected a file")
+    if not out.parent.exists():
+        raise UsageError(f"--out {out}: directory {out.parent} does not exist")
+    _, events = _load(args)
+    card = judge_attempt(events)
+    text = render_html(card, events) if suffix in (".html", ".htm") else render_markdown(card, events)
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot write: {exc.strerror}") from None
+    print(f"report written to {out}")
+    return 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from arena.scoring.load import leaderboard  # noqa: PLC0415
+
+    store = paths.store_path(args.store)
+    try:
+        board = asyncio.run(leaderboard(store))
+    except Exception as exc:  # noqa: BLE001
+        raise UsageError(f"--store {store}: cannot read the store: {exc}") from None
+    doc = board.as_dict()
+    if args.json:
+        json.dump(doc, sys.stdout, indent=2, sort_keys=True)
+        sys.stdout.write("\n")
+        return 0
+    if not doc["agents"]:
+        print("no judged attempts yet")
+        return 0
+    cols = ("agent", "elo", "weight_class", "status", "games", "mean_total", "mean_percentile",
+            "weighted_percentile")
+    rows = [[str(r[c]) for c in cols] for r in doc["agents"]]
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+    print("  ".join(c.upper().ljust(w) for c, w in zip(cols, widths)).rstrip())
+    for r in rows:
+        print("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip())
+    print()
+    print("challenges:")
+    for c in doc["challenges"]:
+        print(f"  {c['challenge']:<24} Elo {c['elo']:7.1f}  {c['weight_class']:<12} games {c['games']}")
+    return 0

@@ -1,0 +1,190 @@
+"""``gauntlet run`` (one live attempt) and ``gauntlet arena`` (a plan of many).
+
+Both first look for attempts a crash left running (resumed or closed interrupted)
+and run the resumable ones alongside. ``--headless`` prints one line per event that
+matters and, last, the attempt id(s) alone. Without it the TUI attempt view opens
+(``gauntlet_tui``, imported lazily); if the TUI is not available the run falls back
+to headless with a note on stderr. Exit: 0 ran to the end, 1 an infrastructure
+error ended an attempt, 2 bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena import paths
+from arena.cli import UsageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="one live attempt: a challenge and an agent",
+                       description="Run one attempt of challenge DIR (a package directory or "
+                       "a bundled challenge id) with agent A.")
+    p.add_argument("challenge", metavar="DIR", help="challenge package directory or bundled id")
+    p.add_argument("--agent", required=True, metavar="A",
+                   help="scripted:<name>, human, or the path of an agent file")
+    p.add_argument("--time-scale", type=float, default=1.0, metavar="X",
+                   help="attempt seconds per real second (default 1)")
+    p.add_argument("--sandbox", choices=("docker", "local"), default=None,
+                   help="sandbox backend (default: docker when the engine answers, else local)")
+    p.add_argument("--store", metavar="DB", help="store file (default $GAUNTLET_STORE or ./gauntlet.db)")
+    p.add_argument("--headless", action="store_true", help="no TUI: progress lines, then the attempt id")
+    p.set_defaults(func=cmd_run)
+
+    a = sub.add_parser("arena", help="many attempts at once from a plan (challenges x agents)",
+                       description="Run the attempts of PLAN.yaml (schema gauntlet.plan/v1).")
+    a.add_argument("plan", metavar="PLAN.yaml")
+    a.add_argument("--store", metavar="DB", help="store file (default $GAUNTLET_STORE or ./gauntlet.db)")
+    a.add_argument("--sandbox", choices=("docker", "local"), default=None,
+                   help="override the plan's sandbox backend")
+    a.add_argument("--headless", action="store_true", help="no TUI: progress lines, then the attempt ids")
+    a.set_defaults(func=cmd_arena)
+
+
+def _challenge(ref: str) -> Any:
+    from arena.challenge import load_challenge, resolve_challenge
+
+    try:
+        return load_challenge(resolve_challenge(ref))
+    except ValueError as exc:  # ChallengeError
+        findings = getattr(exc, "findings", None) or []
+        text = "; ".join(f.detail for f in findings) or str(exc)
+        raise UsageError(f"challenge {ref}: {text}") from None
+
+
+def _scale(x: float, key: str = "--time-scale") -> float:
+    if not (x > 0) or x != x or x == float("inf"):
+        raise UsageError(f"{key}: expected a positive number, got {x}")
+    return x
+
+
+def _backend(name: str | None) -> Any:
+    from arena.sandbox import SandboxError, get_backend
+
+    try:
+        return get_backend(name)
+    except SandboxError as exc:
+        raise UsageError(f"--sandbox {name or '(auto)'}: {exc}") from None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    challenge = _challenge(args.challenge)
+    scale = _scale(args.time_scale)
+    from arena.agents.base import make_agent
+
+    make_agent(args.agent, challenge)  # bad agent names fail here, before anything starts
+    store = paths.store_path(args.store)
+    backend = _backend(args.sandbox)
+    jobs = [(challenge, args.agent, scale)]
+    return _launch(store, backend, jobs, parallel=1, headless=args.headless, kind="run",
+                   argv={"challenge": args.challenge, "agent": args.agent, "time_scale": scale,
+                         "sandbox": backend.name})
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    from arena.agents.base import make_agent
+    from arena.attempt.plan import load_plan
+
+    plan = load_plan(Path(args.plan))
+    loaded: dict[Path, Any] = {}
+    jobs = []
+    for pa in plan.attempts:
+        if pa.challenge not in loaded:
+            loaded[pa.challenge] = _challenge(str(pa.challenge))
+        make_agent(pa.agent, loaded[pa.challenge])
+        jobs.append((loaded[pa.challenge], pa.agent, pa.time_scale))
+    backend = _backend(args.sandbox or plan.sandbox)
+    return _launch(paths.store_path(args.store), backend, jobs, parallel=plan.parallel,
+                   headless=args.headless, kind="arena",
+                   argv={"plan": str(args.plan), "attempts": len(jobs), "sandbox": backend.name})
+
+
+def _launch(store: Path, backend: Any, jobs: list, *, parallel: int, headless: bool,
+            kind: str, argv: dict) -> int:
+    if not headless:
+        try:
+            from gauntlet_tui.app import GauntletApp  # noqa: PLC0415,F401 — lazily: TUI only
+            from gauntlet_tui.engine import EngineAdapter  # noqa: PLC0415,F401
+        except ImportError as exc:
+            print(f"gauntlet: the TUI is not available ({exc}); running headless", file=sys.stderr)
+        else:
+            return run_tui(store, backend, jobs, parallel=parallel, kind=kind, argv=argv)
+    return asyncio.run(run_headless(store, backend, jobs, parallel=parallel, kind=kind, argv=argv))
+
+
+async def run_headless(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str,
+                       argv: dict, out=None) -> int:
+    from arena.attempt import Arena
+    from arena.attempt.progress import printer
+
+    out = out or sys.stdout
+    try:
+        arena = await Arena.open(store, backend=backend, parallel=parallel)
+    except Exception as exc:  # noqa: BLE001 - e.g. StoreError: an unusable store file
+        raise UsageError(f"--store {store}: {exc}") from None
+    unsub = lambda: None  # noqa: E731
+    try:
+        resumed = await arena.recover()
+        unsub = arena.bus.subscribe(printer(out, prefix=len(jobs) > 1 or bool(resumed)))
+        run_id = await arena.store.create_run(kind, argv)
+        attempts = [arena.attempt(c, agent, time_scale=scale) for c, agent, scale in jobs]
+        for a in attempts:
+            if a.agent.spec == "human":
+                out.write(f"{a.id}: human agent: export GAUNTLET_SOCKET={a.env['GAUNTLET_SOCKET']} "
+                          "and use `gauntlet agent status|briefing|submit|feedback`\n")
+        statuses = await arena.run_all([*resumed, *attempts])
+        await arena.store.finish_run(run_id)
+    finally:
+        unsub()
+        await arena.close()
+    mine = statuses[len(resumed):]
+    for a in attempts:
+        out.write(f"{a.id}\n")
+    out.flush()
+    return 1 if "infra_error" in mine else 0
+
+
+def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, argv: dict) -> int:
+    """The live view: the TUI app runs the arena in its own event loop (``on_ready``),
+    fed by the same bus; the attempt screen opens once the attempt has started. The
+    app stays open after the end; quitting early stops the attempts (interrupted)."""
+    from gauntlet_tui.app import GauntletApp
+    from gauntlet_tui.engine import EngineAdapter
+
+    from arena.attempt import Arena
+    from arena.bus import EventBus
+
+    bus = EventBus()
+    adapter = EngineAdapter(bus)
+    done: dict[str, Any] = {"ids": [], "statuses": []}
+
+    async def on_ready(app: Any) -> None:
+        arena = await Arena.open(store, backend=backend, parallel=parallel, bus=bus)
+        try:
+            resumed = await arena.recover()
+            run_id = await arena.store.create_run(kind, argv)
+            attempts = [arena.attempt(c, agent, time_scale=scale) for c, agent, scale in jobs]
+            done["ids"] = [a.id for a in attempts]
+            for a in [*resumed, *attempts]:
+                adapter.attach_clock(a.id, lambda a=a: a.clock.elapsed())
+                adapter.attach_handle(a.id, a)
+            runs = asyncio.ensure_future(arena.run_all([*resumed, *attempts]))
+            if len(attempts) == 1:
+                while attempts[0].id not in adapter.views and not runs.done():
+                    await asyncio.sleep(0.1)  # UI glue: wait for the view to exist
+                if attempts[0].id in adapter.views:
+                    app.open_attempt_screen(attempts[0].id)
+            statuses = await runs
+            done["statuses"] = statuses[len(resumed):]
+            await arena.store.finish_run(run_id)
+        finally:
+            await arena.close()
+
+    app = GauntletApp(adapter, title="Gauntlet", store=store, on_ready=on_ready)
+    app.run()
+    for aid in done["ids"]:
+        print(aid)
+    return 1 if "infra_error" in done["statuses"] else 0

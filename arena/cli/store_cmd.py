@@ -1,0 +1,118 @@
+"""``gauntlet attempts [--json]`` and ``gauntlet show ATTEMPT [--json]``: the store read back.
+
+``show --json`` is exactly CONTRACT §5: ``{"attempt", "challenge", "agent", "format",
+"status", "submissions": [{"submission", "at", "feedback"}], "events": [{"t", "kind",
+...}]}``; ``at`` is the submission's attempt-clock seconds. Reading never creates a
+store: a missing store file has no attempts.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena import paths
+from arena.cli import UsageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    a = sub.add_parser("attempts", help="the stored attempts, newest first")
+    a.add_argument("--store", metavar="DB", help="store file (default $GAUNTLET_STORE or ./gauntlet.db)")
+    a.add_argument("--json", action="store_true", help="one JSON document")
+    a.add_argument("--limit", type=int, default=None, help="at most this many")
+    a.set_defaults(func=cmd_attempts)
+    s = sub.add_parser("show", help="one stored attempt: status, submissions with feedback, events")
+    s.add_argument("attempt", metavar="ATTEMPT")
+    s.add_argument("--store", metavar="DB", help="store file (default $GAUNTLET_STORE or ./gauntlet.db)")
+    s.add_argument("--json", action="store_true", help="one JSON document (CONTRACT §5)")
+    s.set_defaults(func=cmd_show)
+
+
+async def _open(store: Path) -> Any:
+    from store import Store
+
+    try:
+        return await Store.open(store)
+    except Exception as exc:  # noqa: BLE001 - StoreError, sqlite errors: one line
+        raise UsageError(f"--store {store}: cannot open the store: {exc}") from None
+
+
+async def attempts_rows(store: Path, limit: int | None = None) -> list[dict[str, Any]]:
+    if not store.exists():
+        return []
+    st = await _open(store)
+    try:
+        rows = await st.list_attempts(limit)
+    finally:
+        await st.close()
+    return [{"attempt": r["id"], "challenge": r.get("challenge"), "agent": r.get("agent"),
+             "format": r.get("format"), "status": r.get("status"), "start": r.get("started_at"),
+             "finished": r.get("finished_at"), "submissions_used": r.get("submissions_used"),
+             "last_score": r.get("last_score")} for r in rows]
+
+
+def cmd_attempts(args: argparse.Namespace) -> int:
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit: expected a number >= 1, got {args.limit}")
+    rows = asyncio.run(attempts_rows(paths.store_path(args.store), args.limit))
+    if args.json:
+        json.dump(rows, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    if not rows:
+        print("no attempts stored")
+        return 0
+    cols = ("attempt", "challenge", "agent", "format", "status", "start")
+    widths = {c: max(len(c), *(len(str(r[c] or "")) for r in rows)) for c in cols}
+    print("  ".join(c.upper().ljust(widths[c]) for c in cols).rstrip())
+    for r in rows:
+        print("  ".join(str(r[c] or "").ljust(widths[c]) for c in cols).rstrip())
+    return 0
+
+
+async def show_doc(store: Path, attempt: str) -> dict[str, Any] | None:
+    if not store.exists():
+        return None
+    st = await _open(store)
+    try:
+        row = await st.get_attempt(attempt)
+        if row is None:
+            return None
+        subs = await st.submissions(attempt)
+        fbs = {f["n"]: f for f in await st.feedback(attempt)}
+        events = await st.events(attempt)
+    finally:
+        await st.close()
+    return {
+        "attempt": row["id"], "challenge": row.get("challenge"), "agent": row.get("agent"),
+        "format": row.get("format"), "status": row.get("status"),
+        "submissions": [{"submission": s["n"], "at": s.get("at_t"),
+                         "feedback": (fbs.get(s["n"]) or {}).get("document")} for s in subs],
+        "events": [e.flat() for e in events],
+    }
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    doc = asyncio.run(show_doc(paths.store_path(args.store), args.attempt))
+    if doc is None:
+        raise UsageError(f"unknown attempt {args.attempt!r} in store {paths.store_path(args.store)}")
+    if args.json:
+        json.dump(doc, sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+        return 0
+    from arena.agents.client import to_yaml
+
+    print(f"{doc['attempt']}  {doc['challenge']}  {doc['agent']}  {doc['format']}  {doc['status']}")
+    for s in doc["submissions"]:
+        print(f"\nsubmission #{s['submission']} at {s['at']}s")
+        if s["feedback"]:
+            sys.stdout.write(to_yaml(s["feedback"], 2))
+    print(f"\nevents ({len(doc['events'])}):")
+    for e in doc["events"]:
+        rest = {k: v for k, v in e.items() if k not in ("t", "kind")}
+        text = json.dumps(rest, default=str)
+        print(f"  [{e['t']:8.1f}s] {e['kind']:<20} {text[:160]}")
+    return 0

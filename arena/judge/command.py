@@ -1,0 +1,80 @@
+"""From the manifest's ``judge.command`` to the argv the sandbox runs.
+
+The command is the author's. When it is a pytest command (``python -m pytest ...``,
+``python3 -m pytest ...``, ``pytest ...``) it is rewritten to run under the trusted
+bootstrap, isolated, with the trusted options appended last (pytest keeps the last
+value of ``-c``, ``--rootdir`` and ``--confcutdir``, so these win over any the
+author wrote). Any other command (another language's runner) runs as written under
+``sh -c``: the judge then relies on the sandbox, the JUnit report and the expected
+ids alone.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+
+JUDGE_ROOT = "/judge"
+TESTS_ROOT = "/judge/tests"
+CONFIG_DIR = "/judge/config"
+OUT_DIR = "/judge-out"
+REPORT = f"{OUT_DIR}/report.xml"
+PROGRESS = f"{OUT_DIR}/progress.jsonl"
+COVERAGE = f"{OUT_DIR}/coverage.json"
+
+FORCED_PYTEST_OPTIONS = [
+    "-c", f"{CONFIG_DIR}/pytest.ini",
+    f"--rootdir={TESTS_ROOT}",
+    f"--confcutdir={TESTS_ROOT}",
+    "-p", "no:cacheprovider",
+]
+BOOTSTRAP = ["python3", "-I", "-B", f"{CONFIG_DIR}/run.py"]
+
+_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
+
+
+def _pytest_args(parts: list[str]) -> list[str] | None:
+    """The arguments after ``pytest`` when ``parts`` is a pytest command, else None."""
+    if not parts:
+        return None
+    exe = parts[0].rsplit("/", 1)[-1]
+    if exe in ("pytest", "py.test"):
+        return parts[1:]
+    if _PYTHON.match(exe):
+        i = 1
+        while i < len(parts) and parts[i].startswith("-") and parts[i] != "-m":
+            i += 1
+        if i + 1 < len(parts) and parts[i] == "-m" and parts[i + 1] == "pytest":
+            return parts[i + 2:]
+    return None
+
+
+def build_argv(command: str, tests: list[str], report: str = REPORT) -> tuple[list[str], bool]:
+    """(argv, is_pytest). ``{tests}`` expands to the test directories, ``{report}`` to the report path."""
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        parts = []
+    args = _pytest_args(parts)
+    if args is None:
+        text = command.replace("{tests}", " ".join(shlex.quote(t) for t in tests))
+        text = text.replace("{report}", shlex.quote(report))
+        return ["sh", "-c", text], False
+    out: list[str] = []
+    for a in args:
+        if a == "{tests}":
+            out.extend(tests)
+        else:
+            out.append(a.replace("{report}", report).replace("{tests}", " ".join(tests)))
+    return [*BOOTSTRAP, *out, *FORCED_PYTEST_OPTIONS], True
+
+
+def judge_env() -> dict[str, str]:
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/tmp",
+        "LANG": "C.UTF-8",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "GAUNTLET_JUDGE_OUT": OUT_DIR,
+        "GAUNTLET_JUDGE_WORKSPACE": "/workspace",
+    }

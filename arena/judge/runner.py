@@ -1,0 +1,263 @@
+"""The judge: one submission snapshot, a fresh sandbox, the judge-side tests, a verdict.
+
+``Judge(backend, pool_size).run(challenge, snapshot, submission=n, phases=[1, ...])``
+never raises for the agent's faults; a failure of the sandbox, the image or the
+runner itself sets ``JudgeResult.infra_error`` (never scored as the agent's result).
+
+Per run, on the host, a private directory holds: ``ws/`` (a copy of the snapshot,
+bound read-only at /workspace), ``judge/`` (read-only at /judge: ``tests/<phase>/
+<suite>/`` copies of the judge-side tests and ``config/`` with the trusted
+bootstrap, plugin and pytest.ini) and ``out/`` (bound at /judge-out, where the
+report and the progress log are written; read back without following links).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.judge import command as cmd
+from arena.judge import trusted
+from arena.judge.expected import Matcher, collect_expected, is_test_file
+from arena.judge.junit import JUnitError, parse_junit, read_report
+from arena.judge.lint import lint_snapshot
+from arena.judge.results import Coverage, Finding, JudgeResult
+from arena.judge.scratch import make_out_dir, release_out_dir
+from arena.judge.snapshot import Snapshot, materialize
+from arena.judge.tamper import scan
+from arena.judge.verdict import (
+    Progress,
+    assemble,
+    judge_source_lines,
+    parse_progress,
+    raw_results,
+    redact_leaks,
+)
+from arena.sandbox.base import Limits, Mount, SandboxError
+
+log = logging.getLogger(__name__)
+_SUITE_ORDER = {"static": 0, "hidden": 1, "adversarial": 2}
+START_MARK = trusted.START_MARK.encode()
+
+
+@dataclass
+class JudgeSpec:
+    """What the judge reads from a challenge (a ``Challenge`` or anything shaped like one)."""
+
+    command: str
+    timeout_s: float
+    categories: dict[str, str]
+    image: str
+    limits: Limits
+    deliverables: list[tuple[str, str]]  # (name, kind)
+    starter: Path | None
+    test_dirs: dict[int, dict[str, list[Path]]] = field(default_factory=dict)
+
+    @classmethod
+    def from_challenge(cls, challenge, phases: list[int]) -> "JudgeSpec":
+        m = challenge.manifest
+        sb = m.sandbox
+        timeout = float(getattr(m.judge, "timeout_s", m.judge.timeout))
+        limits = Limits(cpus=float(sb.cpus), memory_mb=int(sb.memory_mb), pids=int(sb.pids),
+                        wall_s=timeout, network=False)
+        return cls(
+            command=m.judge.command, timeout_s=timeout, categories=dict(m.judge.categories or {}),
+            image=sb.image, limits=limits,
+            deliverables=[(d.name, d.kind) for d in (m.deliverables or [])],
+            starter=getattr(challenge, "starter_dir", None),
+            test_dirs={p: challenge.test_dirs(p) for p in phases},
+        )
+
+
+class Judge:
+    def __init__(self, backend, pool_size: int = 2, *, work_root: Path | None = None,
+                 exec_grace_s: float = 30.0):
+        self.backend = backend
+        self.pool_size = pool_size
+        self._sem = asyncio.Semaphore(pool_size)
+        self.work_root = Path(work_root) if work_root else None
+        self.exec_grace_s = exec_grace_s
+
+    async def run(self, challenge, snapshot: Snapshot, *, submission: int,
+                  phases: list[int] | None = None) -> JudgeResult:
+        phases = sorted(set(phases or [1]))
+        t0 = time.monotonic()
+        result = JudgeResult(submission=submission, snapshot_hash=snapshot.hash)
+        try:
+            spec = challenge if isinstance(challenge, JudgeSpec) else JudgeSpec.from_challenge(challenge, phases)
+        except Exception as e:  # noqa: BLE001 — a broken challenge is not the agent's fault
+            result.infra_error = f"judge: cannot read the challenge: {e}"
+            return result
+        expected, errors = collect_expected(spec.test_dirs)
+        judge_names = {p.name for suites in spec.test_dirs.values() for roots in suites.values()
+                       for root in roots for p in ([root] if root.is_file() else root.rglob("*.py"))}
+        result.integrity = scan(snapshot, starter=spec.starter, judge_test_names=judge_names)
+        result.lint = lint_snapshot(snapshot)
+        result.notices = list(snapshot.notices)
+        if errors:
+            result.infra_error = "; ".join(errors)
+            return result
+        async with self._sem:
+            await self._run_sandboxed(spec, snapshot, expected, result)
+        result.deliverables = _deliverables(spec, snapshot, result)
+        result.duration_s = round(time.monotonic() - t0, 3)
+        return result
+
+    async def _run_sandboxed(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult):
+        run_dir = Path(tempfile.mkdtemp(prefix="gauntlet-judge-", dir=self.work_root))
+        sandbox = None
+        mounted = False
+        try:
+            mounted = make_out_dir(run_dir / "out")
+            tests_args = _lay_out(run_dir, snapshot, spec)
+            argv, is_pytest = cmd.build_argv(spec.command, tests_args)
+            mounts = [Mount(run_dir / "judge", cmd.JUDGE_ROOT, readonly=True),
+                      Mount(run_dir / "out", cmd.OUT_DIR, readonly=False)]
+            try:
+                sandbox = await self.backend.create(run_dir / "ws", spec.limits, mounts=mounts,
+                                                    image=spec.image, workspace_readonly=True)
+                res = await asyncio.wait_for(
+                    sandbox.exec(argv, timeout=spec.timeout_s, env=cmd.judge_env()),
+                    spec.timeout_s + self.exec_grace_s)
+            except SandboxError as e:
+                result.infra_error = f"sandbox: {e}"
+                return
+            except asyncio.TimeoutError:
+                result.infra_error = "sandbox: the judge run did not end after its timeout"
+                return
+            self._verdict(spec, expected, run_dir / "out", res, is_pytest, result)
+        finally:
+            if sandbox is not None:
+                try:
+                    await sandbox.close()
+                except Exception as e:  # noqa: BLE001
+                    log.warning("judge: closing sandbox failed: %s", e)
+            release_out_dir(run_dir / "out", mounted)
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+    def _verdict(self, spec, expected, out: Path, res, is_pytest: bool, result: JudgeResult):
+        result.timed_out = bool(res.timed_out)
+        junit_cases, junit_err = None, None
+        try:
+            data = read_report(str(out / "report.xml"))
+            if data is not None:
+                junit_cases = parse_junit(data)
+        except JUnitError as e:
+            junit_err = str(e)
+            result.integrity.append(Finding(severity="error", check="judge.hostile_report",
+                                            detail=f"JUnit report refused: {e}"))
+        try:
+            progress = parse_progress(read_report(str(out / "progress.jsonl"))) if is_pytest else Progress()
+        except JUnitError:
+            progress = Progress()
+        started = progress.started or START_MARK in res.stdout or START_MARK in res.stderr
+        if is_pytest and not started and junit_cases is None:
+            tail = (res.stderr or res.stdout or b"")[-400:].decode("utf-8", "replace").strip()
+            result.infra_error = (f"judge: the test runner did not start (exit code {res.exit_code}"
+                                  f"{', timed out' if res.timed_out else ''}): {tail}")
+            return
+        if not is_pytest and junit_cases is None:
+            if res.exit_code in (126, 127):
+                tail = (res.stderr or b"")[-400:].decode("utf-8", "replace").strip()
+                result.infra_error = f"judge: the test runner did not run (exit code {res.exit_code}): {tail}"
+                return
+            if not res.timed_out:
+                result.build.status = "failure"
+                result.build.errors = [f"the test command wrote no report (exit code {res.exit_code})"]
+        if not expected and not is_pytest:
+            result.tests = raw_results(junit_cases or [], spec.categories)
+            if res.timed_out:
+                result.notices.append(f"Execution timed out after {spec.timeout_s:g} seconds. "
+                                      f"{len(result.tests)}/{len(result.tests)} tests completed.")
+            return
+        matcher = Matcher(expected, cmd.TESTS_ROOT)
+        v = assemble(expected, matcher, junit=junit_cases, progress=progress, timed_out=res.timed_out,
+                     timeout_s=spec.timeout_s, categories=spec.categories)
+        result.tests = v.tests
+        if v.build.status == "failure":
+            result.build = v.build
+        result.integrity += v.integrity
+        result.notices += v.notices
+        if res.truncated:
+            result.notices.append("Test output was over the sandbox's output cap and was cut.")
+        result.coverage = _coverage(out / "coverage.json")
+        files = [p for suites in spec.test_dirs.values() for roots in suites.values() for root in roots
+                 for p in ([root] if root.is_file() else sorted(root.rglob("*.py")))]
+        leaked = redact_leaks(result.tests, judge_source_lines(files))
+        if leaked:
+            result.integrity.append(Finding(
+                severity="error", check="judge.leak_redacted",
+                detail=f"{len(leaked)} failure message(s) quoted judge-side test code and were withheld "
+                       f"(first: {leaked[0]})"))
+
+
+def _lay_out(run_dir: Path, snapshot: Snapshot, spec: JudgeSpec) -> list[str]:
+    """Write the run's host directories; returns the in-sandbox test directories."""
+    materialize(snapshot, run_dir / "ws")
+    judge = run_dir / "judge"
+    conf = judge / "config"
+    conf.mkdir(parents=True)
+    (conf / "run.py").write_text(trusted.RUNNER)
+    (conf / "gauntlet_judge_plugin.py").write_text(trusted.PLUGIN)
+    (conf / "pytest.ini").write_text(trusted.PYTEST_INI)
+    tests_args = []
+    for phase, suites in sorted(spec.test_dirs.items()):
+        for suite, roots in sorted(suites.items(), key=lambda kv: _SUITE_ORDER.get(kv[0], 9)):
+            dest = judge / "tests" / str(phase) / suite
+            for root in roots:
+                if root.is_file():
+                    dest.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(root, dest / root.name, follow_symlinks=False)
+                else:
+                    shutil.copytree(root, dest, symlinks=True, dirs_exist_ok=True,
+                                    ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+            if dest.is_dir():
+                tests_args.append(f"{cmd.TESTS_ROOT}/{phase}/{suite}")
+    for p in [judge, *judge.rglob("*")]:
+        if not p.is_symlink():
+            p.chmod(0o755 if p.is_dir() else 0o644)
+    run_dir.chmod(0o755)
+    return tests_args
+
+
+def _coverage(path: Path) -> Coverage | None:
+    data = read_report(str(path))
+    if not data:
+        return None
+    try:
+        doc = json.loads(data)
+        totals = doc["totals"]
+        line = float(totals["percent_covered"]) if not totals.get("num_branches") else \
+            100.0 * totals["covered_lines"] / max(1, totals["num_statements"])
+        branch = (100.0 * totals["covered_branches"] / totals["num_branches"]
+                  if totals.get("num_branches") else None)
+        uncovered = sorted(f.removeprefix("/workspace/") for f, v in doc.get("files", {}).items()
+                           if v.get("summary", {}).get("covered_lines", 1) == 0)
+        return Coverage(line_percent=round(line, 1),
+                        branch_percent=None if branch is None else round(branch, 1),
+                        uncovered_files=uncovered[:50])
+    except (ValueError, KeyError, TypeError, ZeroDivisionError):
+        return None
+
+
+def _deliverables(spec: JudgeSpec, snapshot: Snapshot, result: JudgeResult) -> dict[str, float]:
+    out: dict[str, float] = {}
+    tests = result.tests
+    rate = (sum(1 for t in tests if t.outcome == "passed") / len(tests)) if tests else 0.0
+    if result.build.status == "failure" or result.infra_error:
+        rate = 0.0
+    for name, kind in spec.deliverables:
+        if kind == "tests":
+            out[name] = round(rate, 4)
+        else:
+            e = snapshot.entries.get(name.lstrip("./"))
+            out[name] = 1.0 if e is not None and e.kind == "file" and e.size > 0 else 0.0
+    return out
+
+
+__all__ = ["Judge", "JudgeSpec", "is_test_file"]

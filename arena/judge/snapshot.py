@@ -1,0 +1,296 @@
+"""Immutable, content-addressed snapshots of a workspace (one per submission).
+
+The judge never runs the live workspace: it runs a copy of a snapshot. A snapshot
+is stored under ``<snapshots_root>/<sha256>/`` and never changes after it is
+written (files are made read-only). Symlinks are stored as links and never
+followed — a link pointing outside the workspace stays a link, its target is not
+read. ``__pycache__`` and ``.pytest_cache`` are skipped. Caps on the file count
+and the total bytes keep a hostile workspace from filling the disk: files beyond
+a cap are left out and ``notices`` says so.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import shutil
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache"})
+
+
+@dataclass(frozen=True)
+class SnapshotCaps:
+    max_files: int = 2000
+    max_bytes: int = 20 * 1024 * 1024  # total bytes of regular files
+    max_file_bytes: int = 5 * 1024 * 1024  # one file
+
+
+@dataclass(frozen=True)
+class Entry:
+    path: str  # relative, "/"-separated
+    kind: str  # "file" | "link"
+    mode: int  # 0o644 or 0o755 for files, 0o777 for links
+    size: int  # bytes of content (files) or of the target (links)
+    digest: str  # sha256 of content (files) or of the link target (links)
+    target: str | None = None  # link target, as written (never resolved)
+
+
+@dataclass
+class Snapshot:
+    hash: str
+    path: Path  # the stored tree
+    files: list[str]  # relative paths of stored files and links, sorted
+    notices: list[str] = field(default_factory=list)
+    entries: dict[str, Entry] = field(default_factory=dict)
+    bytes: int = 0
+
+    @property
+    def file_count(self) -> int:
+        return len(self.files)
+
+
+def _read_nofollow(path: str, limit: int) -> bytes | None:
+    """Read a regular file without following a link swapped in under us."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, total = [], 0
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                break
+            total += len(b)
+            if total > limit:
+                return None
+            chunks.append(b)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _walk(workspace: Path):
+    """Yield (relpath, kind, abspath) in sorted order, never following links."""
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        absdir = os.path.join(workspace, rel_dir) if rel_dir else str(workspace)
+        try:
+            names = sorted(os.listdir(absdir))
+        except OSError:
+            continue
+        subdirs = []
+        for name in names:
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            ap = os.path.join(absdir, name)
+            try:
+                st = os.lstat(ap)
+            except OSError:
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                yield rel, "link", ap, st
+            elif stat.S_ISDIR(st.st_mode):
+                if name not in SKIP_DIRS:
+                    subdirs.append(rel)
+            elif stat.S_ISREG(st.st_mode):
+                yield rel, "file", ap, st
+            else:
+                yield rel, "special", ap, st
+        stack.extend(reversed(subdirs))
+
+
+def _entries_digest(entries: list[Entry]) -> str:
+    h = hashlib.sha256()
+    for e in sorted(entries, key=lambda e: e.path):
+        h.update(f"{e.path}\0{e.kind}\0{e.mode:o}\0{e.digest}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def take_snapshot(workspace: Path | str, snapshots_root: Path | str,
+                  caps: SnapshotCaps | None = None) -> Snapshot:
+    caps = caps or SnapshotCaps()
+    workspace = Path(workspace)
+    root = Path(snapshots_root)
+    root.mkdir(parents=True, exist_ok=True)
+    if not workspace.is_dir():
+        raise FileNotFoundError(f"workspace {workspace}: not a directory")
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=root))
+    entries: list[Entry] = []
+    notices: list[str] = []
+    left_out_count: list[str] = []
+    left_out_bytes: list[str] = []
+    skipped_special: list[str] = []
+    total = 0
+    try:
+        for rel, kind, ap, st in _walk(workspace):
+            if kind == "special":
+                skipped_special.append(rel)
+                continue
+            if len(entries) >= caps.max_files:
+                left_out_count.append(rel)
+                continue
+            dest = tmp / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if kind == "link":
+                try:
+                    target = os.readlink(ap)
+                except OSError:
+                    continue
+                os.symlink(target, dest)
+                raw = target.encode("utf-8", "surrogateescape")
+                entries.append(Entry(rel, "link", 0o777, len(raw), hashlib.sha256(raw).hexdigest(), target))
+                continue
+            if st.st_size > caps.max_file_bytes or total + st.st_size > caps.max_bytes:
+                left_out_bytes.append(rel)
+                continue
+            data = _read_nofollow(ap, min(caps.max_file_bytes, caps.max_bytes - total))
+            if data is None:
+                left_out_bytes.append(rel)
+                continue
+            mode = 0o755 if st.st_mode & 0o111 else 0o644
+            dest.write_bytes(data)
+            total += len(data)
+            entries.append(Entry(rel, "file", mode, len(data), hashlib.sha256(data).hexdigest()))
+        if left_out_count:
+            notices.append(
+                f"Snapshot capped at {caps.max_files} files: {len(left_out_count)} file(s) left out "
+                f"(first: {left_out_count[0]})."
+            )
+        if left_out_bytes:
+            notices.append(
+                f"Snapshot capped at {caps.max_bytes} bytes ({caps.max_file_bytes} per file): "
+                f"{len(left_out_bytes)} file(s) left out (first: {left_out_bytes[0]})."
+            )
+        if skipped_special:
+            notices.append(f"{len(skipped_special)} special file(s) (fifo, socket, device) left out "
+                           f"(first: {skipped_special[0]}).")
+        digest = _entries_digest(entries)
+        final = root / digest
+        if final.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            _freeze(tmp, entries)
+            try:
+                os.rename(tmp, final)
+            except OSError:  # a concurrent writer stored the same content first
+                _unfreeze(tmp)
+                shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        _unfreeze(tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    by_path = {e.path: e for e in entries}
+    return Snapshot(digest, final, sorted(by_path), notices, by_path, total)
+
+
+def _freeze(tree: Path, entries: list[Entry]) -> None:
+    for e in entries:
+        if e.kind == "file":
+            os.chmod(tree / e.path, 0o555 if e.mode == 0o755 else 0o444)
+
+
+def _unfreeze(tree: Path) -> None:
+    for dirpath, _dirs, files in os.walk(tree):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            if not os.path.islink(p):
+                try:
+                    os.chmod(p, 0o644)
+                except OSError:
+                    pass
+
+
+def materialize(snapshot: Snapshot, dest: Path) -> None:
+    """Copy a snapshot's tree into ``dest`` (writable copies, links kept as links)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for rel in snapshot.files:
+        e = snapshot.entries[rel]
+        src, out = snapshot.path / rel, dest / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if e.kind == "link":
+            os.symlink(e.target, out)
+        else:
+            data = _read_nofollow(str(src), max(e.size, 1) + 1)
+            out.write_bytes(data or b"")
+            os.chmod(out, e.mode)
+
+
+def load_snapshot(snapshots_root: Path | str, digest: str) -> Snapshot:
+    """Re-open a stored snapshot by its hash (e.g. after a restart)."""
+    path = Path(snapshots_root) / digest
+    if not path.is_dir():
+        raise FileNotFoundError(f"snapshot {digest}: not found under {snapshots_root}")
+    entries: list[Entry] = []
+    total = 0
+    for rel, kind, ap, st in _walk(path):
+        if kind == "link":
+            target = os.readlink(ap)
+            raw = target.encode("utf-8", "surrogateescape")
+            entries.append(Entry(rel, "link", 0o777, len(raw), hashlib.sha256(raw).hexdigest(), target))
+        elif kind == "file":
+            data = Path(ap).read_bytes()
+            total += len(data)
+            entries.append(Entry(rel, "file", 0o755 if st.st_mode & 0o111 else 0o644, len(data),
+                                 hashlib.sha256(data).hexdigest()))
+    by_path = {e.path: e for e in entries}
+    return Snapshot(digest, path, sorted(by_path), [], by_path, total)
+
+
+def _text_lines(snapshot: Snapshot, rel: str) -> list[str] | None:
+    e = snapshot.entries.get(rel)
+    if e is None:
+        return []
+    if e.kind == "link":
+        return [f"-> {e.target}\n"]
+    data = (snapshot.path / rel).read_bytes()
+    if b"\0" in data[:8192]:
+        return None  # binary: changed, but no lines counted
+    return data.decode("utf-8", "replace").splitlines(keepends=True)
+
+
+def diff_stats(prev: Snapshot | None, cur: Snapshot) -> dict:
+    """Files changed, lines added/removed and a 0-1 similarity over the changed text."""
+    prev_entries = prev.entries if prev else {}
+    changed = sorted(
+        p for p in set(prev_entries) | set(cur.entries)
+        if (prev_entries.get(p) is None) != (cur.entries.get(p) is None)
+        or (p in prev_entries and p in cur.entries
+            and (prev_entries[p].digest, prev_entries[p].mode, prev_entries[p].kind)
+            != (cur.entries[p].digest, cur.entries[p].mode, cur.entries[p].kind))
+    )
+    added = removed = 0
+    old_all: list[str] = []
+    new_all: list[str] = []
+    for p in changed:
+        old = _text_lines(prev, p) if prev else []
+        new = _text_lines(cur, p)
+        if old is None or new is None:
+            continue
+        old_all += old
+        new_all += new
+        sm = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+            if tag in ("replace", "delete"):
+                removed += i2 - i1
+            if tag in ("replace", "insert"):
+                added += j2 - j1
+    if not changed:
+        similarity = 1.0
+    elif not old_all and not new_all:
+        similarity = 0.0 if prev is None else 1.0
+    else:
+        similarity = difflib.SequenceMatcher(None, old_all, new_all, autojunk=False).ratio()
+    return {
+        "files_changed": len(changed),
+        "lines_added": added,
+        "lines_removed": removed,
+        "similarity": round(similarity, 4),
+        "changed_files": changed,
+    }

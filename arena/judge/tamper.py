@@ -1,0 +1,131 @@
+"""Tamper scan: what in a submission could be aimed at the judge.
+
+Each hit is an integrity ``Finding``. Some of these are neutralised by the judge
+run itself (a ``conftest.py``, ``pytest.ini`` or ``sitecustomize.py`` in the
+submission is never loaded) and are recorded as warnings; others can only be
+detected, not prevented (code running in the test process that touches the
+runner's internals, ``atexit`` hooks, ``os._exit``) and are recorded as errors.
+Files identical to the starter's file at the same path are not findings.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from arena.judge.results import Finding
+from arena.judge.snapshot import Snapshot
+
+MAX_SCAN_BYTES = 512 * 1024
+
+_RUNNER_MODULES = {"pytest", "_pytest", "pluggy", "iniconfig", "py", "coverage", "gauntlet_judge_plugin"}
+_CONFIG_NAMES = {"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"}
+_CONFIG_SECTION = {
+    "tox.ini": re.compile(r"^\s*\[(pytest|tool:pytest)\]", re.M),
+    "setup.cfg": re.compile(r"^\s*\[tool:pytest\]", re.M),
+    "pyproject.toml": re.compile(r"^\s*\[tool\.pytest", re.M),
+}
+
+# (check, severity, pattern, what it means)
+_CODE_PATTERNS = [
+    ("runner_internals", "error", re.compile(r"\b_pytest\b"), "imports or names pytest's internals (_pytest)"),
+    ("runner_internals", "error", re.compile(r"^\s*(async\s+)?def\s+pytest_\w+\s*\(", re.M),
+     "defines a pytest hook (pytest_*)"),
+    ("runner_internals", "error", re.compile(r"junit", re.I), "refers to the JUnit report"),
+    ("runner_internals", "error", re.compile(r"sys\.modules\s*\[\s*['\"]_?pytest"),
+     "reaches into sys.modules['pytest']"),
+    ("runner_internals", "error", re.compile(r"pytest\s*\.\s*(main|hookimpl|hookspec|register)\b|"
+                                             r"pluginmanager|\bconfig\.hook\b"),
+     "drives the test runner or its plugin manager"),
+    ("judge_paths", "error", re.compile(r"['\"]/judge\b|gauntlet_judge"),
+     "refers to the judge-side paths or the judge's plugin"),
+    ("exit_tricks", "warning", re.compile(r"\bos\s*\.\s*_exit\b|\bposix\s*\.\s*_exit\b"),
+     "calls os._exit (ends the test process before the report)"),
+    ("exit_tricks", "warning", re.compile(r"\batexit\b"), "registers atexit hooks"),
+    ("exit_tricks", "warning", re.compile(r"\bsys\s*\.\s*exitfunc\b|\bsignal\s*\.\s*signal\s*\("),
+     "installs exit or signal handlers"),
+]
+
+
+def _text(snapshot: Snapshot, rel: str) -> str | None:
+    e = snapshot.entries.get(rel)
+    if e is None or e.kind != "file" or e.size > MAX_SCAN_BYTES:
+        return None
+    try:
+        return (snapshot.path / rel).read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _same_as_starter(snapshot: Snapshot, rel: str, starter: Path | None) -> bool:
+    if starter is None:
+        return False
+    base = starter / rel
+    try:
+        if base.is_symlink() or not base.is_file():
+            return False
+        e = snapshot.entries[rel]
+        if e.kind != "file":
+            return False
+        return base.read_bytes() == (snapshot.path / rel).read_bytes()
+    except (OSError, KeyError):
+        return False
+
+
+def scan(snapshot: Snapshot, *, starter: Path | None = None,
+         judge_test_names: set[str] | None = None) -> list[Finding]:
+    """Integrity findings for a snapshot; ``judge_test_names`` are the judge-side file names."""
+    findings: list[Finding] = []
+    judge_names = judge_test_names or set()
+
+    def add(severity: str, check: str, detail: str) -> None:
+        findings.append(Finding(severity=severity, check=f"tamper.{check}", detail=detail))
+
+    for rel in snapshot.files:
+        e = snapshot.entries[rel]
+        name = rel.rsplit("/", 1)[-1]
+        if _same_as_starter(snapshot, rel, starter):
+            continue
+        if e.kind == "link":
+            t = e.target or ""
+            if t.startswith("/") or ".." in t.split("/"):
+                add("warning", "symlink", f"{rel}: symlink to {t!r} points outside the submission "
+                    "(stored as a link, never followed by the judge)")
+            if "judge" in t or any(t.endswith(n) for n in judge_names):
+                add("error", "judge_paths", f"{rel}: symlink to {t!r} aims at judge-side paths")
+            continue
+        if name == "conftest.py":
+            add("warning", "conftest", f"{rel}: conftest.py in the submission (never loaded by the judge)")
+        if name in ("sitecustomize.py", "usercustomize.py"):
+            add("warning", "site_hook", f"{rel}: {name} (never loaded: the judge runs python -I)")
+        if name.endswith(".pth"):
+            add("warning", "site_hook", f"{rel}: .pth file (never processed: not in a site directory)")
+        if name in _CONFIG_NAMES:
+            text = _text(snapshot, rel) or ""
+            pat = _CONFIG_SECTION.get(name)
+            if pat is None or pat.search(text):
+                add("warning", "runner_config",
+                    f"{rel}: pytest configuration in the submission (ignored: the judge forces its own -c)")
+        stem = name[:-3] if name.endswith(".py") else name
+        top = rel.split("/")[0]
+        if (stem in _RUNNER_MODULES or top in _RUNNER_MODULES) and (rel.count("/") == 0 or top in _RUNNER_MODULES
+                                                                  or rel.startswith("src/")):
+            add("warning", "shadowing", f"{rel}: named like the test runner's own module {stem or top!r} "
+                "(the judge imports the runner before the submission is on sys.path)")
+        if name in judge_names:
+            add("error", "judge_paths", f"{rel}: has the name of a judge-side test file")
+        parts = rel.split("/")
+        if parts[0] in ("judge",) or (len(parts) > 2 and parts[0] == "tests"
+                                      and parts[1] in ("hidden", "adversarial")):
+            add("error", "judge_paths", f"{rel}: placed at a judge-side test path")
+        if name.endswith((".py", ".pth")):
+            text = _text(snapshot, rel)
+            if text is None:
+                continue
+            seen = set()
+            for check, severity, pat, what in _CODE_PATTERNS:
+                m = pat.search(text)
+                if m and (check, what) not in seen:
+                    seen.add((check, what))
+                    line = text.count("\n", 0, m.start()) + 1
+                    add(severity, check, f"{rel}:{line}: {what}")
+    return findings

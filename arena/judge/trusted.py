@@ -1,0 +1,118 @@
+"""The judge's trusted files, written read-only into the sandbox at ``/judge/config``.
+
+- ``run.py``: the bootstrap. Started as ``python3 -I -B /judge/config/run.py <args>``:
+  isolated mode, so nothing in the submission (``sitecustomize.py``, ``.pth``,
+  ``PYTHON*`` variables, the current directory) is read at start-up. It puts the
+  submission on ``sys.path`` itself, starts coverage when the ``coverage`` module is
+  present, and runs ``pytest.main`` with the progress plugin.
+- ``gauntlet_judge_plugin.py``: appends one JSON line per test result to
+  ``<out>/progress.jsonl`` as the run goes, so a run killed at the timeout (or ended
+  by ``os._exit``) still leaves the results of the tests that finished.
+- ``pytest.ini``: the only configuration pytest reads (forced with ``-c``).
+"""
+from __future__ import annotations
+
+PLUGIN = r'''
+import json, os
+
+_OUT = os.environ.get("GAUNTLET_JUDGE_OUT", "/judge-out")
+_fd = os.open(os.path.join(_OUT, "progress.jsonl"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+
+
+def _emit(**kw):
+    try:
+        os.write(_fd, (json.dumps(kw) + "\n").encode("utf-8", "replace"))
+    except Exception:
+        pass
+
+
+def _message(report):
+    try:
+        crash = getattr(report.longrepr, "reprcrash", None)
+        if crash is not None:
+            return str(crash.message)[:2000]
+        if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+            return str(report.longrepr[2])[:2000]
+        return str(report.longrepr)[-2000:]
+    except Exception:
+        return "unreadable failure"
+
+
+def pytest_configure(config):
+    _emit(event="start")
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        _emit(event="collect_error", nodeid=report.nodeid, message=str(report.longrepr)[-3000:])
+
+
+def pytest_collection_finish(session):
+    _emit(event="collected", n=len(session.items))
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or (report.when != "call" and not report.passed):
+        outcome = report.outcome
+        if report.when != "call" and report.failed:
+            outcome = "error"
+        msg = _message(report) if not report.passed else ""
+        _emit(event="test", nodeid=report.nodeid, when=report.when, outcome=outcome, message=msg)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _emit(event="finish", exitstatus=int(exitstatus))
+'''
+
+START_MARK = "GAUNTLET-JUDGE-RUNNER-START"
+
+RUNNER = r'''
+import json, os, sys
+
+# Written before any submission code can run: proof the runner started.
+sys.stdout.write("GAUNTLET-JUDGE-RUNNER-START\n")
+sys.stdout.flush()
+
+OUT = os.environ.get("GAUNTLET_JUDGE_OUT", "/judge-out")
+WS = os.environ.get("GAUNTLET_JUDGE_WORKSPACE", "/workspace")
+sys.path.insert(0, "/judge/config")
+# Everything the runner needs is imported before the submission is on sys.path,
+# so a submission file named pytest.py (or json.py ...) cannot stand in for it.
+import gauntlet_judge_plugin as plugin
+import pytest
+import _pytest.junitxml, _pytest.terminal, _pytest.runner, _pytest.python  # noqa: F401
+try:
+    import coverage
+except Exception:
+    coverage = None
+
+sys.path.insert(1, WS)
+src = os.path.join(WS, "src")
+if os.path.isdir(src) and not os.path.exists(os.path.join(src, "__init__.py")):
+    sys.path.insert(2, src)
+
+cov = None
+if coverage is not None:
+    try:
+        cov = coverage.Coverage(data_file=None, source=[WS], branch=True,
+                                omit=["*/test_*.py", "*_test.py", "*/conftest.py"])
+        cov.start()
+    except Exception:
+        cov = None
+
+rc = pytest.main(sys.argv[1:], plugins=[plugin])
+if cov is not None:
+    try:
+        cov.stop()
+        cov.json_report(outfile=os.path.join(OUT, "coverage.json"))
+    except Exception:
+        pass
+sys.exit(int(rc))
+'''
+
+PYTEST_INI = """[pytest]
+python_files = test_*.py *_test.py
+python_classes = Test*
+python_functions = test*
+addopts =
+"""

@@ -1,0 +1,216 @@
+"""From what a judge run left behind to test results, build status and findings.
+
+Sources: the JUnit report (the result of record, CONTRACT §2), the progress log
+the trusted plugin wrote as tests finished (survives a timeout kill or an early
+``os._exit``), and the expected tests read from the judge-side files. Rules:
+
+- every expected test must report an explicit pass; a missing one is failed
+  ("not reported"), or "not run" after a timeout;
+- where the report and the progress log disagree, the worse outcome stands and an
+  integrity finding is raised (e.g. an ``atexit`` hook rewrote the report);
+- collection errors are a build failure, with the errors;
+- a reported test that is not expected is ignored (and recorded).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from arena.judge.expected import Expected, Matcher, to_result
+from arena.judge.junit import RawCase, cap_message
+from arena.judge.results import Build, Finding, TestResult
+
+_RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+
+
+@dataclass
+class Progress:
+    started: bool = False
+    finished: bool = False
+    exitstatus: int | None = None
+    collected: int | None = None
+    collect_errors: list[str] = field(default_factory=list)
+    tests: list[tuple[str, str, str]] = field(default_factory=list)  # nodeid, outcome, message
+
+
+def parse_progress(data: bytes | None) -> Progress:
+    p = Progress()
+    for line in (data or b"").splitlines():
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(ev, dict):
+            continue
+        kind = ev.get("event")
+        if kind == "start":
+            p.started = True
+        elif kind == "finish":
+            p.finished = True
+            p.exitstatus = ev.get("exitstatus") if isinstance(ev.get("exitstatus"), int) else None
+        elif kind == "collected" and isinstance(ev.get("n"), int):
+            p.collected = ev["n"]
+        elif kind == "collect_error":
+            p.collect_errors.append(cap_message(f"{ev.get('nodeid', '')}: {_tail(str(ev.get('message', '')))}"))
+        elif kind == "test" and ev.get("outcome") in _RANK:
+            p.tests.append((str(ev.get("nodeid", "")), ev["outcome"], cap_message(str(ev.get("message", "")))))
+    return p
+
+
+def _tail(text: str) -> str:
+    """The informative end of a collection error: its ``E`` lines, else its last lines."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    e_lines = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
+    return "\n".join(e_lines[-4:] if e_lines else lines[-4:])
+
+
+@dataclass
+class Verdict:
+    tests: list[TestResult]
+    build: Build
+    integrity: list[Finding]
+    notices: list[str]
+    completed: int  # expected cases with an outcome of their own
+
+
+def assemble(expected: list[Expected], matcher: Matcher, *, junit: list[RawCase] | None,
+             progress: Progress, timed_out: bool, timeout_s: float,
+             categories: dict[str, str] | None) -> Verdict:
+    integrity: list[Finding] = []
+    notices: list[str] = []
+    # name -> (expected, outcome, message) from each source, worst outcome per case
+    rep: dict[str, tuple[Expected, str, str, str]] = {}
+    prog: dict[str, tuple[Expected, str, str, str]] = {}
+    unexpected: list[str] = []
+
+    def put(store, hit, outcome, message):
+        e, name = hit
+        key = f"{e.base}|{name}"
+        old = store.get(key)
+        if old is None or _RANK[outcome] > _RANK[old[2]]:
+            store[key] = (e, name, outcome, message)
+
+    for case in junit or []:
+        hit = matcher.from_junit(case.classname, case.name, case.file)
+        if hit:
+            put(rep, hit, case.outcome, case.message)
+        elif case.classname or case.name:
+            unexpected.append(f"{case.classname}::{case.name}")
+    for nodeid, outcome, message in progress.tests:
+        hit = matcher.from_nodeid(nodeid)
+        if hit:
+            put(prog, hit, outcome, message)
+        else:
+            unexpected.append(nodeid)
+
+    build = Build()
+    if progress.collect_errors:
+        build = Build(status="failure", errors=progress.collect_errors[:20])
+
+    merged: dict[str, tuple[Expected, str, str, str]] = {}
+    for key in set(rep) | set(prog):
+        r, p = rep.get(key), prog.get(key)
+        if r and p and r[2] != p[2]:
+            worse = r if _RANK[r[2]] >= _RANK[p[2]] else p
+            integrity.append(Finding(
+                severity="error", check="judge.report_mismatch",
+                detail=f"{r[0].base}[{r[1]}]: report says {r[2]}, the live progress log says {p[2]}; "
+                       f"{worse[2]} stands"))
+            merged[key] = worse
+        elif r and not p and progress.started and junit is not None:
+            # In the report but never seen running: the report was written by someone else.
+            integrity.append(Finding(
+                severity="error", check="judge.report_mismatch",
+                detail=f"{r[0].base}[{r[1]}]: in the report but never run; counted as failed"))
+            merged[key] = (r[0], r[1], "failed", "reported but never run")
+        else:
+            merged[key] = r or p
+
+    if unexpected and not build.errors:
+        integrity.append(Finding(
+            severity="warning", check="judge.unexpected_tests",
+            detail=f"{len(unexpected)} reported test(s) are not judge-side tests and were ignored "
+                   f"(first: {unexpected[0][:120]})"))
+
+    by_base: dict[str, list[tuple[Expected, str, str, str]]] = {}
+    for v in merged.values():
+        by_base.setdefault(v[0].base, []).append(v)
+    results: list[TestResult] = []
+    completed = 0
+    if timed_out:
+        missing_msg = f"not run: execution timed out after {timeout_s:g} seconds"
+    elif build.status == "failure":
+        missing_msg = "not run: the submission did not build (collection errors)"
+    else:
+        missing_msg = "not reported: no result for this test"
+    for e in expected:
+        got = sorted(by_base.get(e.base, []), key=lambda v: v[1])
+        for _e, name, outcome, message in got:
+            results.append(to_result(e, name, outcome, message, categories))
+        completed += len(got)
+        names = {v[1] for v in got}
+        if e.ids is None:  # ids not known statically: any reported case counts, none is a failure
+            if not got:
+                results.append(to_result(e, e.func, "failed", missing_msg, categories))
+            continue
+        ids = list(e.ids)
+        known = [i for i in ids if i != "?"]
+        for pid in known:  # statically known cases that did not report
+            name = f"{e.func}[{pid}]" if pid else e.func
+            if name not in names:
+                results.append(to_result(e, name, "failed", missing_msg, categories))
+        unknown = len(ids) - len(known)
+        extra = len([n for n in names if n not in {f"{e.func}[{p}]" if p else e.func for p in known}])
+        for i in range(max(0, unknown - extra)):
+            results.append(to_result(e, f"{e.func}[not-reported-{i + 1}]", "failed", missing_msg, categories))
+
+    total = len(results)
+    if timed_out:
+        notices.append(f"Execution timed out after {timeout_s:g} seconds. {completed}/{total} tests completed.")
+    elif progress.started and not progress.finished and build.status == "success":
+        notices.append(f"The test process ended before it finished ({completed}/{total} tests reported); "
+                       "unreported tests count as failed.")
+    return Verdict(results, build, integrity, notices, completed)
+
+
+def raw_results(cases: list[RawCase], categories: dict[str, str] | None) -> list[TestResult]:
+    """Results of a non-Python runner where no expected ids are known: suite from the names."""
+    from arena.judge.expected import category_for  # noqa: PLC0415
+
+    out: dict[str, TestResult] = {}
+    for c in cases:
+        hay = f"{c.file or ''} {c.classname}".replace("\\", "/")
+        suite = next((s for s in ("hidden", "adversarial") if f"/{s}/" in hay or f".{s}." in hay
+                      or hay.startswith((f"{s}.", f"{s}/"))), "static")
+        tid = f"{suite}/{c.classname}::{c.name}"
+        r = TestResult(id=tid, name=c.name, suite=suite, outcome=c.outcome,
+                       message=c.message if c.outcome != "passed" else "",
+                       category=category_for(c.name, categories))
+        if tid not in out or _RANK[r.outcome] > _RANK[out[tid].outcome]:
+            out[tid] = r
+    return list(out.values())
+
+
+def judge_source_lines(files) -> set[str]:
+    """Distinctive lines of the judge-side test files (what a leak would quote)."""
+    lines: set[str] = set()
+    for f in files:
+        try:
+            text = f.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for ln in text.splitlines():
+            s = ln.strip()
+            if len(s) >= 16 and not s.startswith(("def ", "async def ", "import ", "from ", "class ", "@", "#")):
+                lines.add(s)
+    return lines
+
+
+def redact_leaks(tests: list[TestResult], lines: set[str]) -> list[str]:
+    """Withhold failure messages that quote judge-side test code; returns the affected ids."""
+    hit = []
+    for t in tests:
+        if t.message and any(ln in t.message for ln in lines):
+            t.message = "message withheld: it quoted judge-side test code"
+            hit.append(t.id)
+    return hit

@@ -1,0 +1,229 @@
+"""The Docker backend: one hardened container per sandbox, driven by the docker SDK.
+
+Containers run ``sleep infinity`` under docker-init as uid 65534 (execs run as uid 1000) with ``network_mode="none"``, memory =
+memory+swap, a CPU quota, ``pids_limit``, a read-only root with a size-limited ``/tmp``
+tmpfs, ``cap_drop=ALL``, ``no-new-privileges``, an ``fsize`` ulimit, and are labelled
+``gauntlet=1`` (+ owner pid) so cleanup finds them. Blocking SDK calls run in threads.
+The workspace is chowned to uid 1000 at create (unless bound read-only).
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+import secrets
+import shutil
+import threading
+import time
+from pathlib import Path
+
+from arena.sandbox import fsutil, registry
+from arena.sandbox.base import WORKSPACE, ExecResult, Limits, Mount, SandboxError
+from arena.sandbox.capture import CappedBuffer
+from arena.sandbox.image import ensure_image
+
+SANDBOX_UID = 1000  # runs every exec
+INIT_UID = 65534  # runs the idle main process (out of reach of kill -1 by SANDBOX_UID)
+STDIN_MAX = 1 << 20
+
+
+class DockerBackend:
+    name = "docker"
+
+    def __init__(self, timeout: float = 120.0) -> None:
+        try:
+            import docker  # noqa: PLC0415
+
+            self.client = docker.from_env(timeout=timeout)
+            self.client.ping()
+        except Exception as exc:  # noqa: BLE001
+            raise SandboxError(f"docker sandbox unavailable: the engine does not answer ({exc})"
+                               ) from None
+        self._images: dict[str, str] = {}
+        registry.install()
+
+    def image_ref(self, image: str) -> str:
+        if image not in self._images:
+            self._images[image] = ensure_image(self.client, image)
+        return self._images[image]
+
+    async def create(self, workspace: Path, limits: Limits, *, mounts: list[Mount] = (),
+                     image: str = "gauntlet-base", workspace_readonly: bool = False):
+        workspace = Path(workspace)
+        if not workspace.is_dir():
+            raise SandboxError(f"workspace {workspace} is not a directory")
+        return await asyncio.to_thread(self.create_sync, workspace.resolve(), limits,
+                                       list(mounts), image, workspace_readonly, None)
+
+    def pool(self, limits: Limits, *, mounts: list[Mount] = (), image: str = "gauntlet-base",
+             workspace_readonly: bool = True, size: int = 2):
+        from arena.sandbox.docker_pool import DockerPool  # noqa: PLC0415
+
+        return DockerPool(self, limits, mounts=list(mounts), image=image,
+                          workspace_readonly=workspace_readonly, size=size)
+
+    def create_sync(self, workspace: Path, limits: Limits, mounts: list[Mount], image: str,
+                    ro: bool, pool_dir: Path | None) -> "DockerSandbox":
+        from docker.types import Mount as DMount, Ulimit  # noqa: PLC0415
+
+        ref = self.image_ref(image)
+        for m in mounts:
+            if not Path(m.host).exists():
+                raise SandboxError(f"mount source {m.host} does not exist")
+        if not ro:
+            fsutil.chown_tree(workspace, SANDBOX_UID)
+        sid = f"{registry.owner_tag()}-{secrets.token_hex(5)}"
+        binds = [DMount(WORKSPACE, str(workspace), type="bind", read_only=ro)]
+        binds += [DMount(m.target, str(Path(m.host).resolve()), type="bind",
+                         read_only=m.readonly) for m in mounts]
+        fsize = limits.file_mb << 20
+        labels = {"gauntlet": "1", "gauntlet.owner": registry.owner_tag(), "gauntlet.sid": sid}
+        if pool_dir is not None:
+            labels["gauntlet.dir"] = str(pool_dir)
+        try:
+            c = self.client.containers.create(
+                ref, ["sleep", "infinity"], name=f"gauntlet-{sid}", user=f"{INIT_UID}:{INIT_UID}",
+                init=True,
+                working_dir=WORKSPACE, network_mode="none" if not limits.network else "bridge",
+                mem_limit=f"{limits.memory_mb}m", memswap_limit=f"{limits.memory_mb}m",
+                nano_cpus=int(limits.cpus * 1e9), pids_limit=limits.pids, read_only=True,
+                tmpfs={"/tmp": f"size={limits.tmpfs_mb}m,mode=1777"},
+                shm_size=f"{max(1, min(limits.tmpfs_mb, 16))}m",
+                cap_drop=["ALL"], security_opt=["no-new-privileges"], mounts=binds,
+                ulimits=[Ulimit(name="fsize", soft=fsize, hard=fsize),
+                         Ulimit(name="core", soft=0, hard=0)],
+                labels=labels, detach=True, stdin_open=False, tty=False)
+        except Exception as exc:  # noqa: BLE001
+            raise SandboxError(f"docker: cannot create a sandbox from {ref}: {exc}") from None
+        sb = DockerSandbox(self, sid, c, workspace, limits, pool_dir)
+        registry.register(sid, sb._close_sync)
+        try:
+            c.start()
+        except Exception as exc:  # noqa: BLE001
+            sb._close_sync()
+            raise SandboxError(f"docker: cannot start sandbox {sid}: {exc}") from None
+        return sb
+
+
+class DockerSandbox:
+    backend = "docker"
+
+    def __init__(self, be: DockerBackend, sid, container, workspace: Path, limits: Limits,
+                 pool_dir: Path | None):
+        self.be, self.id, self.container = be, sid, container
+        self.workspace, self.limits, self.pool_dir = workspace, limits, pool_dir
+        self.uid = SANDBOX_UID
+        self.closed = False
+
+    @property
+    def api(self):
+        return self.be.client.api
+
+    def _kill_all_sync(self) -> None:
+        """SIGKILL every process of the sandbox user except the container's init."""
+        try:
+            eid = self.api.exec_create(self.container.id, ["sh", "-c", "kill -9 -1"],
+                                       user=f"{SANDBOX_UID}:{SANDBOX_UID}")["Id"]
+            self.api.exec_start(eid)
+        except Exception:  # noqa: BLE001 — container may be gone already
+            pass
+
+    def _run_sync(self, eid: str, out: CappedBuffer, err: CappedBuffer) -> None:
+        for o, e in self.api.exec_start(eid, stream=True, demux=True):
+            if o:
+                out.feed(o)
+            if e:
+                err.feed(e)
+
+    async def exec(self, argv: list[str], *, timeout: float | None = None,
+                   env: dict[str, str] | None = None, cwd: str = WORKSPACE,
+                   stdin: bytes | None = None) -> ExecResult:
+        if self.closed:
+            raise SandboxError(f"sandbox {self.id} is closed")
+        if not argv:
+            raise SandboxError("exec needs a command")
+        timeout = self.limits.wall_s if timeout is None else timeout
+        env = dict(env or {})
+        argv = list(argv)
+        if stdin is not None:  # fed through the environment (no attach socket needed)
+            if len(stdin) > STDIN_MAX:
+                raise SandboxError(f"stdin larger than {STDIN_MAX} bytes is not supported")
+            env["GAUNTLET_STDIN_B64"] = base64.b64encode(stdin).decode()
+            argv = ["sh", "-c", 'printf %s "$GAUNTLET_STDIN_B64" | base64 -d | '
+                    '{ unset GAUNTLET_STDIN_B64; exec "$@"; }', "sh", *argv]
+        # Nothing the command leaves running outlives it: every process of the sandbox
+        # user is killed when it ends (the container's init runs as another uid).
+        argv = ["sh", "-c", '"$@"; rc=$?; kill -9 -1 2>/dev/null; exit $rc', "sh", *argv]
+        t0 = time.monotonic()
+        try:
+            eid = (await asyncio.to_thread(
+                self.api.exec_create, self.container.id, argv, user=f"{SANDBOX_UID}:{SANDBOX_UID}",
+                workdir=cwd, environment=env or None))["Id"]
+        except Exception as exc:  # noqa: BLE001
+            raise SandboxError(f"docker exec in sandbox {self.id} failed: {exc}") from None
+        def overflow():  # kill from another thread: the reader must keep draining
+            threading.Thread(target=self._kill_all_sync, daemon=True).start()
+
+        out = CappedBuffer(self.limits.output_bytes, overflow)
+        err = CappedBuffer(self.limits.output_bytes, overflow)
+        run = asyncio.ensure_future(asyncio.to_thread(self._run_sync, eid, out, err))
+        timed_out = False
+        try:
+            await asyncio.wait_for(asyncio.shield(run), timeout)
+        except asyncio.TimeoutError:
+            timed_out = True
+            await asyncio.to_thread(self._kill_all_sync)
+            try:
+                await asyncio.wait_for(run, 15)
+            except Exception:  # noqa: BLE001
+                pass
+        except Exception as exc:  # noqa: BLE001
+            raise SandboxError(f"docker exec in sandbox {self.id} failed: {exc}") from None
+        info = await asyncio.to_thread(self.api.exec_inspect, eid)
+        rc = info.get("ExitCode")
+        if not timed_out and rc == 126 and b"OCI runtime exec failed" in out.value() + err.value():
+            raise SandboxError(f"docker exec in sandbox {self.id}: "
+                               f"{(out.value() + err.value()).decode(errors='replace').strip()}")
+        return ExecResult(exit_code=None if timed_out else rc, stdout=out.value(),
+                          stderr=err.value(), timed_out=timed_out,
+                          truncated=out.truncated or err.truncated,
+                          duration_s=time.monotonic() - t0)
+
+    def _host(self, path: str) -> str:
+        rel = fsutil.inside(WORKSPACE, path)
+        if rel is None:
+            raise SandboxError(f"{path!r}: the docker sandbox copies in and out of "
+                               f"{WORKSPACE} only")
+        return rel
+
+    async def copy_in(self, src: Path, dest: str) -> None:
+        rel = self._host(dest)
+        await asyncio.to_thread(fsutil.copy_in, Path(src), self.workspace, rel, SANDBOX_UID)
+
+    async def copy_out(self, src: str, dest: Path) -> None:
+        rel = self._host(src)
+        await asyncio.to_thread(fsutil.copy_out, self.workspace, rel, Path(dest))
+
+    async def alive(self) -> bool:
+        if self.closed:
+            return False
+        try:
+            await asyncio.to_thread(self.container.reload)
+        except Exception:  # noqa: BLE001
+            return False
+        return self.container.status == "running"
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._close_sync)
+
+    def _close_sync(self) -> None:
+        self.closed = True
+        registry.unregister(self.id)
+        try:
+            self.container.remove(force=True, v=True)
+        except Exception as exc:  # noqa: BLE001
+            if "No such container" not in str(exc) and "404" not in str(exc):
+                raise SandboxError(f"docker: cannot remove sandbox {self.id}: {exc}") from None
+        finally:
+            if self.pool_dir is not None:
+                shutil.rmtree(self.pool_dir, ignore_errors=True)
+

@@ -1,0 +1,119 @@
+"""Host-side file moves for sandboxes that never follow a link planted by sandboxed code."""
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path, PurePosixPath
+
+from arena.sandbox.base import SandboxError
+
+_NOFOLLOW_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def inside(base_target: str, path: str) -> str | None:
+    """The path relative to ``base_target`` when ``path`` is inside it, else None."""
+    p = PurePosixPath(os.path.normpath(path))
+    b = PurePosixPath(base_target)
+    if p == b:
+        return ""
+    try:
+        return str(p.relative_to(b))
+    except ValueError:
+        return None
+
+
+def _open_parent(base: Path, rel: str) -> tuple[int, str]:
+    """Open the parent directory of ``base/rel`` component by component, no links."""
+    parts = [x for x in rel.split("/") if x not in ("", ".")]
+    if any(x == ".." for x in parts):
+        raise SandboxError(f"path {rel!r} escapes the sandbox directory")
+    fd = os.open(base, _NOFOLLOW_DIR)
+    try:
+        for part in parts[:-1]:
+            nfd = os.open(part, _NOFOLLOW_DIR, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+    except OSError as exc:
+        os.close(fd)
+        raise SandboxError(f"cannot reach {rel!r} without following a link: {exc}") from None
+    return fd, (parts[-1] if parts else ".")
+
+
+def _copy_fd_file(src_fd: int, dest: Path, mode: int) -> None:
+    with os.fdopen(src_fd, "rb", closefd=False) as src, open(dest, "wb") as out:
+        shutil.copyfileobj(src, out, 1 << 20)
+    os.chmod(dest, stat.S_IMODE(mode) & 0o755)
+
+
+def _copy_tree_fd(dir_fd: int, dest: Path) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in os.listdir(dir_fd):
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        target = dest / name
+        if stat.S_ISLNK(st.st_mode):
+            os.symlink(os.readlink(name, dir_fd=dir_fd), target)  # kept as a link
+        elif stat.S_ISDIR(st.st_mode):
+            sub = os.open(name, _NOFOLLOW_DIR, dir_fd=dir_fd)
+            try:
+                _copy_tree_fd(sub, target)
+            finally:
+                os.close(sub)
+        elif stat.S_ISREG(st.st_mode):
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+            try:
+                _copy_fd_file(fd, target, st.st_mode)
+            finally:
+                os.close(fd)
+        # devices, fifos, sockets: skipped
+
+
+def copy_out(base: Path, rel: str, dest: Path) -> None:
+    """Copy ``base/rel`` (file or tree) to ``dest`` without following any link in it."""
+    pfd, name = _open_parent(base, rel)
+    try:
+        try:
+            st = os.stat(name, dir_fd=pfd, follow_symlinks=False)
+        except FileNotFoundError:
+            raise SandboxError(f"copy_out: {rel!r} does not exist in the sandbox") from None
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if stat.S_ISLNK(st.st_mode):
+            os.symlink(os.readlink(name, dir_fd=pfd), dest)
+        elif stat.S_ISDIR(st.st_mode):
+            sub = os.open(name, _NOFOLLOW_DIR, dir_fd=pfd)
+            try:
+                _copy_tree_fd(sub, dest)
+            finally:
+                os.close(sub)
+        elif stat.S_ISREG(st.st_mode):
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=pfd)
+            try:
+                _copy_fd_file(fd, dest, st.st_mode)
+            finally:
+                os.close(fd)
+        else:
+            raise SandboxError(f"copy_out: {rel!r} is not a regular file or directory")
+    finally:
+        os.close(pfd)
+
+
+def copy_in(src: Path, base: Path, rel: str, uid: int | None) -> None:
+    """Copy host ``src`` to ``base/rel`` (links copied as links), owned by ``uid``."""
+    pfd, name = _open_parent(base, rel)
+    os.close(pfd)  # the parents are real directories now; the sandbox is not running
+    target = base / rel if rel else base
+    if src.is_dir() and not src.is_symlink():
+        shutil.copytree(src, target, symlinks=True, dirs_exist_ok=True)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, target, follow_symlinks=False)
+    if uid is not None:
+        chown_tree(target, uid)
+
+
+def chown_tree(path: Path, uid: int) -> None:
+    os.lchown(path, uid, uid)
+    if path.is_dir() and not path.is_symlink():
+        for root, dirs, files in os.walk(path):
+            for n in dirs + files:
+                os.lchown(os.path.join(root, n), uid, uid)

@@ -1,0 +1,198 @@
+"""The ``gauntlet-base`` image: a Debian rootfs made by debootstrap, imported into Docker.
+
+No registry is reachable, so the image is built from Debian packages: ``debootstrap
+--variant=minbase`` with Python 3, pytest and coverage, a non-root ``sandbox`` user
+(uid 1000), ``python`` resolving to ``python3``, then ``docker import`` of the rootfs
+tarball. The image is labelled ``gauntlet.recipe=<sha256 of the recipe>``; a build
+does nothing when an image with that label exists. The debootstrap tarball is cached
+in ``~/.cache/gauntlet/`` (or ``$GAUNTLET_CACHE``) keyed by the same hash.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from arena.sandbox.base import SandboxError
+
+BASE_IMAGE = "gauntlet-base"
+BASE_TAG = "latest"
+RECIPE_LABEL = "gauntlet.recipe"
+SANDBOX_UID = 1000
+SANDBOX_USER = "sandbox"
+
+RECIPE: dict = {
+    "version": 1,  # bump when the post-processing below changes
+    "suite": "bookworm",
+    "variant": "minbase",
+    "mirror": os.environ.get("GAUNTLET_DEBIAN_MIRROR", "http://deb.debian.org/debian"),
+    "include": ["python3", "python3-pytest", "python3-coverage", "python-is-python3"],
+    "user": {"name": SANDBOX_USER, "uid": SANDBOX_UID},
+    "changes": [
+        f"USER {SANDBOX_UID}:{SANDBOX_UID}",
+        "WORKDIR /workspace",
+        "ENV PATH=/usr/local/bin:/usr/bin:/bin",
+        "ENV LANG=C.UTF-8",
+        "ENV HOME=/tmp",
+        "ENV PYTHONDONTWRITEBYTECODE=1",
+        'CMD ["/bin/sh"]',
+    ],
+}
+# Trimmed from the rootfs after debootstrap (keeps the image small; nothing runs apt).
+_TRIM = ["var/cache/apt/archives", "var/lib/apt/lists", "usr/share/doc", "usr/share/man",
+         "usr/share/info", "usr/share/locale"]
+
+
+def recipe_hash(recipe: dict = RECIPE) -> str:
+    return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()
+
+
+def cache_dir() -> Path:
+    d = Path(os.environ.get("GAUNTLET_CACHE", Path.home() / ".cache" / "gauntlet"))
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+@dataclass
+class BuildReport:
+    image: str
+    image_id: str
+    recipe: str
+    built: bool  # False when an image with this recipe already existed
+    rootfs_cached: bool  # True when the debootstrap tarball came from the cache
+    seconds: float
+
+
+def _client():
+    try:
+        import docker  # noqa: PLC0415
+
+        client = docker.from_env(timeout=600)
+        client.ping()
+        return client
+    except Exception as exc:  # noqa: BLE001 — any failure means "no engine"
+        raise SandboxError(f"Docker engine not reachable: {exc}") from None
+
+
+def find_recipe_image(client, recipe: str):
+    imgs = client.images.list(filters={"label": f"{RECIPE_LABEL}={recipe}"})
+    return imgs[0] if imgs else None
+
+
+def _post_process(root: Path, recipe: dict) -> None:
+    user = recipe["user"]
+    uid, name = user["uid"], user["name"]
+    with open(root / "etc/passwd", "a") as f:
+        f.write(f"{name}:x:{uid}:{uid}:gauntlet sandbox:/tmp:/bin/sh\n")
+    with open(root / "etc/group", "a") as f:
+        f.write(f"{name}:x:{uid}:\n")
+    ws = root / "workspace"
+    ws.mkdir(exist_ok=True)
+    os.chown(ws, uid, uid)
+    for rel in _TRIM:
+        p = root / rel
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+            p.mkdir(parents=True, exist_ok=True)
+    # Debian's python3 writes no bytecode for the system tree at runtime (root fs is RO).
+    if not (root / "usr/bin/python").exists():
+        os.symlink("python3", root / "usr/bin/python")
+
+
+def build_rootfs(recipe: dict, dest: Path, log: Callable[[str], None] = print) -> None:
+    """debootstrap into a temp dir and write the rootfs as a tarball at ``dest``."""
+    if not shutil.which("debootstrap"):
+        raise SandboxError("debootstrap is not installed (apt-get install -y debootstrap)")
+    work = Path(tempfile.mkdtemp(prefix="gauntlet-rootfs-", dir=dest.parent))
+    root = work / "rootfs"
+    try:
+        cmd = ["debootstrap", f"--variant={recipe['variant']}",
+               "--include=" + ",".join(recipe["include"]),
+               recipe["suite"], str(root), recipe["mirror"]]
+        log("running: " + " ".join(cmd))
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
+            raise SandboxError("debootstrap failed: " + " | ".join(tail))
+        _post_process(root, recipe)
+        tmp = dest.with_suffix(".part")
+        with tarfile.open(tmp, "w") as tar:
+            # numeric ids, no link following: the rootfs goes in exactly as built
+            for entry in sorted(os.listdir(root)):
+                tar.add(root / entry, arcname=entry, recursive=True)
+        os.replace(tmp, dest)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def build_image(force: bool = False, log: Callable[[str], None] = print,
+                recipe: dict = RECIPE) -> BuildReport:
+    """Build ``gauntlet-base:latest`` unless an image with this recipe exists."""
+    t0 = time.monotonic()
+    client = _client()
+    h = recipe_hash(recipe)
+    name = f"{BASE_IMAGE}:{BASE_TAG}"
+    existing = find_recipe_image(client, h)
+    if existing is not None and not force:
+        if name not in existing.tags:
+            existing.tag(BASE_IMAGE, BASE_TAG)
+        return BuildReport(name, existing.id, h, False, True, time.monotonic() - t0)
+    tarball = cache_dir() / f"rootfs-{h[:16]}.tar"
+    cached = tarball.exists()
+    if not cached:
+        build_rootfs(recipe, tarball, log)
+    else:
+        log(f"using cached rootfs {tarball}")
+    changes = list(recipe["changes"]) + [f"LABEL {RECIPE_LABEL}={h}", "LABEL gauntlet=1"]
+    log(f"importing {tarball} as {name}")
+    try:
+        client.api.import_image_from_file(str(tarball), repository=BASE_IMAGE, tag=BASE_TAG,
+                                          changes=changes)
+    except Exception as exc:  # noqa: BLE001
+        raise SandboxError(f"docker import of {tarball} failed: {exc}") from None
+    img = find_recipe_image(client, h)
+    if img is None:
+        raise SandboxError(f"docker import of {tarball} produced no image labelled {h[:12]}")
+    return BuildReport(name, img.id, h, True, cached, time.monotonic() - t0)
+
+
+def image_status(client=None) -> dict:
+    """What ``gauntlet sandbox check`` reports about the base image."""
+    client = client or _client()
+    h = recipe_hash()
+    img = find_recipe_image(client, h)
+    return {"image": f"{BASE_IMAGE}:{BASE_TAG}", "recipe": h, "present": img is not None,
+            "id": img.id if img is not None else None}
+
+
+def ensure_image(client, image: str) -> str:
+    """Resolve a manifest's ``sandbox.image`` to a present image, building the base one.
+
+    Raises SandboxError naming the image when it is neither present nor buildable."""
+    from docker.errors import ImageNotFound  # noqa: PLC0415
+
+    ref = image if ":" in image.rsplit("/", 1)[-1] else f"{image}:latest"
+    try:
+        client.images.get(ref)
+        return ref
+    except ImageNotFound:
+        pass
+    except Exception as exc:  # noqa: BLE001
+        raise SandboxError(f"sandbox.image {image!r}: cannot inspect: {exc}") from None
+    if ref == f"{BASE_IMAGE}:{BASE_TAG}":
+        try:
+            build_image(log=lambda _m: None)
+            return ref
+        except SandboxError as exc:
+            raise SandboxError(f"sandbox.image {image!r} is missing and could not be built: "
+                               f"{exc}") from None
+    raise SandboxError(f"sandbox.image {image!r} is not present and cannot be built here "
+                       f"(no registry; only {BASE_IMAGE!r} is built by `gauntlet sandbox build`)")

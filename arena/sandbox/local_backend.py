@@ -1,0 +1,289 @@
+"""The local backend: Linux namespaces through bubblewrap, limits through cgroup v1.
+
+Run as root (the normal case here) each exec is::
+
+    bwrap --unshare-{ipc,pid,net,uts,cgroup} --die-with-parent --new-session --clearenv
+          <host /usr read-only, a few /etc files, /proc, minimal /dev, /tmp, /workspace>
+          setpriv --reuid 65534 ... --bounding-set=-all --no-new-privs -- ARGV
+
+inside a per-sandbox cgroup (memory = memsw, pids, cpu quota, freezer) joined before bwrap
+starts. ``/tmp`` is a size-limited tmpfs mounted per sandbox (kept between execs of one
+sandbox, gone at close). Without root: unprivileged bwrap (``--unshare-all --uid 65534``),
+rlimits instead of a cgroup and a per-exec tmpfs (see docs/sandbox.md).
+"""
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import os
+import resource
+import secrets
+import shutil
+import signal
+import time
+from pathlib import Path, PurePosixPath
+
+from arena.sandbox import cgroups, fsutil, registry
+from arena.sandbox.base import WORKSPACE, ExecResult, Limits, Mount, SandboxError
+from arena.sandbox.capture import CappedBuffer, drain
+
+SANDBOX_UID = 65534
+PATH = "/opt/gauntlet/bin:/usr/local/bin:/usr/bin:/bin"
+_ETC_FROM_HOST = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
+                  "nsswitch.conf", "mime.types"]
+_PASSWD = (f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
+           f"sandbox:x:{SANDBOX_UID}:{SANDBOX_UID}:gauntlet sandbox:/tmp:/bin/sh\n")
+_GROUP = f"root:x:0:\nsandbox:x:{SANDBOX_UID}:\n"
+_HOSTS = "127.0.0.1 localhost\n::1 localhost\n"
+_libc = ctypes.CDLL(None, use_errno=True)
+_MS_NOSUID, _MS_NODEV, _MNT_DETACH = 2, 4, 2
+
+
+def _mount_tmpfs(path: Path, size_mb: int) -> None:
+    opts = f"size={size_mb}m,mode=1777".encode()
+    if _libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs",
+                   ctypes.c_ulong(_MS_NOSUID | _MS_NODEV), opts) != 0:
+        err = ctypes.get_errno()
+        raise SandboxError(f"cannot mount the sandbox /tmp at {path}: {os.strerror(err)}")
+
+
+def _umount(path: Path) -> None:
+    _libc.umount2(os.fsencode(path), _MNT_DETACH)
+
+
+class LocalBackend:
+    name = "local"
+
+    def __init__(self) -> None:
+        self.bwrap = shutil.which("bwrap")
+        if not self.bwrap:
+            raise SandboxError("local sandbox needs bubblewrap: `bwrap` is not on PATH "
+                               "(apt-get install -y bubblewrap)")
+        self.privileged = os.geteuid() == 0 and shutil.which("setpriv") is not None
+        self.use_cgroups = self.privileged and cgroups.available()
+        registry.install()
+
+    async def create(self, workspace: Path, limits: Limits, *, mounts: list[Mount] = (),
+                     image: str = "gauntlet-base", workspace_readonly: bool = False):
+        # ``image`` is ignored: the host system is the image (CONTRACT §2).
+        return await asyncio.to_thread(self._create_sync, Path(workspace), limits,
+                                       list(mounts), workspace_readonly)
+
+    def pool(self, limits: Limits, *, mounts: list[Mount] = (), image: str = "gauntlet-base",
+             workspace_readonly: bool = True, size: int = 2):
+        from arena.sandbox.pool import CreatePool  # noqa: PLC0415
+
+        return CreatePool(self, limits, mounts=list(mounts), image=image,
+                          workspace_readonly=workspace_readonly)
+
+    def _create_sync(self, workspace, limits, mounts, ro) -> "LocalSandbox":
+        if not workspace.is_dir():
+            raise SandboxError(f"workspace {workspace} is not a directory")
+        for m in mounts:
+            if not Path(m.host).exists():
+                raise SandboxError(f"mount source {m.host} does not exist")
+        sid = f"{registry.owner_tag()}-{secrets.token_hex(5)}"
+        sb = LocalSandbox(self, sid, workspace.resolve(), limits, mounts, ro)
+        try:
+            sb._setup()
+        except BaseException:
+            sb._close_sync()
+            raise
+        registry.register(sid, sb._close_sync)
+        return sb
+
+
+class LocalSandbox:
+    backend = "local"
+
+    def __init__(self, be: LocalBackend, sid, workspace, limits, mounts, ro):
+        self.be, self.id, self.workspace, self.limits = be, sid, workspace, limits
+        self.mounts, self.workspace_readonly = mounts, ro
+        self.state = registry.STATE_ROOT / sid
+        self.tmp = self.state / "tmp"
+        self.cg = cgroups.CgroupSet(sid) if be.use_cgroups else None
+        self.uid = SANDBOX_UID if be.privileged else os.geteuid()
+        self.closed = False
+        self._argv_prefix: list[str] = []
+
+    # -- setup -------------------------------------------------------------------------
+    def _setup(self) -> None:
+        etc = self.state / "etc"
+        etc.mkdir(parents=True, mode=0o755)
+        os.chmod(self.state, 0o755)
+        (etc / "passwd").write_text(_PASSWD)
+        (etc / "group").write_text(_GROUP)
+        (etc / "hosts").write_text(_HOSTS)
+        if self.be.privileged:
+            self.tmp.mkdir(mode=0o1777)
+            _mount_tmpfs(self.tmp, self.limits.tmpfs_mb)
+        if self.cg is not None:
+            self.cg.create(self.limits)
+        if self.be.privileged and not self.workspace_readonly:
+            fsutil.chown_tree(self.workspace, self.uid)
+        self._argv_prefix = self._build_prefix(etc)
+
+    def _build_prefix(self, etc: Path) -> list[str]:
+        a = [self.be.bwrap]
+        if self.be.privileged:
+            a += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                  "--unshare-cgroup-try"]
+        else:
+            a += ["--unshare-all", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+                  "--cap-drop", "ALL"]
+        a += ["--die-with-parent", "--new-session", "--clearenv",
+              "--setenv", "PATH", PATH, "--setenv", "HOME", "/tmp",
+              "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+              "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
+              "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
+              "--symlink", "usr/sbin", "/sbin", "--dir", "/etc"]
+        for name in _ETC_FROM_HOST:
+            a += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+        for name in ("passwd", "group", "hosts"):
+            a += ["--ro-bind", str(etc / name), f"/etc/{name}"]
+        a += ["--proc", "/proc", "--dev", "/dev"]
+        if self.be.privileged:
+            a += ["--bind", str(self.tmp), "/tmp"]
+        else:
+            a += ["--perms", "1777", "--size", str(self.limits.tmpfs_mb << 20), "--tmpfs", "/tmp"]
+        a += ["--ro-bind" if self.workspace_readonly else "--bind", str(self.workspace), WORKSPACE]
+        made: set[str] = {"/", "/tmp", "/etc", WORKSPACE}
+        for m in self.mounts:
+            for parent in reversed(PurePosixPath(m.target).parents):
+                if str(parent) not in made:  # bwrap would create it 0700 (unreadable)
+                    made.add(str(parent))
+                    a += ["--perms", "0755", "--dir", str(parent)]
+            a += ["--ro-bind" if m.readonly else "--bind", str(m.host), m.target]
+        a += ["--dir", "/opt/gauntlet/bin", "--symlink", "/usr/bin/python3",
+              "/opt/gauntlet/bin/python"]
+        return a
+
+    def _preexec(self):
+        procs = self.cg.procs_paths() if self.cg is not None else []
+        lim = self.limits
+        fsize = lim.file_mb << 20
+        rootless = not self.be.privileged
+
+        def pre():
+            pid = str(os.getpid()).encode()
+            for p in procs:
+                fd = os.open(p, os.O_WRONLY)
+                os.write(fd, pid)
+                os.close(fd)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            if rootless:  # no cgroup: per-process rlimits only (documented weaker)
+                mem = lim.memory_mb << 20
+                resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+                resource.setrlimit(resource.RLIMIT_NPROC, (lim.pids, lim.pids))
+        return pre
+
+    # -- protocol ----------------------------------------------------------------------
+    async def exec(self, argv: list[str], *, timeout: float | None = None,
+                   env: dict[str, str] | None = None, cwd: str = WORKSPACE,
+                   stdin: bytes | None = None) -> ExecResult:
+        if self.closed:
+            raise SandboxError(f"sandbox {self.id} is closed")
+        if not argv:
+            raise SandboxError("exec needs a command")
+        timeout = self.limits.wall_s if timeout is None else timeout
+        cmd = list(self._argv_prefix)
+        for k, v in (env or {}).items():
+            cmd += ["--setenv", k, v]
+        cmd += ["--chdir", cwd]
+        if self.be.privileged:
+            cmd += ["/usr/bin/setpriv", "--reuid", str(SANDBOX_UID), "--regid", str(SANDBOX_UID),
+                    "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+                    "--no-new-privs", "--"]
+        cmd += list(argv)
+        t0 = time.monotonic()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *cmd, stdin=asyncio.subprocess.PIPE if stdin is not None else
+                asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, preexec_fn=self._preexec(),
+                start_new_session=True)
+        except OSError as exc:
+            raise SandboxError(f"cannot start bubblewrap: {exc}") from None
+
+        def kill():
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+        out = CappedBuffer(self.limits.output_bytes, kill)
+        err = CappedBuffer(self.limits.output_bytes, kill)
+        readers = [asyncio.ensure_future(drain(proc.stdout, out)),
+                   asyncio.ensure_future(drain(proc.stderr, err))]
+        if stdin is not None:
+            proc.stdin.write(stdin)
+            try:
+                await proc.stdin.drain()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            proc.stdin.close()
+        timed_out = False
+        try:
+            await asyncio.wait_for(asyncio.shield(asyncio.gather(proc.wait(), *readers)),
+                                   timeout)
+        except asyncio.TimeoutError:
+            timed_out = True
+        except asyncio.CancelledError:
+            kill()
+            await asyncio.to_thread(self._sweep)
+            raise
+        if timed_out:
+            kill()
+            await asyncio.to_thread(self._sweep)
+            try:
+                await asyncio.wait_for(asyncio.gather(proc.wait(), *readers), 10)
+            except asyncio.TimeoutError:
+                raise SandboxError(f"sandbox {self.id}: process tree did not die") from None
+        elif self.cg is not None and self.cg.pids():
+            await asyncio.to_thread(self._sweep)
+        rc = proc.returncode
+        stderr = err.value()
+        if rc == 1 and stderr.startswith(b"bwrap:"):
+            raise SandboxError(f"bubblewrap failed: {stderr.decode(errors='replace').strip()}")
+        return ExecResult(exit_code=None if timed_out else rc, stdout=out.value(),
+                          stderr=stderr, timed_out=timed_out,
+                          truncated=out.truncated or err.truncated,
+                          duration_s=time.monotonic() - t0)
+
+    def _sweep(self) -> None:
+        if self.cg is not None:
+            self.cg.kill_all()
+
+    def _host_path(self, path: str) -> tuple[Path, str]:
+        rel = fsutil.inside(WORKSPACE, path)
+        if rel is not None:
+            return self.workspace, rel
+        rel = fsutil.inside("/tmp", path)
+        if rel is not None and self.be.privileged:
+            return self.tmp, rel
+        raise SandboxError(f"{path!r}: only {WORKSPACE} and /tmp can be copied in or out")
+
+    async def copy_in(self, src: Path, dest: str) -> None:
+        base, rel = self._host_path(dest)
+        await asyncio.to_thread(fsutil.copy_in, Path(src), base, rel,
+                                self.uid if self.be.privileged else None)
+
+    async def copy_out(self, src: str, dest: Path) -> None:
+        base, rel = self._host_path(src)
+        await asyncio.to_thread(fsutil.copy_out, base, rel, Path(dest))
+
+    async def alive(self) -> bool:
+        return not self.closed and self.state.is_dir()
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._close_sync)
+
+    def _close_sync(self) -> None:
+        self.closed = True
+        registry.unregister(self.id)
+        if self.cg is not None:
+            self.cg.remove()
+        if self.be.privileged and self.tmp.exists():
+            _umount(self.tmp)
+        registry.cleanup_local_state(self.id)

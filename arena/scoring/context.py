@@ -1,0 +1,71 @@
+"""The judged view of one attempt that every judge's rules read, and the rule result type."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from arena.formats import FormatRules
+from arena.scoring.history import AttemptHistory, Submission
+from arena.scoring.objective import r1, submission_score, suite_rates
+from arena.telemetry.record import IterationRecord, build_records
+
+
+class Adjustment(NamedTuple):
+    """What a rule found: ``(rule, points, evidence)``."""
+
+    rule: str
+    points: float
+    evidence: str
+
+    def as_dict(self) -> dict:
+        return {"rule": self.rule, "points": r1(self.points), "evidence": self.evidence}
+
+
+@dataclass
+class JudgeContext:
+    history: AttemptHistory
+    counted: list[Submission]
+    trajectory: list[float]
+    records: list[IterationRecord]
+    final: Submission | None
+    final_score: float
+    rules: FormatRules
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, history: AttemptHistory) -> "JudgeContext":
+        counted = history.counted
+        traj = [submission_score(s.result, history.deliverables, s.phase) for s in counted]
+        records = build_records(history, traj)
+        final = history.final
+        final_score = traj[counted.index(final)] if final is not None else 0.0
+        return cls(history=history, counted=counted, trajectory=traj, records=records,
+                   final=final, final_score=final_score, rules=history.rules)
+
+    def label(self, k: int) -> str:
+        """How evidence names counted submission k (0-based index)."""
+        return f"submission {self.counted[k].number}"
+
+
+def steps(traj: list[float]) -> list[tuple[int, float, float]]:
+    """(k, previous score, score) for each consecutive pair, k = index of the later one."""
+    return [(k, traj[k - 1], traj[k]) for k in range(1, len(traj))]
+
+
+def test_chasing_gap(sub: Submission | None) -> tuple[float, float, float] | None:
+    """(static rate, adversarial rate, gap) when static tests pass well but adversarial tests
+    with other inputs fail (seed 001 test-chasing detection); None when it does not apply."""
+    if sub is None or sub.result is None or sub.result.build.status == "failure":
+        return None
+    rates = suite_rates(sub.result)
+    if "adversarial" not in rates or "static" not in rates:
+        return None
+    st, adv = rates["static"], rates["adversarial"]
+    gap = st - adv
+    if st >= 0.75 and gap >= 0.4:
+        return st, adv, gap
+    return None
+
+
+def fmt_scores(xs: list[float]) -> str:
+    return "[" + ", ".join(f"{x:g}" for x in xs) + "]"

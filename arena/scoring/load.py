@@ -1,0 +1,61 @@
+"""Reading what judging needs from the store (through ``store.Store``'s queries only)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from arena.scoring.ratings import Leaderboard, RatedAttempt, compute_ratings
+from arena.scoring.scorecard import Scorecard, judge_attempt
+
+
+class NotFound(LookupError):
+    pass
+
+
+async def open_store(path: Path) -> Any:
+    from store import Store  # noqa: PLC0415
+
+    return await Store.open(path)
+
+
+async def attempt_events(path: Path, attempt: str) -> tuple[dict, list]:
+    """(attempt row, events) of one stored attempt; ``NotFound`` when it is not there."""
+    if not Path(path).exists():
+        raise NotFound(f"attempt {attempt}: not found (no store at {path})")
+    st = await open_store(path)
+    try:
+        row = await st.get_attempt(attempt)
+        if row is None:
+            raise NotFound(f"attempt {attempt}: not found in the store {path}")
+        return row, await st.events(attempt)
+    finally:
+        await st.close()
+
+
+def rated(row: dict, card: Scorecard) -> RatedAttempt:
+    return RatedAttempt(attempt=card.attempt or row["id"], agent=card.agent or str(row.get("agent") or ""),
+                        challenge=card.challenge or str(row.get("challenge") or ""),
+                        weight_class=card.weight_class or str(row.get("weight_class") or ""),
+                        total=card.total, trajectory=tuple(card.trajectory),
+                        order=str(row.get("finished_at") or row.get("started_at") or ""))
+
+
+async def leaderboard(path: Path, *, persist: bool = True) -> Leaderboard:
+    """Judge every finished attempt (status ``finished``) and rate them in finish order.
+    With ``persist`` the ratings are written back to the store's agents/challenges tables."""
+    if not Path(path).exists():
+        return compute_ratings([])
+    st = await open_store(path)
+    try:
+        rows = [r for r in await st.all_finished_attempts() if r.get("status") == "finished"]
+        games = [rated(row, judge_attempt(await st.events(row["id"]))) for row in rows]
+        board = compute_ratings(games)
+        if persist:
+            for a in board.agents.values():
+                await st.set_rating("agents", a.agent, round(a.elo, 1), games=a.games,
+                                    weight_class=a.state.weight_class)
+            for cid, ch in board.challenges.items():
+                await st.set_rating("challenges", cid, round(ch["elo"], 1), games=ch["games"])
+        return board
+    finally:
+        await st.close()

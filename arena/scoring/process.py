@@ -1,0 +1,302 @@
+"""The Process Judge (seed 001): trajectory rules, anti-patterns, best practices and the
+telemetry signals. Each rule is a small function of the ``JudgeContext`` returning an
+``Adjustment(rule, points, evidence)`` or ``None``. The raw total is clamped to -30..+20
+and mapped linearly onto the 0-100 process component: ``process = (raw + 30) * 2``
+(-30 → 0, 0 → 60, +20 → 100).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from arena.scoring.context import Adjustment, JudgeContext, fmt_scores, steps, test_chasing_gap
+from arena.telemetry.record import stem
+
+RAW_MIN, RAW_MAX = -30.0, 20.0
+Rule = Callable[[JudgeContext], "Adjustment | None"]
+
+
+def to_component(raw: float) -> float:
+    clamped = max(RAW_MIN, min(RAW_MAX, raw))
+    return (clamped - RAW_MIN) * 100.0 / (RAW_MAX - RAW_MIN)
+
+
+def _join(parts: list[str]) -> str:
+    return "; ".join(parts)
+
+
+# --- trajectory (seed 001 "Iteration Scoring") ----------------------------------------
+def monotonic_improvement(c: JudgeContext) -> Adjustment | None:
+    ok = [(k, a, b) for k, a, b in steps(c.trajectory) if b >= a]
+    if not ok:
+        return None
+    ev = _join([f"{c.label(k)}: {a:g} → {b:g}" for k, a, b in ok])
+    return Adjustment("monotonic_improvement", 2.0 * len(ok), f"+2 per non-regressing iteration ({ev})")
+
+
+def trajectory_regression(c: JudgeContext) -> Adjustment | None:
+    bad = [(k, a, b) for k, a, b in steps(c.trajectory) if b < a]
+    if not bad:
+        return None
+    ev = _join([f"{c.label(k)}: {a:g} → {b:g}" for k, a, b in bad])
+    return Adjustment("trajectory_regression", -5.0 * len(bad), f"-5 per regressing iteration ({ev})")
+
+
+def rapid_convergence(c: JudgeContext) -> Adjustment | None:
+    n = len(c.trajectory)
+    if n == 0 or c.final_score <= 0:
+        return None
+    eff = c.final_score / n
+    baseline = c.final_score / c.rules.convergence_baseline
+    if eff > baseline * 1.2:
+        return Adjustment("rapid_convergence", 5.0,
+                          f"final {c.final_score:g} / {n} iterations = {eff:.1f} > 1.2 × "
+                          f"{c.rules.name} baseline {baseline:.1f} (final / {c.rules.convergence_baseline})")
+    return None
+
+
+def wasted_iterations(c: JudgeContext) -> Adjustment | None:
+    wasted = [(k, a, b) for k, a, b in steps(c.trajectory) if abs(b - a) < 2]
+    if not wasted:
+        return None
+    ev = _join([f"{c.label(k)}: {a:g} → {b:g}" for k, a, b in wasted])
+    return Adjustment("wasted_iterations", -3.0 * len(wasted), f"-3 per iteration moving < 2 points ({ev})")
+
+
+def identical_submissions(c: JudgeContext) -> Adjustment | None:
+    same = [s for s in c.counted if s.identical_to is not None]
+    if not same:
+        return None
+    ev = _join([f"submission {s.number} identical to {s.identical_to}" for s in same])
+    return Adjustment("identical_submission", -5.0 * len(same), ev)
+
+
+def persistent_build_failure(c: JudgeContext) -> Adjustment | None:
+    runs, run = [], []
+    for s in c.counted:
+        if s.result.build.status == "failure":
+            run.append(s.number)
+            continue
+        if len(run) >= 2:
+            runs.append(run)
+        run = []
+    if len(run) >= 2:
+        runs.append(run)
+    if not runs:
+        return None
+    ev = _join(["build failed in submissions " + ", ".join(map(str, r)) for r in runs])
+    return Adjustment("persistent_build_failure", -10.0 * len(runs), ev)
+
+
+def one_shot(c: JudgeContext) -> Adjustment | None:
+    """Seed 001 hierarchy #1 "get it right the first time" (worked example 3: "[91] —
+    single iteration, high score +8"): one counted submission scoring ≥ 90."""
+    if len(c.trajectory) == 1 and c.trajectory[0] >= 90:
+        return Adjustment("one_shot", 8.0, f"single iteration scoring {c.trajectory[0]:g} (≥ 90)")
+    return None
+
+
+# --- anti-patterns ----------------------------------------------------------------------
+def _related_words(c: JudgeContext, k: int) -> set[str]:
+    """Words that make a changed file relevant in iteration k: the failing tests' modules
+    and names (before k) and the files the agent read during the iteration."""
+    r, prev = c.records[k], c.counted[k - 1].result
+    failing = set(r.failing_before)
+    words: set[str] = set()
+    for t in prev.tests:
+        if t.id in failing:
+            s = stem(t.id.split("::", 1)[0])
+            words |= {s, s.removeprefix("test_"), t.name}
+    words |= {stem(p) for p in r.read_paths}
+    return {w for w in words if w}
+
+
+def unrelated_files(c: JudgeContext, k: int) -> list[str]:
+    """Files changed in iteration k that no failing test and no file read points to."""
+    cache = c.extra.setdefault("unrelated", {})
+    if k not in cache:
+        words = _related_words(c, k)
+        long_words = [w for w in words if len(w) > 3]
+        cache[k] = [p for p in c.records[k].changed_files
+                    if stem(p) not in words and not any(w in stem(p) for w in long_words)]
+    return cache[k]
+
+
+def _shotgun_iterations(c: JudgeContext) -> list[tuple[int, int, int, int, int]]:
+    """(submission, files changed, tests fixed, failing before, unrelated files) per hit."""
+    if "shotgun" in c.extra:
+        return c.extra["shotgun"]
+    out = []
+    for k, r in enumerate(c.records[1:], start=1):
+        fixed, files, failures = len(r.tests_fixed), r.files_changed, len(r.failing_before)
+        if failures == 0 or files == 0:
+            continue
+        unrelated = len(unrelated_files(c, k))
+        if (files / max(fixed, 1) > 3 or r.file_edits > failures * 5
+                or (files >= 6 and unrelated * 2 > files)):
+            out.append((r.submission, files, fixed, failures, unrelated))
+    c.extra["shotgun"] = out
+    return out
+
+
+def shotgun_debugging(c: JudgeContext) -> Adjustment | None:
+    hits = _shotgun_iterations(c)
+    if not hits:
+        return None
+    pts = sum(min(8, max(3, files // 2)) for _, files, _, _, _ in hits)
+    ev = _join([f"submission {n}: {files} files changed ({u} unrelated to failing tests) for {fixed} "
+                f"tests fixed, {failures} failing before" for n, files, fixed, failures, u in hits])
+    return Adjustment("shotgun_debugging", -float(min(8, pts)), ev)
+
+
+def test_chasing(c: JudgeContext) -> Adjustment | None:
+    hit = test_chasing_gap(c.final)
+    if hit is None:
+        return None
+    st, adv, gap = hit
+    pts = max(5, min(15, round(5 + 10 * (gap - 0.4) / 0.6)))
+    return Adjustment("test_chasing", -float(pts),
+                      f"submission {c.final.number}: static {st:.0%} pass but adversarial {adv:.0%}")
+
+
+def scope_creep(c: JudgeContext) -> Adjustment | None:
+    shotgun = {hit[0] for hit in _shotgun_iterations(c)}
+    hits = []
+    for k, r in enumerate(c.records[1:], start=1):
+        if r.submission in shotgun or not r.failing_before:
+            continue
+        unrelated = unrelated_files(c, k)
+        if len(unrelated) >= 2 and len(unrelated) * 2 > len(r.changed_files):
+            hits.append((r.submission, unrelated, len(r.changed_files)))
+    if not hits:
+        return None
+    pts = min(5, sum(len(u) for _, u, _ in hits))
+    ev = _join([f"submission {n}: {len(u)} of {total} changed files unrelated to the failing tests "
+                f"({', '.join(u[:5])})" for n, u, total in hits])
+    return Adjustment("scope_creep", -float(pts), ev)
+
+
+def regression_blindness(c: JudgeContext) -> Adjustment | None:
+    hits = [(r.submission, r.regressions) for r in c.records[1:] if r.regressions]
+    if not hits:
+        return None
+    total = sum(len(x) for _, x in hits)
+    ev = _join([f"submission {n} broke {len(x)} passing test(s): {', '.join(x[:5])}" for n, x in hits])
+    return Adjustment("regression_blindness", -3.0 * total, ev)
+
+
+def copy_paste_loop(c: JudgeContext) -> Adjustment | None:
+    hits = []
+    for r in c.records[1:]:
+        if r.identical or r.similarity is None or r.similarity <= 0.85:
+            continue
+        if r.failing_after and r.failing_after == r.failing_before:
+            hits.append((r.submission, r.similarity, len(r.failing_after)))
+    if not hits:
+        return None
+    ev = _join([f"submission {n}: diff similarity {s:.2f} > 0.85 with the same {f} failures"
+                for n, s, f in hits])
+    return Adjustment("copy_paste_loop", -5.0 * len(hits), ev)
+
+
+# --- best practices -----------------------------------------------------------------------
+def diagnostic_first(c: JudgeContext) -> Adjustment | None:
+    chains = [r.submission for k, r in enumerate(c.records)
+              if r.read_before_edit and r.file_edits > 0 and r.tested_after_edit
+              and (k == 0 or r.read_feedback or r.time_before_first_edit_s >= 30)]
+    if not chains:
+        return None
+    return Adjustment("diagnostic_first", float(min(5, 1 + len(chains))),
+                      "read → edit → test chain before submissions " + ", ".join(map(str, chains)))
+
+
+def targeted_fixes(c: JudgeContext) -> Adjustment | None:
+    """Iterations that fixed tests with few files (≤ 3), none unrelated, none broken."""
+    its = [r for k, r in enumerate(c.records[1:], start=1)
+           if r.tests_fixed and not r.regressions and 0 < r.files_changed <= 3
+           and not unrelated_files(c, k)]
+    if not its:
+        return None
+    fixed = sum(len(r.tests_fixed) for r in its)
+    files = sum(r.files_changed for r in its)
+    ratio = fixed / files
+    if ratio < 1:
+        return None
+    pts = 1 if ratio < 2 else 2 if ratio < 3 else 3
+    return Adjustment("targeted_fixes", float(pts),
+                      f"{fixed} tests fixed with {files} changed files in submissions "
+                      f"{', '.join(str(r.submission) for r in its)} (ratio {ratio:.1f}), none broken")
+
+
+def test_driven_iteration(c: JudgeContext) -> Adjustment | None:
+    its = [r for r in c.records if r.test_runs >= 2]
+    if not its:
+        return None
+    ev = _join([f"submission {r.submission}: {r.test_runs} local test runs" for r in its])
+    return Adjustment("test_driven_iteration", float(min(4, 1 + len(its))), ev)
+
+
+def progressive_refinement(c: JudgeContext) -> Adjustment | None:
+    t = c.trajectory
+    if len(t) < 3 or any(r.regressions for r in c.records[1:]):
+        return None
+    deltas = [b - a for _, a, b in steps(t)]
+    if all(d > 0 for d in deltas) and all(deltas[i] <= deltas[i - 1] for i in range(1, len(deltas))):
+        return Adjustment("progressive_refinement", float(min(6, len(t))),
+                          f"strictly improving with diminishing steps {fmt_scores(t)}")
+    return None
+
+
+# --- telemetry signals -------------------------------------------------------------------------
+def no_regressions(c: JudgeContext) -> Adjustment | None:
+    clean = [r.submission for r in c.records[1:] if not r.regressions and not r.build_failed]
+    if not clean:
+        return None
+    return Adjustment("no_regressions", 2.0 * len(clean),
+                      "no previously passing test broken in submissions " + ", ".join(map(str, clean)))
+
+
+def no_local_validation(c: JudgeContext) -> Adjustment | None:
+    bare = [r.submission for r in c.records if r.test_runs == 0]
+    if not bare:
+        return None
+    return Adjustment("no_local_validation", -2.0 * len(bare),
+                      "no local test run before submissions " + ", ".join(map(str, bare)))
+
+
+def edits_without_reading(c: JudgeContext) -> Adjustment | None:
+    hasty = [(r.submission, r.time_before_first_edit_s) for r in c.records
+             if r.file_edits > 0 and r.time_before_first_edit_s < 5]
+    if not hasty:
+        return None
+    return Adjustment("edits_without_reading", -1.0 * len(hasty),
+                      _join([f"submission {n}: first edit {s:.0f}s into the iteration" for n, s in hasty]))
+
+
+def time_distribution(c: JudgeContext) -> Adjustment | None:
+    d = [r.duration_seconds for r in c.records]
+    if len(d) < 2 or max(d) <= 0:
+        return None
+    shown = ", ".join(f"{x:.0f}s" for x in d)
+    if d[0] == max(d) and d[0] > min(d):
+        return Adjustment("time_distribution", 2.0, f"front-loaded iteration times ({shown})")
+    if d[-1] == max(d) and d[0] < d[-1]:
+        return Adjustment("time_distribution", -2.0, f"back-loaded iteration times ({shown})")
+    return None
+
+
+RULES: list[Rule] = [
+    monotonic_improvement, trajectory_regression, rapid_convergence, wasted_iterations,
+    identical_submissions, persistent_build_failure, one_shot,
+    shotgun_debugging, test_chasing, scope_creep, regression_blindness, copy_paste_loop,
+    diagnostic_first, targeted_fixes, test_driven_iteration, progressive_refinement,
+    no_regressions, no_local_validation, edits_without_reading, time_distribution,
+]
+
+
+def judge_process(c: JudgeContext) -> tuple[float, float, list[Adjustment]]:
+    """(component 0-100, raw points, adjustments)."""
+    if not c.counted:
+        return 0.0, RAW_MIN, []
+    adj = [a for a in (rule(c) for rule in RULES) if a is not None and a.points != 0]
+    raw = sum(a.points for a in adj)
+    return to_component(raw), raw, adj

@@ -1,0 +1,108 @@
+"""Elo for agents and challenges, updated from judged attempts in finish order, with seed
+002's weight classes on top. Pure: ``compute_ratings(attempts)`` gives the same
+leaderboard for the same attempts.
+
+Model (docs/judging.md): each attempt is a game between the agent and the challenge.
+Expected score ``E = 1 / (1 + 10 ** ((R_challenge - R_agent) / 400))``; actual score
+``S = total / 100`` (continuous, so a 70 against an even challenge gains what a 30 loses).
+Agent: ``R += K_AGENT × multiplier(class) × (S − E)``; challenge: ``R += K_CHALLENGE × (E − S)``.
+Agents start at 1000; challenges at their class's start rating, spaced so that the seed's
+Elo gates mean something (a steady 70 on middleweight challenges settles near 1300,
+above the 1200 gate; a class median settles below it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from arena.scoring.weight_classes import (
+    MULTIPLIERS, AgentClassState, ClassAttempt, apply_attempt, normalize_class, percentile_rank,
+)
+
+AGENT_START = 1000.0
+CHALLENGE_START = {"lightweight": 1000.0, "middleweight": 1150.0, "contender": 1550.0,
+                   "heavyweight": 1950.0, "frontier": 2350.0}
+K_AGENT = 32.0
+K_CHALLENGE = 16.0
+
+
+@dataclass(frozen=True)
+class RatedAttempt:
+    attempt: str
+    agent: str
+    challenge: str
+    weight_class: str
+    total: float
+    trajectory: tuple[float, ...] = ()
+    order: str = ""  # finish time (ISO) — attempts are applied in (order, attempt) order
+
+
+def expected(r_agent: float, r_challenge: float) -> float:
+    return 1.0 / (1.0 + 10 ** ((r_challenge - r_agent) / 400.0))
+
+
+@dataclass
+class AgentRow:
+    agent: str
+    elo: float = AGENT_START
+    games: int = 0
+    state: AgentClassState = field(default_factory=AgentClassState)
+    totals: list[float] = field(default_factory=list)
+    scored: list[tuple[str, float]] = field(default_factory=list)  # (class, total)
+
+
+@dataclass
+class Leaderboard:
+    agents: dict[str, AgentRow]
+    challenges: dict[str, dict]
+    pools: dict[str, list[float]]
+
+    def agent_rows(self) -> list[dict]:
+        rows = []
+        for a in self.agents.values():
+            pct = [percentile_rank(t, self.pools[c]) for c, t in a.scored]
+            weighted = [p * MULTIPLIERS[c] for p, (c, _) in zip(pct, a.scored)]
+            st = a.state
+            rows.append({
+                "agent": a.agent, "elo": round(a.elo, 1), "games": a.games,
+                "weight_class": st.weight_class,
+                "status": (f"under review ({len(st.matches)}/3 relegation matches)" if st.under_review
+                           else "active"),
+                "under_review": st.under_review,
+                "mean_total": round(sum(a.totals) / len(a.totals), 1) if a.totals else 0.0,
+                "mean_percentile": round(sum(pct) / len(pct), 1) if pct else 0.0,
+                "weighted_percentile": round(sum(weighted) / len(weighted), 1) if weighted else 0.0,
+                "history": list(st.log),
+            })
+        rows.sort(key=lambda r: (-r["elo"], r["agent"]))
+        return rows
+
+    def challenge_rows(self) -> list[dict]:
+        return sorted(({"challenge": k, **v, "elo": round(v["elo"], 1)} for k, v in self.challenges.items()),
+                      key=lambda r: (-r["elo"], r["challenge"]))
+
+    def as_dict(self) -> dict:
+        return {"agents": self.agent_rows(), "challenges": self.challenge_rows()}
+
+
+def compute_ratings(attempts: list[RatedAttempt]) -> Leaderboard:
+    agents: dict[str, AgentRow] = {}
+    challenges: dict[str, dict] = {}
+    pools: dict[str, list[float]] = {c: [] for c in MULTIPLIERS}
+    for at in sorted(attempts, key=lambda x: (x.order, x.attempt)):
+        cls = normalize_class(at.weight_class)
+        row = agents.setdefault(at.agent, AgentRow(at.agent))
+        ch = challenges.setdefault(at.challenge, {"elo": CHALLENGE_START[cls], "games": 0, "weight_class": cls})
+        e = expected(row.elo, ch["elo"])
+        s = max(0.0, min(1.0, at.total / 100.0))
+        row.elo += K_AGENT * MULTIPLIERS[cls] * (s - e)
+        ch["elo"] += K_CHALLENGE * (e - s)
+        row.games += 1
+        ch["games"] += 1
+        pools[cls].append(at.total)
+        row.totals.append(at.total)
+        row.scored.append((cls, at.total))
+        traj = at.trajectory
+        improved = any(traj[i] > traj[i - 1] for i in range(1, len(traj)))
+        apply_attempt(row.state, cls, ClassAttempt(at.challenge, at.total, improved), row.elo, pools[cls],
+                      label=at.attempt)
+    return Leaderboard(agents=agents, challenges=challenges, pools=pools)

@@ -1,0 +1,116 @@
+"""The scorecard (CONTRACT §6): the four judges and the composite, from stored events only.
+
+``judge_attempt(events)`` is deterministic: floats are rounded to 0.1 and
+``Scorecard.to_json()`` sorts keys, so judging the same attempt twice gives the same bytes.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from pydantic import BaseModel, Field
+
+from arena.scoring.context import JudgeContext
+from arena.scoring.history import AttemptHistory
+from arena.scoring.integrity import judge_integrity
+from arena.scoring.objective import phase_score, r1
+from arena.scoring.process import judge_process
+from arena.scoring.strategy import judge_strategy
+
+COMPONENTS = ("objective", "process", "strategy", "integrity")
+
+
+class Adjusted(BaseModel):
+    rule: str
+    points: float
+    evidence: str
+
+
+class Flag(BaseModel):
+    rule: str
+    detail: str
+    points: float = 0.0
+
+
+class PhaseScore(BaseModel):
+    id: str
+    objective: float
+
+
+class Scorecard(BaseModel):
+    attempt: str
+    challenge: str
+    agent: str
+    format: str
+    weight_class: str
+    trajectory: list[float]
+    components: dict[str, float]
+    weights: dict[str, float]
+    total: float
+    process_adjustments: list[Adjusted] = Field(default_factory=list)
+    flags: list[Flag] = Field(default_factory=list)
+    phases: list[PhaseScore] = Field(default_factory=list)
+    # Extensions (CONTRACT: extend freely).
+    scored_submission: int | None = None
+    status: str | None = None
+    process_raw: float = 0.0
+    strategy_adjustments: list[Adjusted] = Field(default_factory=list)
+    iterations: list[dict[str, Any]] = Field(default_factory=list)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, indent=indent, ensure_ascii=False)
+
+
+def _phase_scores(c: JudgeContext) -> tuple[list[PhaseScore], float | None]:
+    if c.rules.name != "marathon":
+        return [], None
+    out = []
+    present = set()
+    if c.final is not None:
+        present = {t.phase for t in c.final.result.tests}
+    for n, pid, _ in c.history.phase_ids():
+        if c.final is None or n not in present:
+            score = 0.0
+        else:
+            score = phase_score(c.final.result, c.history.deliverables, n)
+        out.append(PhaseScore(id=pid, objective=r1(score)))
+    mean = sum(p.objective for p in out) / len(out) if out else 0.0
+    return out, mean
+
+
+def judge_context(c: JudgeContext) -> Scorecard:
+    h = c.history
+    phases, phase_mean = _phase_scores(c)
+    objective = phase_mean if phase_mean is not None else c.final_score
+    process, raw, p_adj = judge_process(c)
+    strategy, s_adj = judge_strategy(c)
+    integrity, flags = judge_integrity(c)
+    comps = {"objective": r1(objective), "process": r1(process), "strategy": r1(strategy),
+             "integrity": r1(integrity)}
+    weights = dict(c.rules.weights)
+    total = r1(sum(weights[k] * comps[k] for k in COMPONENTS))
+    s = h.started
+    return Scorecard(
+        attempt=h.attempt, challenge=str(s.get("challenge", "")), agent=str(s.get("agent", "")),
+        format=c.rules.name, weight_class=str(s.get("weight_class", "")),
+        trajectory=[r1(x) for x in c.trajectory], components=comps, weights=weights, total=total,
+        process_adjustments=[Adjusted(**a.as_dict()) for a in p_adj],
+        flags=[Flag(rule=a.rule, detail=a.evidence, points=r1(a.points)) for a in flags],
+        phases=phases,
+        scored_submission=c.final.number if c.final else None,
+        status=(h.finished or {}).get("status") if h.finished else "running",
+        process_raw=r1(raw),
+        strategy_adjustments=[Adjusted(**a.as_dict()) for a in s_adj],
+        iterations=[r.to_dict() for r in c.records],
+    )
+
+
+def judge_attempt(events: Iterable[Any]) -> Scorecard:
+    """Judge one attempt from its stored events (``Event`` objects or dicts)."""
+    return judge_context(JudgeContext.build(AttemptHistory.from_events(events)))
+
+
+def score_preview(events_so_far: Iterable[Any]) -> dict[str, float]:
+    """The Standard 4th-submission preview: the four components as judged so far."""
+    card = judge_attempt(events_so_far)
+    return {k: card.components[k] for k in COMPONENTS}

@@ -1,0 +1,209 @@
+"""The Strategy judge: time allocation against seed 001's tables, front-loading, risk
+calibration, and for Marathons per-phase time, degradation (seed 000 "Degradation
+Detection") and pivot handling (seed 000 "Scoring pivots": pre-pivot quality and
+post-pivot adaptation both scored). Component = 60 + sum of adjustments, clamped 0-100.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from arena.scoring.context import Adjustment, JudgeContext
+from arena.scoring.objective import phase_score
+
+BASE = 60.0
+Rule = Callable[[JudgeContext], "Adjustment | None"]
+
+
+def _expected(table: tuple[float, ...], n: int) -> list[float]:
+    vals = list(table[:n]) + [table[-1]] * max(0, n - len(table)) if table else [1.0] * n
+    s = sum(vals)
+    return [v / s for v in vals]
+
+
+def _fit_points(actual: list[float], expected: list[float], span: float = 20.0) -> tuple[float, float]:
+    """+span for an exact fit, 0 at a total-variation distance of 0.25, -span from 0.5 on."""
+    tv = 0.5 * sum(abs(a - e) for a, e in zip(actual, expected))
+    return round(max(-span, span * (1 - 4 * tv)), 1), tv
+
+
+def _pct(xs: list[float]) -> str:
+    return "/".join(f"{x:.0%}" for x in xs)
+
+
+def time_allocation(c: JudgeContext) -> Adjustment | None:
+    """Iteration time shares against the format's table (not for Marathons: per phase)."""
+    if c.rules.name == "marathon":
+        return None
+    d = [r.duration_seconds for r in c.records]
+    if not d or sum(d) <= 0:
+        return None
+    actual = [x / sum(d) for x in d]
+    expected = _expected(c.rules.time_allocation, len(d))
+    pts, tv = _fit_points(actual, expected)
+    return Adjustment("time_allocation", pts,
+                      f"iteration time shares {_pct(actual)} vs {c.rules.name} table {_pct(expected)} "
+                      f"(distance {tv:.2f})")
+
+
+def front_loading(c: JudgeContext) -> Adjustment | None:
+    d = [r.duration_seconds for r in c.records]
+    if len(d) < 2 or max(d) <= 0:
+        return None
+    shown = ", ".join(f"{x:.0f}s" for x in d)
+    if len(d) >= 3 and d[-1] >= d[0]:
+        return Adjustment("front_loading", -10.0, f"last iteration as long as the first ({shown}): thrashing")
+    if d[0] == max(d):
+        return Adjustment("front_loading", 10.0, f"iteration 0 took the most time ({shown})")
+    return None
+
+
+def stopped_while_failing(c: JudgeContext) -> Adjustment | None:
+    """Seed 001 "When NOT to stop early": budget and time left (≥ 20% of the limit after the
+    last feedback) while static tests still fail."""
+    if c.final is None or c.history.time_limit_s <= 0:
+        return None
+    budget = int(c.history.started.get("budget") or 0)
+    used = len([s for s in c.history.submissions if not s.replaced])
+    last = c.counted[-1]
+    left = c.history.time_limit_s - (last.feedback_t or last.judged_t or last.t)
+    failing = [t for t in c.final.result.suite("static") if t.outcome != "passed"]
+    if used < budget and left >= 0.2 * c.history.time_limit_s and failing:
+        return Adjustment("stopped_while_failing", -10.0,
+                          f"stopped after {used} of {budget} submissions with {left:.0f}s left and "
+                          f"{len(failing)} static tests failing")
+    return None
+
+
+def final_below_best(c: JudgeContext) -> Adjustment | None:
+    """Risk calibration: the scored submission is worse than an earlier one."""
+    if not c.trajectory:
+        return None
+    best = max(c.trajectory)
+    if c.final_score >= best - 0.05:
+        return None
+    drop = best - c.final_score
+    return Adjustment("final_below_best", -float(min(10.0, round(drop / 2, 1))),
+                      f"scored submission {c.final.number} ({c.final_score:g}) below the best ({best:g})")
+
+
+# --- Marathon -------------------------------------------------------------------------------
+def _phase_quality(c: JudgeContext) -> dict[int, float]:
+    """Per phase n: the score of phase n's tests at the last counted submission made while
+    phase n was the current phase."""
+    q: dict[int, float] = {}
+    for s in c.counted:
+        q[s.phase] = phase_score(s.result, c.history.deliverables, s.phase)
+    return dict(sorted(q.items()))
+
+
+def phase_time_allocation(c: JudgeContext) -> Adjustment | None:
+    if c.rules.name != "marathon" or not c.counted or c.history.time_limit_s <= 0:
+        return None
+    limit = c.history.time_limit_s
+    reveals = sorted((int(r.get("phase", 0)), float(r["t"])) for r in c.history.phase_reveals)
+    starts = [0.0] + [t for _, t in reveals]
+    last = min(limit, c.counted[-1].t)
+    bounds = [min(s, last) for s in starts] + [last]
+    spans = [max(0.0, bounds[i + 1] - bounds[i]) for i in range(len(starts))]
+    actual = [s / limit for s in spans] + [max(0.0, limit - last) / limit]
+    table = c.rules.time_allocation
+    phases = _expected(table[:-1], len(spans))
+    expected = [p * (1 - table[-1]) for p in phases] + [table[-1]]
+    pts, tv = _fit_points(actual, expected)
+    return Adjustment("phase_time_allocation", pts,
+                      f"phase time shares + buffer {_pct(actual)} vs {_pct(expected)} (distance {tv:.2f})")
+
+
+def _slope(ys: list[float]) -> float:
+    n = len(ys)
+    mx, my = (n - 1) / 2, sum(ys) / n
+    den = sum((i - mx) ** 2 for i in range(n))
+    return sum((i - mx) * (y - my) for i, y in enumerate(ys)) / den if den else 0.0
+
+
+def degradation(c: JudgeContext) -> Adjustment | None:
+    if c.rules.name != "marathon":
+        return None
+    q = _phase_quality(c)
+    if len(q) < 2:
+        return None
+    ys = list(q.values())
+    shown = ", ".join(f"phase {p}: {v:g}" for p, v in q.items())
+    drop = -_slope(ys) * (len(ys) - 1)
+    if drop >= 10:
+        return Adjustment("degradation", -float(min(20.0, round(drop / 2, 1))),
+                          f"per-phase quality falls by {drop:.1f} points ({shown})")
+    if max(ys) - min(ys) <= 10:
+        return Adjustment("sustained_quality", 10.0, f"per-phase quality within 10 points ({shown})")
+    return None
+
+
+def cross_phase_regressions(c: JudgeContext) -> Adjustment | None:
+    if c.rules.name != "marathon":
+        return None
+    broken = []
+    for k in range(1, len(c.counted)):
+        prev, cur = c.counted[k - 1], c.counted[k]
+        before = {t.id: t for t in prev.result.tests if t.outcome == "passed" and t.phase < cur.phase}
+        broken += [f"{tid} (phase {t.phase}, submission {cur.number})" for tid, t in sorted(before.items())
+                   if any(x.id == tid and x.outcome != "passed" for x in cur.result.tests)]
+    if not broken:
+        return None
+    return Adjustment("cross_phase_regressions", -float(min(10, 2 * len(broken))),
+                      "earlier-phase tests broken in a later phase: " + "; ".join(broken[:5]))
+
+
+def _pivot_phase(c: JudgeContext) -> int | None:
+    for n, _, spec in c.history.phase_ids():
+        if spec.get("pivot"):
+            return n
+    return None
+
+
+def _pivot_split(c: JudgeContext) -> tuple[int, float, float | None] | None:
+    p = _pivot_phase(c)
+    if p is None:
+        return None
+    q = _phase_quality(c)
+    pre = [v for n, v in q.items() if n < p]
+    if not pre:
+        return None
+    post = [v for n, v in q.items() if n >= p]
+    revealed = any(int(r.get("phase", 0)) == p for r in c.history.phase_reveals)
+    post_q = sum(post) / len(post) if post else (0.0 if revealed else None)
+    return p, sum(pre) / len(pre), post_q
+
+
+def pivot_pre_quality(c: JudgeContext) -> Adjustment | None:
+    split = _pivot_split(c)
+    if split is None:
+        return None
+    p, pre, _ = split
+    return Adjustment("pivot_pre_quality", round((pre - 50) / 5, 1),
+                      f"quality of the phases before the pivot (phase {p}): {pre:.1f}")
+
+
+def pivot_adaptation(c: JudgeContext) -> Adjustment | None:
+    split = _pivot_split(c)
+    if split is None or split[2] is None:
+        return None
+    p, pre, post = split
+    if post >= pre - 10:
+        return Adjustment("pivot_adaptation", 10.0, f"after the pivot (phase {p}) quality {post:.1f} "
+                                                    f"held within 10 of {pre:.1f}")
+    pts = min(20.0, round((pre - 10 - post) / 2, 1))
+    return Adjustment("pivot_adaptation", -pts, f"after the pivot (phase {p}) quality fell to {post:.1f} "
+                                                f"from {pre:.1f}")
+
+
+RULES: list[Rule] = [
+    time_allocation, front_loading, stopped_while_failing, final_below_best,
+    phase_time_allocation, degradation, cross_phase_regressions, pivot_pre_quality, pivot_adaptation,
+]
+
+
+def judge_strategy(c: JudgeContext) -> tuple[float, list[Adjustment]]:
+    if not c.counted:
+        return 0.0, []
+    adj = [a for a in (rule(c) for rule in RULES) if a is not None and a.points != 0]
+    return max(0.0, min(100.0, BASE + sum(a.points for a in adj))), adj

@@ -1,0 +1,269 @@
+"""Seed 001's per-iteration telemetry record, derived from stored events.
+
+Iteration k is the window between the feedback of counted submission k-1 (or the
+attempt's start) and counted submission k. Replaced submissions (Sprint double-submit) are
+not iteration boundaries: their window merges into the next counted one.
+
+Derivations (where seed 001 names a field but the events carry it differently):
+- tool calls = file reads + file edits + commands run; a command is a *test run* when the
+  runner marked ``ran_tests``; a *search* when its program is grep/rg/find/ag/ack/locate.
+- ``time_before_first_edit_s`` counts from the window's start (feedback delivered) to the
+  first ``file.changed``; with no edit at all it is the whole window.
+- test results compare the judge's results of the previous and this counted submission
+  over every suite; a *regression* is a test id that passed before and fails now.
+- ``failure_messages_referenced``: previously failing tests whose module (``test_x.py`` →
+  ``x``) or name was named by a file the agent read or edited in the window.
+"""
+from __future__ import annotations
+
+import shlex
+import posixpath
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import PurePosixPath
+from typing import Any, Iterable
+
+from arena.telemetry import events as ev
+
+_ACTION_KINDS = frozenset({ev.FILE_READ, ev.FILE_CHANGED, ev.COMMAND_RUN, ev.FEEDBACK_READ})
+SEARCH_PROGRAMS = {"grep", "rg", "find", "ag", "ack", "locate", "fd"}
+
+
+@dataclass
+class IterationRecord:
+    iteration_number: int
+    submission: int
+    timestamp_start: float
+    timestamp_submit: float
+    duration_seconds: float
+    # actions
+    tool_calls_total: int = 0
+    file_reads: int = 0
+    file_edits: int = 0
+    test_runs: int = 0
+    search_operations: int = 0
+    other_tools: int = 0
+    # changes
+    files_modified: int = 0
+    files_created: int = 0
+    files_deleted: int = 0
+    files_changed: int = 0
+    lines_added: int = 0
+    lines_removed: int = 0
+    changed_files: list[str] = field(default_factory=list)
+    similarity: float | None = None
+    identical: bool = False
+    # test results
+    pre: dict | None = None  # {passed, failed, total}
+    post: dict = field(default_factory=dict)
+    tests_fixed: list[str] = field(default_factory=list)
+    regressions: list[str] = field(default_factory=list)
+    failing_before: list[str] = field(default_factory=list)
+    failing_after: list[str] = field(default_factory=list)
+    build_failed: bool = False
+    # score
+    score_pre: float | None = None
+    score_post: float = 0.0
+    # feedback analysis
+    read_feedback: bool = False
+    time_before_first_edit_s: float = 0.0
+    failure_messages_referenced: int = 0
+    read_before_edit: bool = False  # a file read before the first edit
+    tested_after_edit: bool = False  # a test run after the last edit, before submitting
+    read_paths: list[str] = field(default_factory=list)
+    edited_paths: list[str] = field(default_factory=list)
+
+    @property
+    def net_lines_changed(self) -> int:
+        return self.lines_added - self.lines_removed
+
+    @property
+    def score_delta(self) -> float | None:
+        return None if self.score_pre is None else round(self.score_post - self.score_pre, 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Seed 001's nested record shape."""
+        return {
+            "iteration_number": self.iteration_number,
+            "submission": self.submission,
+            "timestamp_start": round(self.timestamp_start, 3),
+            "timestamp_submit": round(self.timestamp_submit, 3),
+            "duration_seconds": round(self.duration_seconds, 3),
+            "actions": {"tool_calls_total": self.tool_calls_total, "file_reads": self.file_reads,
+                        "file_edits": self.file_edits, "test_runs": self.test_runs,
+                        "search_operations": self.search_operations, "other_tools": self.other_tools},
+            "changes": {"files_modified": self.files_modified, "files_created": self.files_created,
+                        "files_deleted": self.files_deleted, "lines_added": self.lines_added,
+                        "lines_removed": self.lines_removed, "net_lines_changed": self.net_lines_changed},
+            "test_results": {"pre_iteration": self.pre, "post_iteration": self.post,
+                             "delta": None if self.pre is None else self.post["passed"] - self.pre["passed"],
+                             "regressions": len(self.regressions)},
+            "score": {"pre_iteration": self.score_pre, "post_iteration": self.score_post,
+                      "delta": self.score_delta},
+            "feedback_analysis": {"read_feedback": self.read_feedback,
+                                  "time_before_first_edit_seconds": round(self.time_before_first_edit_s, 3),
+                                  "failure_messages_referenced": self.failure_messages_referenced},
+        }
+
+
+def memo(result: Any, key: Any, compute) -> Any:
+    """``compute()`` once per result when the result carries a ``cache`` dict (the judges'
+    ``ResultView`` does); otherwise recompute."""
+    cache = getattr(result, "cache", None)
+    if cache is None:
+        return compute()
+    if key not in cache:
+        cache[key] = compute()
+    return cache[key]
+
+
+def _counts(result: Any) -> dict:
+    passed = sum(_outcomes(result).values())
+    return {"passed": passed, "failed": len(result.tests) - passed, "total": len(result.tests)}
+
+
+def _outcomes(result: Any) -> dict[str, bool]:
+    if result is None:
+        return {}
+    return memo(result, "outcomes", lambda: {t.id: t.outcome == "passed" for t in result.tests})
+
+
+def _failing(result: Any) -> list[str]:
+    return memo(result, "failing", lambda: sorted(i for i, ok in _outcomes(result).items() if not ok))
+
+
+def _program(command: Any) -> str:
+    if isinstance(command, list):
+        words = [str(w) for w in command]
+    else:
+        try:
+            words = shlex.split(str(command))
+        except ValueError:
+            words = str(command).split()
+    return PurePosixPath(words[0]).name if words else ""
+
+
+@lru_cache(maxsize=4096)
+def stem(path: str) -> str:
+    """``src/app.py`` → ``app`` (string operations: this runs for every path of every attempt)."""
+    return posixpath.splitext(posixpath.basename(path))[0]
+
+
+@lru_cache(maxsize=4096)
+def _module_of(test_id: str) -> str:
+    s = stem(test_id.split("::", 1)[0])
+    return s[5:] if s.startswith("test_") else s
+
+
+def build_records(history: Any, scores: list[float] | None = None) -> list[IterationRecord]:
+    """One record per counted submission. ``history`` is an ``AttemptHistory`` (or events);
+    ``scores`` the trajectory (defaults to each submission's objective)."""
+    from arena.scoring.history import AttemptHistory  # noqa: PLC0415 (no cycle at import)
+    from arena.scoring.objective import submission_score  # noqa: PLC0415
+
+    if not isinstance(history, AttemptHistory):
+        history = AttemptHistory.from_events(history)
+    counted = history.counted
+    if scores is None:
+        scores = [submission_score(s.result, history.deliverables, s.phase) for s in counted]
+    relevant = [e for e in history.events if e.kind in _ACTION_KINDS]
+    relevant.sort(key=lambda e: e.t)
+    times = [e.t for e in relevant]
+    records: list[IterationRecord] = []
+    prev = None
+    for k, sub in enumerate(counted):
+        start = 0.0 if prev is None else (prev.feedback_t or prev.judged_t or prev.t)
+        start = min(start, sub.t)
+        rec = IterationRecord(iteration_number=k, submission=sub.number, timestamp_start=start,
+                              timestamp_submit=sub.t, duration_seconds=max(0.0, sub.t - start))
+        window = relevant[bisect_left(times, start):bisect_right(times, sub.t)]
+        _fill_actions(rec, window, start, sub.t, prev)
+        _fill_changes(rec, sub)
+        _fill_tests(rec, prev, sub)
+        rec.score_post = scores[k]
+        rec.score_pre = scores[k - 1] if k > 0 else None
+        records.append(rec)
+        prev = sub
+    return records
+
+
+def _fill_actions(rec: IterationRecord, events: Iterable, start: float, end: float, prev) -> None:
+    first_edit = last_edit = None
+    first_read = None
+    test_after_edit = False
+    reads: list[str] = []
+    edits: list[str] = []
+    for e in events:
+        if e.t < start or e.t > end:
+            continue
+        if e.kind == ev.FILE_READ:
+            rec.file_reads += 1
+            reads.append(str(e.data.get("path", "")))
+            first_read = e.t if first_read is None else first_read
+        elif e.kind == ev.FILE_CHANGED:
+            rec.file_edits += 1
+            edits.append(str(e.data.get("path", "")))
+            change = e.data.get("change")
+            if change == "created":
+                rec.files_created += 1
+            elif change == "deleted":
+                rec.files_deleted += 1
+            first_edit = e.t if first_edit is None else first_edit
+            last_edit = e.t
+            test_after_edit = False
+        elif e.kind == ev.COMMAND_RUN:
+            if e.data.get("ran_tests"):
+                rec.test_runs += 1
+                test_after_edit = test_after_edit or last_edit is not None
+            elif _program(e.data.get("command", "")) in SEARCH_PROGRAMS:
+                rec.search_operations += 1
+            else:
+                rec.other_tools += 1
+        elif e.kind == ev.FEEDBACK_READ and prev is not None and e.data.get("submission") == prev.number:
+            rec.read_feedback = True
+    rec.tool_calls_total = rec.file_reads + rec.file_edits + rec.test_runs + rec.search_operations + rec.other_tools
+    rec.time_before_first_edit_s = (first_edit if first_edit is not None else end) - start
+    rec.read_before_edit = first_read is not None and (first_edit is None or first_read < first_edit)
+    rec.tested_after_edit = test_after_edit
+    rec.read_paths = sorted(set(reads))
+    rec.edited_paths = sorted(set(edits))
+    if prev is not None and prev.feedback_read_t is not None and prev.feedback_read_t <= end:
+        rec.read_feedback = True
+
+
+def _fill_changes(rec: IterationRecord, sub) -> None:
+    diff = sub.diff or {}
+    if diff:
+        rec.files_changed = int(diff.get("files_changed", 0) or 0)
+        rec.lines_added = int(diff.get("lines_added", 0) or 0)
+        rec.lines_removed = int(diff.get("lines_removed", 0) or 0)
+        rec.changed_files = sorted(str(p) for p in diff.get("changed_files") or [])
+        sim = diff.get("similarity")
+        rec.similarity = None if sim is None else float(sim)
+    else:
+        rec.files_changed = len(rec.edited_paths)
+        rec.changed_files = list(rec.edited_paths)
+    rec.files_modified = max(0, rec.files_changed - rec.files_created - rec.files_deleted)
+    rec.identical = sub.identical_to is not None
+
+
+def _fill_tests(rec: IterationRecord, prev, sub) -> None:
+    result = sub.result
+    rec.post = _counts(result)
+    rec.build_failed = result.build.status == "failure"
+    after = _outcomes(result)
+    rec.failing_after = _failing(result)
+    if prev is None:
+        return
+    before = _outcomes(prev.result)
+    rec.pre = _counts(prev.result)
+    rec.failing_before = _failing(prev.result)
+    rec.tests_fixed = [i for i in rec.failing_before if after.get(i)]
+    rec.regressions = sorted(i for i, ok in before.items() if ok and after.get(i) is False)
+    touched = {stem(p) for p in rec.read_paths + rec.edited_paths}
+    if touched:
+        names = {t.id: t.name for t in prev.result.tests}
+        rec.failure_messages_referenced = sum(
+            1 for i in rec.failing_before if _module_of(i) in touched or names.get(i, "") in touched
+        )

@@ -1,0 +1,162 @@
+"""ONE watcher over the shared workspaces root, for every attempt at once.
+
+A single polling scanner (no inotify: a user holds only 128 inotify instances by
+default and watchers past that fail silently; a scanner has no such limit and no
+per-attempt resources). Each attempt registers its workspace directory and an
+``emit`` callback; ``scan()`` walks the registered workspaces, compares with what it
+saw last, and calls ``emit(change)`` on the event loop for each file created,
+modified or deleted, with the lines added and removed. The attempt stamps the
+change with its own clock. ``run()`` scans every ``interval`` seconds of real time;
+tests call ``await watcher.scan()`` directly.
+"""
+from __future__ import annotations
+
+import asyncio
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git"})
+TEXT_CAP = 512 * 1024  # files above this are compared by size/mtime, lines not counted
+Emit = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class _Entry:
+    mtime_ns: int
+    size: int
+    lines: list[str] | None  # None: binary, unreadable or too large
+
+
+@dataclass
+class _Watch:
+    root: Path
+    emit: Emit
+    seen: dict[str, _Entry] = field(default_factory=dict)
+    error: str | None = None
+
+
+def _read_lines(path: str, size: int) -> list[str] | None:
+    if size > TEXT_CAP:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(TEXT_CAP + 1)
+    except OSError:
+        return None
+    if b"\0" in data:
+        return None
+    return data.decode("utf-8", "replace").splitlines()
+
+
+def line_delta(old: list[str] | None, new: list[str] | None) -> tuple[int, int]:
+    """(lines added, lines removed) between two versions of a file."""
+    old, new = old or [], new or []
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            removed += i2 - i1
+        if tag in ("replace", "insert"):
+            added += j2 - j1
+    return added, removed
+
+
+def _walk(root: Path) -> dict[str, os.stat_result]:
+    out: dict[str, os.stat_result] = {}
+    stack = [str(root)]
+    while stack:
+        d = stack.pop()
+        try:
+            it = os.scandir(d)
+        except OSError:
+            continue
+        with it:
+            for e in it:
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        if e.name not in SKIP_DIRS:
+                            stack.append(e.path)
+                    else:
+                        out[os.path.relpath(e.path, root)] = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+    return out
+
+
+def _diff(w: _Watch) -> list[dict[str, Any]]:
+    """Changes since the last scan of one workspace (runs in a worker thread)."""
+    if not w.root.is_dir():
+        return []
+    now = _walk(w.root)
+    changes: list[dict[str, Any]] = []
+    for rel, st in now.items():
+        old = w.seen.get(rel)
+        if old is not None and old.mtime_ns == st.st_mtime_ns and old.size == st.st_size:
+            continue
+        is_link = os.path.islink(os.path.join(w.root, rel))
+        lines = None if is_link else _read_lines(os.path.join(w.root, rel), st.st_size)
+        if old is not None and old.lines is not None and lines is not None and old.lines == lines:
+            w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size, lines)
+            continue  # touched, content unchanged
+        added, removed = line_delta(old.lines if old else None, lines)
+        changes.append({"path": rel, "change": "modified" if old else "created",
+                        "lines_added": added, "lines_removed": removed})
+        w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size, lines)
+    for rel in [r for r in w.seen if r not in now]:
+        old = w.seen.pop(rel)
+        changes.append({"path": rel, "change": "deleted", "lines_added": 0,
+                        "lines_removed": len(old.lines or [])})
+    changes.sort(key=lambda c: c["path"])
+    return changes
+
+
+def _baseline(w: _Watch) -> None:
+    for rel, st in _walk(w.root).items():
+        w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size,
+                             _read_lines(os.path.join(w.root, rel), st.st_size))
+
+
+class WorkspaceWatcher:
+    def __init__(self, root: Path | None = None, interval: float = 0.25) -> None:
+        self.root = Path(root) if root else None
+        self.interval = interval
+        self._watches: dict[str, _Watch] = {}
+        self._lock = asyncio.Lock()
+
+    def __len__(self) -> int:
+        return len(self._watches)
+
+    async def register(self, attempt: str, workspace: Path, emit: Emit) -> None:
+        """Start watching ``workspace``; its current contents are the baseline."""
+        w = _Watch(Path(workspace), emit)
+        await asyncio.to_thread(_baseline, w)
+        self._watches[attempt] = w
+
+    def unregister(self, attempt: str) -> None:
+        self._watches.pop(attempt, None)
+
+    async def scan(self, attempt: str | None = None) -> int:
+        """Scan all workspaces (or one) now; emit and return the number of changes."""
+        async with self._lock:
+            targets = ([(attempt, self._watches[attempt])] if attempt in self._watches
+                       else [] if attempt is not None else list(self._watches.items()))
+            if not targets:
+                return 0
+            results = await asyncio.to_thread(lambda: [(a, w, _diff(w)) for a, w in targets])
+        n = 0
+        for a, w, changes in results:
+            if self._watches.get(a) is not w:
+                continue  # unregistered meanwhile
+            for change in changes:
+                n += 1
+                w.emit(change)
+        return n
+
+    async def run(self) -> None:
+        """Scan forever every ``interval`` seconds (real time: this is I/O polling,
+        not attempt logic; events are stamped with each attempt's own clock)."""
+        while True:
+            await self.scan()
+            await asyncio.sleep(self.interval)

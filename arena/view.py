@@ -1,0 +1,332 @@
+"""What a screen shows of one attempt, reduced from its events (no Textual here).
+
+``AttemptView.apply(event)`` folds events, in order, into plain fields: the facts from
+``attempt.started``, the clock at the latest event, warnings, submissions used of the
+budget, scores and trajectory, phases (locked/open, revealed briefings), the feedback
+document of each submission exactly as delivered, a ring buffer of activity and the
+final status. Live screens and replay feed it the same events; a screen that wants the
+clock *between* events passes the live elapsed time to ``fraction``/``stage``.
+Warning thresholds and the grace period come from the rule table (``arena.formats``).
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.formats import FormatRules, rules_for
+from arena.telemetry import events as K
+from arena.telemetry.events import Event
+
+
+@dataclass
+class Phase:
+    number: int  # 1-based; phase 1 is the top-level briefing
+    id: str
+    reveal_at: float | None = None  # fraction of the time limit
+    open: bool = False
+    by: str | None = None  # "threshold" or "time" once revealed
+    briefing: str | None = None
+    hint: str | None = None
+    revealed_t: float | None = None
+
+
+@dataclass(frozen=True)
+class Activity:
+    t: float
+    kind: str  # edit | read | command | output | message | submit | feedback | clock | phase | agent | refused | infra | integrity
+    text: str
+
+
+# Events that only carry activity (kind -> activity kind).
+_ACTIVITY_KINDS = {
+    K.FILE_CHANGED: "edit",
+    K.FILE_READ: "read",
+    K.COMMAND_RUN: "command",
+    K.AGENT_OUTPUT: "output",
+    K.AGENT_MESSAGE: "message",
+    K.AGENT_STARTED: "agent",
+    K.AGENT_EXITED: "agent",
+    K.AGENT_HUNG: "agent",
+    K.INTEGRITY_FINDING: "integrity",
+    K.INFRA_ERROR: "infra",
+}
+
+
+def _describe(ev: Event) -> str:
+    d = ev.data
+    k = ev.kind
+    if k == K.FILE_CHANGED:
+        return f"{d.get('change', 'modified')} {d.get('path', '?')} (+{d.get('lines_added', 0)} -{d.get('lines_removed', 0)})"
+    if k == K.FILE_READ:
+        return f"read {d.get('path', '?')}"
+    if k == K.COMMAND_RUN:
+        text = f"$ {d.get('command', '')} → exit {d.get('exit_code', '?')}"
+        if d.get("ran_tests"):
+            text += f" ({d.get('passed', 0)} passed, {d.get('failed', 0)} failed)"
+        return text
+    if k == K.AGENT_OUTPUT:
+        return str(d.get("text", "")).rstrip("\n")
+    if k == K.AGENT_MESSAGE:
+        return f"message: {d.get('text', '')}"
+    if k == K.AGENT_STARTED:
+        return f"agent started (pid {d.get('pid', '?')})"
+    if k == K.AGENT_EXITED:
+        return f"agent exited ({d.get('exit_code', '?')}) {d.get('detail', '')}".rstrip()
+    if k == K.AGENT_HUNG:
+        return f"agent hung: {d.get('detail', '')}"
+    if k == K.INTEGRITY_FINDING:
+        return f"integrity {d.get('severity', '')}: {d.get('check', '')} {d.get('detail', '')}"
+    if k == K.INFRA_ERROR:
+        return f"infra error ({d.get('source', '?')}): {d.get('detail', '')}"
+    return k
+
+
+@dataclass
+class AttemptView:
+    attempt: str = ""
+    activity_size: int = 200
+    # from attempt.started
+    challenge: str = ""
+    title: str = ""
+    agent: str = ""
+    format: str = ""
+    weight_class: str = ""
+    category: str = ""
+    time_limit_s: float = 0.0
+    budget: int = 0
+    grace_s: float = 0.0
+    time_scale: float = 1.0
+    sandbox: str = ""
+    deliverables: list[dict[str, Any]] = field(default_factory=list)
+    phases: list[Phase] = field(default_factory=list)
+    # running state
+    started: bool = False
+    elapsed_s: float = 0.0  # attempt time of the latest event
+    warning: str | None = None  # None | "soft" | "hard" | "cutoff" | "grace_end"
+    submissions: int = 0  # accepted submissions, replaced ones included
+    last_submission_t: float | None = None
+    replaced: set[int] = field(default_factory=set)
+    refusals: list[dict[str, Any]] = field(default_factory=list)
+    scores: dict[int, float] = field(default_factory=dict)
+    feedback: dict[int, dict[str, Any]] = field(default_factory=dict)
+    status: str = "running"
+    reason: str = ""
+    scored_submission: int | None = None
+    version: int = 0  # bumped on every applied event: cheap change detection
+    activity_total: int = 0  # activity entries ever logged (the ring keeps the last N)
+    activity: deque[Activity] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.activity = deque(maxlen=self.activity_size)
+
+    # -- derived -----------------------------------------------------------------
+    @property
+    def rules(self) -> FormatRules | None:
+        try:
+            return rules_for(self.format) if self.format else None
+        except KeyError:
+            return None
+
+    @property
+    def submissions_used(self) -> int:
+        """Submissions counted toward the budget (a Sprint double-submit replaces one)."""
+        return self.submissions - len(self.replaced)
+
+    @property
+    def submissions_left(self) -> int:
+        return max(0, self.budget - self.submissions_used)
+
+    @property
+    def trajectory(self) -> list[float]:
+        return [s for n, s in sorted(self.scores.items()) if n not in self.replaced]
+
+    @property
+    def last_score(self) -> float | None:
+        traj = self.trajectory
+        return traj[-1] if traj else None
+
+    @property
+    def current_phase(self) -> int:
+        opened = [p.number for p in self.phases if p.open]
+        return max(opened) if opened else 1
+
+    @property
+    def finished(self) -> bool:
+        return self.status != "running"
+
+    def fraction(self, elapsed: float | None = None) -> float:
+        t = self.elapsed_s if elapsed is None else elapsed
+        return t / self.time_limit_s if self.time_limit_s > 0 else 0.0
+
+    def cutoff_s(self) -> float:
+        rules = self.rules
+        return self.time_limit_s * (rules.cutoff if rules else 1.0)
+
+    def stage(self, elapsed: float | None = None) -> str:
+        """``running`` before cutoff, ``grace`` inside the grace period, ``over`` after."""
+        t = self.elapsed_s if elapsed is None else elapsed
+        if self.warning == "grace_end" or self.finished:
+            return "over"
+        if t < self.cutoff_s() and self.warning != "cutoff":
+            return "running"
+        if t < self.cutoff_s() + self.grace_s:
+            return "grace"
+        return "over"
+
+    def clock_level(self, elapsed: float | None = None) -> str:
+        """``ok`` | ``warning`` (>= soft mark) | ``urgent`` (>= hard mark), by fraction."""
+        frac = self.fraction(elapsed)
+        rules = self.rules
+        soft, hard = (rules.soft_warning, rules.hard_warning) if rules else (0.8, 0.9)
+        if frac >= hard:
+            return "urgent"
+        if frac >= soft:
+            return "warning"
+        return "ok"
+
+    def cooldown_left(self, elapsed: float | None = None) -> float:
+        """Seconds until the format's cooldown allows another submission (0 = now)."""
+        rules = self.rules
+        if rules is None or not rules.cooldown_s or self.last_submission_t is None:
+            return 0.0
+        t = self.elapsed_s if elapsed is None else elapsed
+        return max(0.0, rules.cooldown_s - (t - self.last_submission_t))
+
+    def remaining(self, elapsed: float | None = None) -> float:
+        t = self.elapsed_s if elapsed is None else elapsed
+        return max(0.0, self.cutoff_s() - t)
+
+    # -- the reducer --------------------------------------------------------------
+    def apply(self, ev: Event) -> None:
+        if not self.attempt:
+            self.attempt = ev.attempt
+        self.version += 1
+        if ev.t > self.elapsed_s:
+            self.elapsed_s = ev.t
+        handler = _HANDLERS.get(ev.kind)
+        if handler is not None:
+            handler(self, ev)
+        elif ev.kind in _ACTIVITY_KINDS:
+            self._log(ev.t, _ACTIVITY_KINDS[ev.kind], _describe(ev))
+
+    def _log(self, t: float, kind: str, text: str) -> None:
+        self.activity.append(Activity(t, kind, text))
+        self.activity_total += 1
+
+    def _started(self, ev: Event) -> None:
+        d = ev.data
+        self.started = True
+        self.challenge = str(d.get("challenge", ""))
+        self.title = str(d.get("title", "") or self.challenge)
+        self.agent = str(d.get("agent", ""))
+        self.format = str(d.get("format", ""))
+        self.weight_class = str(d.get("weight_class", ""))
+        self.category = str(d.get("category", ""))
+        self.time_limit_s = float(d.get("time_limit_s", 0) or 0)
+        self.budget = int(d.get("budget", 0) or 0)
+        self.grace_s = float(d.get("grace_s", 0) or 0)
+        self.time_scale = float(d.get("time_scale", 1) or 1)
+        self.sandbox = str(d.get("sandbox", ""))
+        self.deliverables = list(d.get("deliverables") or [])
+        self.phases = [Phase(1, "foundation", open=True)]
+        for i, p in enumerate(d.get("phases") or []):
+            self.phases.append(Phase(i + 2, str(p.get("id", f"phase-{i + 2}")), p.get("reveal_at")))
+        self._log(ev.t, "agent", f"attempt started: {self.title} — {self.agent}")
+
+    def _resumed(self, ev: Event) -> None:
+        self.elapsed_s = max(self.elapsed_s, float(ev.data.get("elapsed_s", ev.t)))
+        self._log(ev.t, "agent", "attempt resumed")
+
+    def _finished(self, ev: Event) -> None:
+        self.status = str(ev.data.get("status", "finished"))
+        self.reason = str(ev.data.get("reason", "") or "")
+        self.scored_submission = ev.data.get("scored_submission")
+        self._log(ev.t, "agent", f"attempt {self.status}" + (f": {self.reason}" if self.reason else ""))
+
+    def _clock(self, ev: Event) -> None:
+        self.warning = {
+            K.CLOCK_SOFT: "soft",
+            K.CLOCK_HARD: "hard",
+            K.CLOCK_CUTOFF: "cutoff",
+            K.CLOCK_GRACE_END: "grace_end",
+        }[ev.kind]
+        text = {
+            "soft": "soft warning", "hard": "hard warning",
+            "cutoff": "time is up" + (" — grace period" if self.grace_s else ""),
+            "grace_end": "grace period over",
+        }[self.warning]
+        self._log(ev.t, "clock", f"{text} ({ev.data.get('remaining_s', 0):.0f}s left)")
+
+    def _phase(self, ev: Event) -> None:
+        n = int(ev.data.get("phase", 0))
+        phase = next((p for p in self.phases if p.number == n), None)
+        if phase is None:
+            phase = Phase(n, str(ev.data.get("id", f"phase-{n}")))
+            self.phases.append(phase)
+            self.phases.sort(key=lambda p: p.number)
+        phase.open = True
+        phase.id = str(ev.data.get("id", phase.id))
+        phase.by = ev.data.get("by")
+        phase.briefing = ev.data.get("briefing")
+        phase.hint = ev.data.get("hint")
+        phase.revealed_t = ev.t
+        self._log(ev.t, "phase", f"phase {n} revealed: {phase.id} (by {phase.by})")
+
+    def _received(self, ev: Event) -> None:
+        n = int(ev.data.get("submission", self.submissions + 1))
+        self.submissions = max(self.submissions, n)
+        self.last_submission_t = ev.t
+        if ev.data.get("replaces"):
+            self.replaced.add(int(ev.data["replaces"]))
+        diff = ev.data.get("diff") or {}
+        self._log(
+            ev.t, "submit",
+            f"submission {n} received: {diff.get('files_changed', 0)} files, "
+            f"+{diff.get('lines_added', 0)} -{diff.get('lines_removed', 0)}",
+        )
+
+    def _replaced(self, ev: Event) -> None:
+        n = int(ev.data.get("submission", 0))
+        self.replaced.add(n)
+        self._log(ev.t, "submit", f"submission {n} replaced by {ev.data.get('by')}")
+
+    def _refused(self, ev: Event) -> None:
+        self.refusals.append(dict(ev.data))
+        self._log(ev.t, "refused", f"submission refused ({ev.data.get('code')}): {ev.data.get('reason', '')}")
+
+    def _judged(self, ev: Event) -> None:
+        n = int(ev.data.get("submission", 0))
+        if ev.data.get("score") is not None:
+            self.scores[n] = float(ev.data["score"])
+        self._log(ev.t, "submit", f"submission {n} judged: score {self.scores.get(n, 0):.1f}")
+
+    def _feedback(self, ev: Event) -> None:
+        n = int(ev.data.get("submission", 0))
+        self.feedback[n] = dict(ev.data.get("feedback") or {})
+        self._log(ev.t, "feedback", f"feedback {n} delivered")
+
+
+_HANDLERS = {
+    K.ATTEMPT_STARTED: AttemptView._started,
+    K.ATTEMPT_RESUMED: AttemptView._resumed,
+    K.ATTEMPT_FINISHED: AttemptView._finished,
+    K.CLOCK_SOFT: AttemptView._clock,
+    K.CLOCK_HARD: AttemptView._clock,
+    K.CLOCK_CUTOFF: AttemptView._clock,
+    K.CLOCK_GRACE_END: AttemptView._clock,
+    K.PHASE_REVEALED: AttemptView._phase,
+    K.SUBMISSION_RECEIVED: AttemptView._received,
+    K.SUBMISSION_REPLACED: AttemptView._replaced,
+    K.SUBMISSION_REFUSED: AttemptView._refused,
+    K.SUBMISSION_JUDGED: AttemptView._judged,
+    K.FEEDBACK_DELIVERED: AttemptView._feedback,
+}
+
+
+def view_of(events: list[Event], activity_size: int = 200) -> AttemptView:
+    """Fold a list of events (e.g. from the store) into a view."""
+    view = AttemptView(activity_size=activity_size)
+    for ev in events:
+        view.apply(ev)
+    return view

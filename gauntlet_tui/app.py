@@ -1,0 +1,240 @@
+"""The Gauntlet Textual app: screens, themes, keys and the refresh timer.
+
+The app owns one ``EngineAdapter`` (the engine's events, buffered) and calls ``tick()``
+a few times a second: the adapter folds what arrived into views, and the screen on top
+redraws what changed. Nothing here holds rules, scores or SQL.
+"""
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any, Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from gauntlet_tui import keys, settings
+from gauntlet_tui.engine import EngineAdapter
+from gauntlet_tui.screens.attempt import AttemptScreen
+from gauntlet_tui.screens.help import HelpScreen
+from gauntlet_tui.screens.home import HomeScreen
+from gauntlet_tui.widgets.clock import PROJECTOR_CSS
+from themes import DEFAULT_THEME, THEME_NAMES, THEMES, register_all
+
+
+class GauntletApp(App[None]):
+    TITLE = "Gauntlet"
+    CSS = """
+    Screen { background: $background; }
+    Footer { background: $panel; }
+    """ + PROJECTOR_CSS
+    BINDINGS = [
+        keys.HELP,
+        keys.QUIT,
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="ctrl-c", tooltip="Quit Gauntlet"),
+    ]
+
+    def __init__(
+        self,
+        adapter: EngineAdapter | None = None,
+        *,
+        title: str = "Gauntlet",
+        refresh_hz: float = 4.0,
+        live_refresh: bool = True,
+        start: str = "home",
+        attempt: str | None = None,
+        store: Path | None = None,
+        library_dirs: Iterable[Path] = (),
+        theme: str | None = None,
+        on_ready: Any = None,
+        replay_events: list | None = None,
+        replay_speed: float = 1.0,
+    ) -> None:
+        super().__init__()
+        self.adapter = adapter or EngineAdapter()
+        self.title_text = title
+        self.refresh_hz = refresh_hz
+        self.live_refresh = live_refresh
+        self.start = start
+        self.start_attempt_id = attempt
+        self.store_path = store
+        self.library_dirs = list(library_dirs)
+        self._forced_theme = theme
+        self._on_ready = on_ready  # async callable(app): e.g. the demo starting its attempts
+        self.ticks = 0
+        self.replay_events = replay_events
+        self.replay_speed = replay_speed
+        self.live_runs: dict[str | None, Any] = {}  # sandbox choice -> gauntlet_tui.live.LiveRun
+        register_all(self)
+
+    # -- theme variables every theme must provide (Textual's own themes included) ------
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return {"gauntlet-locked": "#808080", "gauntlet-clock-weight": "normal"}
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for theme in THEMES:
+            yield SystemCommand(
+                f"Theme: {theme.name}", f"Switch to the {theme.name} theme (remembered)",
+                lambda name=theme.name: setattr(self, "theme", name),
+            )
+
+    def on_mount(self) -> None:
+        wanted = self._forced_theme or settings.load().get("theme") or DEFAULT_THEME
+        self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self.push_screen(HomeScreen(self.adapter, title=self.title_text))
+        if self.start == "attempt" and self.start_attempt_id:
+            self.open_attempt_screen(self.start_attempt_id, wait_for_events=True)
+        if self.start == "replay" and self.replay_events:
+            from gauntlet_tui.screens.replay import ReplayScreen
+
+            self.push_screen(ReplayScreen(self.replay_events, speed=self.replay_speed))
+        if self.live_refresh:
+            self.set_interval(1 / self.refresh_hz, self.tick, name="refresh")
+        if self.store_path is not None:
+            self.run_worker(self._load_store(), group="store", exclusive=True)
+        self._ready_worker = None
+        if self._on_ready is not None:
+            self._ready_worker = self.run_worker(self._on_ready(self), group="ready")
+
+    def _remember_theme(self, theme: Any) -> None:
+        if not self._forced_theme and theme.name in THEME_NAMES:
+            settings.save(theme=theme.name)
+
+    async def _load_store(self) -> None:
+        from gauntlet_tui.history import load_views  # the store is optional for live demos
+
+        try:
+            views = await load_views(self.store_path)
+        except Exception as exc:  # noqa: BLE001 — an unreadable store must not crash the UI
+            self.notify(f"could not read the store {self.store_path}: {exc}", severity="error", timeout=8)
+            return
+        for view in views:
+            if view.attempt not in self.adapter.views:
+                self.adapter.add_view(view)
+        self.tick(full=True)
+
+    # -- the refresh timer ----------------------------------------------------------
+    def tick(self, full: bool = False) -> None:
+        """Fold buffered events into views, then let the screen on top redraw."""
+        self.ticks += 1
+        changed = self.adapter.flush()
+        screen = self.screen
+        if isinstance(screen, HomeScreen):
+            screen.refresh_view(None if full else changed)
+        elif hasattr(screen, "refresh_view"):
+            screen.refresh_view()
+
+    # -- navigation -----------------------------------------------------------------
+    def open_attempt_screen(self, attempt: str, *, wait_for_events: bool = False) -> None:
+        """Open an attempt; ``wait_for_events``: it fills in once its events arrive."""
+        if attempt in self.adapter.views or wait_for_events:
+            self.push_screen(AttemptScreen(self.adapter, attempt))
+        else:
+            self.notify(f"unknown attempt {attempt}", severity="error")
+
+    def action_back(self) -> None:
+        if len(self.screen_stack) > 2:
+            self.pop_screen()
+            self.tick(full=True)
+
+    def action_back_or_quit(self) -> None:
+        if len(self.screen_stack) > 2:
+            self.action_back()
+        else:
+            self.run_worker(self._quit(), group="quit", exclusive=True)
+
+    def live_attempts(self) -> list[str]:
+        return [a for a in self.adapter.order if self.adapter.is_live(a) and self.adapter.handle(a)]
+
+    async def _quit(self) -> None:
+        from gauntlet_tui.screens.confirm import ConfirmScreen
+
+        live = self.live_attempts()
+        if live:
+            if not await self.push_screen_wait(ConfirmScreen(
+                    f"{len(live)} attempt(s) still running. Stop them (interrupted) and quit?")):
+                return
+            self.notify("stopping the running attempts…", timeout=10)
+            for attempt in live:
+                await self.adapter.handle(attempt).stop()
+            for run in self.live_runs.values():
+                await run.wait()
+            if self._ready_worker is not None:
+                with contextlib.suppress(Exception):
+                    await self._ready_worker.wait()
+        self.exit()
+
+    def action_help(self) -> None:
+        screen = self.screen
+        rows = []
+        seen = set()
+        for binding in [*screen.BINDINGS, *self.BINDINGS]:
+            if isinstance(binding, Binding) and binding.show and binding.id not in seen:
+                seen.add(binding.id)
+                rows.append((binding.key_display or binding.key, binding.description, binding.tooltip))
+        self.push_screen(HelpScreen(type(screen).__name__.replace("Screen", ""), rows))
+
+    def action_library(self) -> None:
+        from gauntlet_tui.screens.library import LibraryScreen
+
+        self.push_screen(LibraryScreen(self.library_dirs))
+
+    def action_past(self) -> None:
+        from gauntlet_tui.screens.past import PastScreen
+
+        self.push_screen(PastScreen(self.adapter))
+
+    def action_leaderboard(self) -> None:
+        from gauntlet_tui.screens.leaderboard import LeaderboardScreen
+
+        self.push_screen(LeaderboardScreen(self.store_path))
+
+    def open_replay(self, attempt: str, speed: float = 1.0) -> None:
+        self.run_worker(self._open_replay(attempt, speed), group="replay", exclusive=True)
+
+    async def _open_replay(self, attempt: str, speed: float) -> None:
+        from gauntlet_tui.history import load_events
+        from gauntlet_tui.screens.replay import ReplayScreen
+
+        events = await load_events(self.store_path, attempt) if self.store_path else None
+        if not events:
+            self.notify(f"no stored events for {attempt}", severity="error")
+            return
+        self.push_screen(ReplayScreen(events, speed=speed))
+
+    async def live_run(self, sandbox: str | None) -> Any:
+        from arena.paths import store_path
+        from gauntlet_tui.live import LiveRun
+
+        if sandbox not in self.live_runs:
+            self.store_path = self.store_path or store_path()
+            self.live_runs[sandbox] = await LiveRun.open(self.adapter, self.store_path, sandbox=sandbox)
+        return self.live_runs[sandbox]
+
+    async def start_live_attempt(self, challenge: Path, *, agent: str, sandbox: str | None,
+                                 time_scale: float) -> str | None:
+        from gauntlet_tui.live import AttemptSpec
+
+        try:
+            run = await self.live_run(sandbox)
+            attempt = run.start(AttemptSpec(challenge, agent, time_scale))
+        except Exception as exc:  # noqa: BLE001 — a bad choice is reported, never a crash
+            self.notify(f"could not start: {exc}", severity="error", timeout=8)
+            return None
+        self.notify(f"started {attempt}: {Path(challenge).name} — {agent}", timeout=3)
+        return attempt
+
+    async def on_unmount(self) -> None:
+        for run in self.live_runs.values():
+            await run.close()
+
+    async def stop_attempt(self, attempt: str) -> None:
+        handle = self.adapter.handle(attempt)
+        if handle is None or not hasattr(handle, "stop"):
+            self.notify(f"{attempt} cannot be stopped from here", severity="error")
+            return
+        await handle.stop()
+        self.notify(f"stopping {attempt}…", timeout=3)

@@ -1,0 +1,93 @@
+"""The thin adapter between the engine and the screens.
+
+The engine publishes events on an ``EventBus`` (possibly from another thread). The
+adapter's subscriber only appends each event to a per-attempt buffer under a lock —
+cheap, never touching a widget. The app's refresh timer calls ``flush()`` a few times a
+second: the buffered events are folded into one ``AttemptView`` per attempt, and the
+ids of the attempts that changed are returned for the screens to redraw. No rule,
+score or SQL lives here: the views come from ``arena.view``, the runner does the rest.
+"""
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from typing import Any, Callable
+
+from arena.bus import EventBus
+from arena.telemetry.events import Event
+from arena.view import AttemptView
+
+Elapsed = Callable[[], float]
+
+
+class EngineAdapter:
+    def __init__(self, bus: EventBus | None = None, *, activity_size: int = 200) -> None:
+        self.bus = bus or EventBus()
+        self.activity_size = activity_size
+        self.views: dict[str, AttemptView] = {}
+        self.order: list[str] = []  # attempt ids in the order first seen
+        self._clocks: dict[str, Elapsed] = {}
+        self._handles: dict[str, Any] = {}  # runner objects of live attempts (stop/submit)
+        self._pending: dict[str, list[Event]] = defaultdict(list)
+        self._lock = threading.Lock()
+        self._unsubscribe = self.bus.subscribe(self._on_event)
+
+    # -- engine side (any thread) ---------------------------------------------------
+    def _on_event(self, ev: Event) -> None:
+        with self._lock:
+            self._pending[ev.attempt].append(ev)
+
+    # -- UI side ---------------------------------------------------------------------
+    def flush(self) -> set[str]:
+        """Fold buffered events into views; returns the ids of attempts that changed."""
+        with self._lock:
+            pending, self._pending = self._pending, defaultdict(list)
+        for attempt, events in pending.items():
+            view = self.views.get(attempt)
+            if view is None:
+                view = self.views[attempt] = AttemptView(attempt=attempt, activity_size=self.activity_size)
+                self.order.append(attempt)
+            for ev in events:
+                view.apply(ev)
+        return set(pending)
+
+    def add_view(self, view: AttemptView) -> None:
+        """Show an attempt known from the store (not live)."""
+        if view.attempt not in self.views:
+            self.order.append(view.attempt)
+        self.views[view.attempt] = view
+
+    def reset(self, attempt: str) -> None:
+        """Forget an attempt's state (replay seeking backwards re-delivers from the start)."""
+        with self._lock:
+            self._pending.pop(attempt, None)
+        self.views[attempt] = AttemptView(attempt=attempt, activity_size=self.activity_size)
+        if attempt not in self.order:
+            self.order.append(attempt)
+
+    def attach_clock(self, attempt: str, elapsed: Elapsed) -> None:
+        """The live elapsed-time callable of an attempt (its AttemptClock, or replay's)."""
+        self._clocks[attempt] = elapsed
+
+    def attach_handle(self, attempt: str, handle: Any) -> None:
+        self._handles[attempt] = handle
+
+    def handle(self, attempt: str) -> Any:
+        return self._handles.get(attempt)
+
+    def elapsed(self, attempt: str) -> float:
+        """Attempt seconds now: the live clock while running, the last event once over."""
+        view = self.views.get(attempt)
+        clock = self._clocks.get(attempt)
+        if view is not None and (view.finished or clock is None):
+            return view.elapsed_s
+        if clock is None:
+            return 0.0
+        return max(clock(), view.elapsed_s if view else 0.0)
+
+    def is_live(self, attempt: str) -> bool:
+        view = self.views.get(attempt)
+        return attempt in self._clocks and view is not None and not view.finished
+
+    def close(self) -> None:
+        self._unsubscribe()

@@ -1,0 +1,34 @@
+"""One registry of key bindings: every binding has an id and a tooltip, and screens
+pick theirs from here so the same key means the same thing everywhere."""
+from __future__ import annotations
+
+from textual.binding import Binding
+
+
+def _b(key: str, action: str, description: str, tooltip: str, *, id: str, show: bool = True,
+       priority: bool = False, key_display: str | None = None) -> Binding:
+    return Binding(key, action, description, show=show, priority=priority, tooltip=tooltip,
+                   id=id, key_display=key_display)
+
+
+HELP = _b("question_mark", "app.help", "Help", "Show the keys of this screen", id="help", key_display="?")
+QUIT = _b("q", "app.back_or_quit", "Quit/Back", "Back to the previous screen, or quit at home", id="quit")
+BACK = _b("escape", "app.back", "Back", "Back to the previous screen", id="back", show=False)
+FILTER = _b("slash", "filter", "Filter", "Filter the attempts by any text", id="filter", key_display="/")
+OPEN = _b("enter", "open", "Open", "Open the selected item", id="open")
+SORT = _b("s", "sort", "Sort", "Cycle the sort column and direction", id="sort")
+STOP = _b("x", "stop", "Stop", "Stop the selected attempt (asks first)", id="stop")
+PAUSE = _b("p", "pause", "Pause", "Pause or resume live updates", id="pause")
+LIBRARY = _b("l", "app.library", "Library", "The challenge library", id="library")
+PAST = _b("a", "app.past", "Attempts", "Past attempts and scorecards", id="past")
+LEADERBOARD = _b("b", "app.leaderboard", "Leaderboard", "Elo ratings of agents", id="leaderboard")
+PREV = _b("left_square_bracket", "prev", "Prev", "Previous submission's feedback", id="prev", key_display="[")
+NEXT = _b("right_square_bracket", "next", "Next", "Next submission's feedback", id="next", key_display="]")
+SHELL = _b("exclamation_mark", "shell", "Shell", "Open a shell in the attempt's workspace", id="shell", key_display="!")
+SUBMIT = _b("u", "submit", "Submit", "Submit the workspace (asks first)", id="submit")
+START = _b("r", "start", "Run", "Start an attempt on this challenge", id="start")
+SPEED_UP = _b("plus", "speed(2.0)", "Faster", "Replay twice as fast", id="speed-up", key_display="+")
+SLOW_DOWN = _b("minus", "speed(0.5)", "Slower", "Replay half as fast", id="slow-down", key_display="-")
+SEEK_BACK = _b("left", "seek(-30)", "-30s", "Seek back 30 attempt seconds", id="seek-back", priority=True)
+SEEK_FWD = _b("right", "seek(30)", "+30s", "Seek forward 30 attempt seconds", id="seek-forward",
+              priority=True)

@@ -1,0 +1,229 @@
+"""The attempt view: the big clock, phases, trajectory, one feedback tab per submission,
+the live activity stream; for ``--agent human``, a shell key and a submit key.
+
+The screen holds no state of the attempt: ``refresh_view()`` (called by the app's
+refresh timer, or replay's) reads the adapter's ``AttemptView`` and the live elapsed
+time, and redraws what changed since the view's last version.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.markup import escape
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from arena.view import AttemptView
+from gauntlet_tui import keys
+from gauntlet_tui.engine import EngineAdapter
+from gauntlet_tui.screens.confirm import ConfirmScreen
+from gauntlet_tui.widgets import ActivityStream, AttemptClock, FeedbackPane, PhaseTimeline, Trajectory
+
+_WARN_TEXT = {
+    "soft": ("80% of the time used", "warning"),
+    "hard": ("90% of the time used — hurry", "warning"),
+    "cutoff": ("Time is up", "error"),
+    "grace_end": ("Grace period over", "error"),
+}
+
+
+class AttemptScreen(Screen):
+    DEFAULT_CSS = """
+    AttemptScreen #attempt-info { height: 1; padding: 0 1; background: $panel; color: $foreground; }
+    AttemptScreen #attempt-top { height: auto; }
+    AttemptScreen #attempt-top AttemptClock { width: 1fr; }
+    AttemptScreen #attempt-top Trajectory { width: 1fr; height: auto; min-height: 3; }
+    AttemptScreen #attempt-body { height: 1fr; }
+    AttemptScreen #feedback-box { width: 3fr; }
+    AttemptScreen #feedback-empty { color: $text-muted; padding: 1; }
+    AttemptScreen #feedback-box.-has-feedback #feedback-empty { display: none; }
+    AttemptScreen #feedback-box #feedback { display: none; height: 1fr; }
+    AttemptScreen #feedback-box.-has-feedback #feedback { display: block; }
+    AttemptScreen ActivityStream { width: 2fr; }
+    AttemptScreen #paused-banner { display: none; height: 1; background: $warning; color: $background; text-style: bold; padding: 0 1; }
+    AttemptScreen.-paused #paused-banner { display: block; }
+    """
+    BINDINGS = [keys.BACK, keys.PREV, keys.NEXT, keys.PAUSE, keys.SHELL, keys.SUBMIT]
+
+    def __init__(self, adapter: EngineAdapter, attempt_id: str) -> None:
+        super().__init__(name=f"attempt-{attempt_id}")
+        self.adapter = adapter
+        self.attempt_id = attempt_id
+        self.paused = False
+        self._version = -1
+        self._warning: str | None = None
+        self._open_phases: set[int] = set()
+        self._tabs: list[int] = []
+        self._clearing = None  # an AwaitComplete while old panes are being removed
+        self._notify_from_now = False
+        self._ready = False
+
+    # -- layout --------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static("", id="attempt-info")
+        yield Static("PAUSED — live updates held (p to resume)", id="paused-banner")
+        with Horizontal(id="attempt-top"):
+            yield AttemptClock(id="clock")
+            yield Trajectory(id="trajectory")
+        yield PhaseTimeline(id="phases")
+        with Horizontal(id="attempt-body"):
+            with Vertical(id="feedback-box"):
+                yield Static("No feedback yet: each submission's document appears in its own tab.",
+                             id="feedback-empty")
+                yield TabbedContent(id="feedback")
+            yield ActivityStream(id="activity")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        # Nested widgets (the tabs' own children) finish mounting after this handler.
+        self.call_after_refresh(self._first_draw)
+
+    def _first_draw(self) -> None:
+        self._ready = True
+        self.refresh_view()
+        self._notify_from_now = True  # warnings already past when opened are not re-announced
+
+    @property
+    def view(self) -> AttemptView | None:
+        return self.adapter.views.get(self.attempt_id)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("shell", "submit"):
+            view = self.view
+            return bool(view and view.agent == "human" and self.adapter.is_live(self.attempt_id))
+        return True
+
+    # -- drawing --------------------------------------------------------------------
+    def refresh_view(self) -> None:
+        view = self.view
+        if view is None or self.paused or not self._ready:
+            return
+        elapsed = self.adapter.elapsed(self.attempt_id)
+        self.query_one(AttemptClock).show(view, elapsed)
+        if view.version == self._version:
+            return
+        if view.version < self._version:  # reset (replay seeking back)
+            self._reset_drawn()
+        self._version = view.version
+        self._draw_info(view, elapsed)
+        self._announce(view)
+        self.query_one(Trajectory).show(view)
+        phases = self.query_one(PhaseTimeline)
+        phases.display = len(view.phases) > 1
+        fresh = self._fresh_phase(view)
+        phases.show(view, fresh=fresh)
+        self._draw_feedback(view)
+        self.query_one(ActivityStream).show(view)
+
+    def _draw_info(self, view: AttemptView, elapsed: float) -> None:
+        score = "—" if view.last_score is None else f"{view.last_score:.1f}"
+        info = (f"[b]{escape(view.title or view.challenge)}[/] · {escape(view.agent)} · {view.format} · "
+                f"{view.weight_class} · submissions {view.submissions_used}/{view.budget} · score {score}")
+        if view.finished:
+            info += f" · [b]{escape(view.status)}[/]"
+        self.query_one("#attempt-info", Static).update(info)
+
+    def _announce(self, view: AttemptView) -> None:
+        if view.warning != self._warning:
+            self._warning = view.warning
+            if view.warning and self._notify_from_now:
+                text, severity = _WARN_TEXT[view.warning]
+                if view.warning == "cutoff" and view.grace_s:
+                    text += f" — grace period of {view.grace_s:.0f}s for a final message"
+                self.notify(text, title="Clock", severity=severity, timeout=4)
+
+    def _fresh_phase(self, view: AttemptView) -> int | None:
+        opened = {p.number for p in view.phases if p.open and p.number > 1}
+        new = opened - self._open_phases
+        self._open_phases = opened
+        if new and self._notify_from_now:
+            n = max(new)
+            phase = next(p for p in view.phases if p.number == n)
+            self.notify(f"Phase {n} revealed: {phase.id}", title="Phase", timeout=4)
+            return n
+        return max(new) if new else None
+
+    def _draw_feedback(self, view: AttemptView) -> None:
+        if self._clearing is not None:
+            return
+        tabs = self.query_one("#feedback", TabbedContent)
+        new = [n for n in sorted(view.feedback) if n not in self._tabs]
+        for n in new:
+            self._tabs.append(n)
+            tabs.add_pane(TabPane(f"#{n}", FeedbackPane(view.feedback[n]), id=f"sub-{n}"))
+        if new:  # show the newest once its pane is mounted
+            self.call_after_refresh(setattr, tabs, "active", f"sub-{new[-1]}")
+            self.query_one("#feedback-box").add_class("-has-feedback")
+
+    def _reset_drawn(self) -> None:
+        self._warning = None
+        self._open_phases = set()
+        if self._tabs:
+            self._tabs = []
+            self.query_one("#feedback-box").remove_class("-has-feedback")
+            self._clearing = self.query_one("#feedback", TabbedContent).clear_panes()
+            self.run_worker(self._after_clear(), group="feedback-tabs")
+
+    async def _after_clear(self) -> None:
+        """Panes are removed asynchronously: redraw only once the old ones are gone."""
+        if self._clearing is not None:
+            await self._clearing
+        self._clearing = None
+        view = self.view
+        if view is not None:
+            self._draw_feedback(view)
+
+    # -- actions --------------------------------------------------------------------
+    def action_pause(self) -> None:
+        self.paused = not self.paused
+        self.set_class(self.paused, "-paused")
+        if not self.paused:
+            self.refresh_view()
+
+    def _step_tab(self, delta: int) -> None:
+        if not self._tabs:
+            return
+        tabs = self.query_one("#feedback", TabbedContent)
+        current = int(tabs.active.split("-")[1]) if tabs.active.startswith("sub-") else self._tabs[-1]
+        i = max(0, min(len(self._tabs) - 1, self._tabs.index(current) + delta))
+        tabs.active = f"sub-{self._tabs[i]}"
+
+    def action_prev(self) -> None:
+        self._step_tab(-1)
+
+    def action_next(self) -> None:
+        self._step_tab(1)
+
+    def action_shell(self) -> None:
+        handle = self.adapter.handle(self.attempt_id)
+        workspace = getattr(handle, "workspace", None)
+        if workspace is None:
+            self.notify("This attempt has no workspace to open.", severity="error")
+            return
+        argv = handle.shell_command() if hasattr(handle, "shell_command") else [os.environ.get("SHELL", "/bin/sh")]
+        with self.app.suspend():
+            print(f"Gauntlet: a shell in {workspace}. Exit it to return; then press u to submit.")
+            subprocess.call(argv, cwd=str(workspace))
+        self.refresh_view()
+
+    @work(exclusive=True, group="submit")
+    async def action_submit(self) -> None:
+        view = self.view
+        handle = self.adapter.handle(self.attempt_id)
+        if view is None or handle is None:
+            return
+        elapsed = self.adapter.elapsed(self.attempt_id)
+        cooldown = view.cooldown_left(elapsed)
+        wait = "none" if not cooldown else f"{cooldown:.0f}s left"
+        question = (f"Submit the workspace now?\n{view.submissions_left} of {view.budget} submissions left;"
+                    f" cooldown: {wait}.")
+        if not await self.app.push_screen_wait(ConfirmScreen(question)):
+            return
+        self.notify("Submitting — the judge is running…", timeout=3)
+        reply = await handle.submit()
+        if isinstance(reply, dict) and reply.get("ok") is False:
+            self.notify(f"Refused: {reply.get('reason', '')}", severity="error")

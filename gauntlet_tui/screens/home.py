@@ -1,0 +1,131 @@
+"""Home: the live dashboard of every attempt in the store, one DataTable row each.
+
+``refresh_view(changed)`` is called by the app's refresh timer (a few Hz) with the ids
+of attempts whose views changed; rows of running attempts are passed too because their
+clocks move. Only changed cells are written, inside one ``batch_update``.
+"""
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.markup import escape
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from gauntlet_tui import keys
+from gauntlet_tui.engine import EngineAdapter
+from gauntlet_tui.screens.confirm import ConfirmScreen
+from gauntlet_tui.widgets import AttemptTable
+
+
+class HomeScreen(Screen):
+    DEFAULT_CSS = """
+    HomeScreen #home-title { height: 1; padding: 0 1; background: $panel; color: $foreground; }
+    HomeScreen #home-filter { display: none; height: 3; border: tall $accent; }
+    HomeScreen.-filtering #home-filter { display: block; }
+    HomeScreen #home-empty { display: none; padding: 1 2; color: $text-muted; }
+    HomeScreen.-empty #home-empty { display: block; }
+    HomeScreen #paused-banner { display: none; height: 1; background: $warning; color: $background; text-style: bold; padding: 0 1; }
+    HomeScreen.-paused #paused-banner { display: block; }
+    """
+    BINDINGS = [keys.FILTER, keys.OPEN, keys.SORT, keys.STOP, keys.PAUSE, keys.LIBRARY, keys.PAST,
+                keys.LEADERBOARD]
+
+    def __init__(self, adapter: EngineAdapter, *, title: str = "Gauntlet") -> None:
+        super().__init__(name="home")
+        self.adapter = adapter
+        self.title_text = title
+        self.paused = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="home-title")
+        yield Static("PAUSED — live updates held (p to resume)", id="paused-banner")
+        yield Input(placeholder="filter: challenge, agent, format, class, status…", id="home-filter")
+        yield AttemptTable(id="attempts")
+        yield Static("No attempts yet. Press l for the challenge library, or run `gauntlet demo`.",
+                     id="home-empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_view(None)
+        self.query_one(AttemptTable).focus()
+
+    @property
+    def table(self) -> AttemptTable:
+        return self.query_one(AttemptTable)
+
+    def refresh_view(self, changed: set[str] | None) -> None:
+        """Redraw the rows of ``changed`` attempts and of running ones; None = all."""
+        if self.paused:
+            return
+        ad = self.adapter
+        ids = ad.order if changed is None else [a for a in ad.order if a in changed or ad.is_live(a)]
+        with self.app.batch_update():
+            self.table.sync((a, ad.views[a], ad.elapsed(a)) for a in ids)
+        running = sum(1 for v in ad.views.values() if not v.finished)
+        self.query_one("#home-title", Static).update(
+            f"[b]{escape(self.title_text)}[/] · {running} running · {len(ad.views) - running} finished"
+            + (f" · filter: {escape(self.table.filter_text)}" if self.table.filter_text else "")
+        )
+        self.set_class(not ad.views, "-empty")
+
+    # -- keys -----------------------------------------------------------------------
+    def action_filter(self) -> None:
+        self.add_class("-filtering")
+        self.query_one("#home-filter", Input).focus()
+
+    @on(Input.Changed, "#home-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.table.filter_text = event.value.strip()
+        self.refresh_view(None)
+
+    @on(Input.Submitted, "#home-filter")
+    def _filter_done(self, event: Input.Submitted) -> None:
+        if not event.value.strip():
+            self.remove_class("-filtering")
+        self.table.focus()
+
+    def key_escape(self) -> None:
+        if self.has_class("-filtering"):
+            self.query_one("#home-filter", Input).value = ""
+            self.remove_class("-filtering")
+            self.table.focus()
+
+    def action_sort(self) -> None:
+        column = self.table.cycle_sort()
+        self.notify(f"sorted by {column}" + (" (descending)" if self.table.sort_reverse else ""), timeout=2)
+
+    def _selected(self) -> str | None:
+        table = self.table
+        if table.row_count == 0:
+            return None
+        return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+    def action_open(self) -> None:
+        attempt = self._selected()
+        if attempt:
+            self.app.open_attempt_screen(attempt)
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.app.open_attempt_screen(str(event.row_key.value))
+
+    def action_pause(self) -> None:
+        self.paused = not self.paused
+        self.set_class(self.paused, "-paused")
+        if not self.paused:
+            self.refresh_view(None)
+
+    @work(exclusive=True, group="stop")
+    async def action_stop(self) -> None:
+        attempt = self._selected()
+        if attempt is None:
+            return
+        view = self.adapter.views[attempt]
+        if not self.adapter.is_live(attempt):
+            self.notify(f"{attempt} is not running here.", severity="warning")
+            return
+        if await self.app.push_screen_wait(
+            ConfirmScreen(f"Stop attempt {attempt} ({view.title} — {view.agent})?\nIt ends as interrupted.")
+        ):
+            await self.app.stop_attempt(attempt)

@@ -1,0 +1,110 @@
+"""The challenge library: bundled packages and any directory given; the manifest
+summary and validation findings of the selected one; start an attempt from it."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.markup import escape
+from textual.screen import Screen
+from textual.widgets import Footer, ListItem, ListView, Static
+
+from gauntlet_tui import keys
+
+
+def describe(path: Path) -> tuple[str, list[Any], Any]:
+    """(summary markup, findings, challenge or None) for a package directory."""
+    from arena.challenge import examine
+
+    challenge, findings = examine(path)
+    if challenge is None:
+        return f"[b]{escape(path.name)}[/]\n[$error]cannot be loaded[/]", findings, None
+    m = challenge.manifest
+    prof = getattr(m, "difficulty_profile", None)
+    prof_d = prof.model_dump() if hasattr(prof, "model_dump") else dict(prof or {})
+    lines = [
+        f"[b]{escape(m.title)}[/]  [$text-muted]{escape(m.id)}[/]",
+        escape(getattr(m, "hook", "") or ""),
+        "",
+        f"format [b]{m.format}[/] · class [b]{escape(str(m.weight_class))}[/] · "
+        f"time [b]{m.time_limit_s / 60:g} min[/] · budget [b]{m.iterations}[/] · {escape(str(m.category))}",
+        "profile: " + ", ".join(f"{k} {float(v):.1f}" for k, v in prof_d.items()),
+        "agents: " + (", ".join(f"scripted:{n}" for n in challenge.agent_names) or "none"),
+        f"[$text-muted]{escape(str(path))}[/]",
+    ]
+    return "\n".join(lines), findings, challenge
+
+
+def render_findings(findings: list[Any]) -> str:
+    if not findings:
+        return "[$success]validation: no findings[/]"
+    colour = {"error": "$error", "warning": "$warning"}
+    out = [f"[b]validation: {len(findings)} finding(s)[/]"]
+    for f in findings:
+        out.append(f"[{colour.get(f.severity, '$text-muted')}]{f.severity}[/] {escape(f.check)}: {escape(f.detail)}")
+    return "\n".join(out)
+
+
+class LibraryScreen(Screen):
+    DEFAULT_CSS = """
+    LibraryScreen ListView { width: 32; border: round $panel; }
+    LibraryScreen #library-detail { width: 1fr; border: round $panel; padding: 0 1; }
+    LibraryScreen #library-findings { margin-top: 1; }
+    """
+    BINDINGS = [keys.BACK, keys.OPEN, keys.START]
+
+    def __init__(self, dirs: Iterable[Path] = ()) -> None:
+        super().__init__(name="library")
+        from arena.challenge import bundled_challenges
+
+        self.paths = [*bundled_challenges(), *(Path(d) for d in dirs)]
+        self.current: Path | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield ListView(*(ListItem(Static(escape(p.name))) for p in self.paths), id="library-list")
+            with VerticalScroll(id="library-detail"):
+                yield Static("Select a challenge.", id="library-summary")
+                yield Static("", id="library-findings")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.paths:
+            self.show(self.paths[0])
+        self.query_one(ListView).focus()
+
+    @on(ListView.Highlighted)
+    def _highlighted(self, event: ListView.Highlighted) -> None:
+        if event.list_view.index is not None and event.list_view.index < len(self.paths):
+            self.show(self.paths[event.list_view.index])
+
+    def show(self, path: Path) -> None:
+        self.current = path
+        summary, findings, _ = describe(path)
+        self.query_one("#library-summary", Static).update(summary)
+        self.query_one("#library-findings", Static).update(render_findings(findings))
+
+    def action_open(self) -> None:
+        self.action_start()
+
+    @on(ListView.Selected)
+    def _selected(self) -> None:
+        self.action_start()
+
+    @work(exclusive=True, group="start")
+    async def action_start(self) -> None:
+        if self.current is None:
+            return
+        from gauntlet_tui.screens.start import StartScreen
+
+        _, findings, challenge = describe(self.current)
+        if challenge is None:
+            self.notify("this package cannot be loaded: see its findings", severity="error")
+            return
+        agents = [f"scripted:{n}" for n in challenge.agent_names] + ["human"]
+        choice = await self.app.push_screen_wait(StartScreen(self.current.name, agents))
+        if choice:
+            await self.app.start_live_attempt(self.current, **choice)

@@ -1,0 +1,99 @@
+"""Past attempts: the finished ones, and the scorecard of the selected attempt
+(``arena.scoring.judge_attempt`` over its events; nothing is scored here)."""
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.markup import escape
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from gauntlet_tui import keys
+from gauntlet_tui.engine import EngineAdapter
+
+
+def render_scorecard(card: dict[str, Any] | None) -> str:
+    if card is None:
+        return "[$text-muted]no scorecard (judging unavailable)[/]"
+    lines = [
+        f"[b]{escape(card['challenge'])}[/] — {escape(card['agent'])} · {card['format']} · {escape(card['weight_class'])}",
+        f"[b]total {card['total']:.1f}[/]   trajectory " + " → ".join(f"{x:.0f}" for x in card.get("trajectory", [])),
+        "",
+    ]
+    for name, value in card.get("components", {}).items():
+        weight = card.get("weights", {}).get(name, 0)
+        lines.append(f"  {name:<10} {value:6.1f}  × {weight:.2f}")
+    adjustments = card.get("process_adjustments", []) + card.get("strategy_adjustments", [])
+    if adjustments:
+        lines += ["", "[b]adjustments[/]"]
+        for a in adjustments:
+            colour = "$success" if a.get("points", 0) >= 0 else "$error"
+            lines.append(f"  [{colour}]{a.get('points', 0):+g}[/] {escape(a.get('rule', ''))}: {escape(str(a.get('evidence', '')))}")
+    if card.get("flags"):
+        lines += ["", "[b]flags[/]"] + [f"  [$warning]{escape(f.get('rule', ''))}[/] {escape(str(f.get('detail', '')))}"
+                                        for f in card["flags"]]
+    for p in card.get("phases", []):
+        lines.append(f"  phase {escape(str(p.get('id')))}: {p.get('objective', 0):.1f}")
+    return "\n".join(lines)
+
+
+class PastScreen(Screen):
+    DEFAULT_CSS = """
+    PastScreen DataTable { width: 3fr; }
+    PastScreen #scorecard { width: 2fr; border: round $panel; padding: 0 1; }
+    """
+    BINDINGS = [keys.BACK, keys.OPEN]
+
+    def __init__(self, adapter: EngineAdapter) -> None:
+        super().__init__(name="past")
+        self.adapter = adapter
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield DataTable(cursor_type="row", zebra_stripes=True, id="past-table")
+            with VerticalScroll(id="scorecard"):
+                yield Static("Select a finished attempt for its scorecard.", id="scorecard-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for key, label in (("attempt", "Attempt"), ("challenge", "Challenge"), ("agent", "Agent"),
+                           ("format", "Format"), ("status", "Status"), ("score", "Last score")):
+            table.add_column(label, key=key)
+        for aid in self.adapter.order:
+            v = self.adapter.views[aid]
+            if v.finished:
+                score = "—" if v.last_score is None else f"{v.last_score:.1f}"
+                table.add_row(aid, v.challenge, v.agent, v.format, v.status, score, key=aid)
+        table.focus()
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_scorecard(str(event.row_key.value))
+
+    @work(exclusive=True, group="scorecard")
+    async def show_scorecard(self, attempt: str) -> None:
+        import asyncio
+
+        from gauntlet_tui.history import load_events, scorecard
+
+        body = self.query_one("#scorecard-body", Static)
+        store = getattr(self.app, "store_path", None)
+        events = await load_events(store, attempt) if store is not None else None
+        if not events:
+            body.update(f"no events stored for {escape(attempt)}")
+            return
+        try:
+            card = await asyncio.to_thread(scorecard, events)
+        except Exception as exc:  # noqa: BLE001 — show why, never crash the screen
+            body.update(f"[$error]could not judge {escape(attempt)}: {escape(str(exc))}[/]")
+            return
+        body.update(render_scorecard(card))
+
+    def action_open(self) -> None:
+        table = self.query_one(DataTable)
+        if table.row_count:
+            self.app.open_replay(str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value))

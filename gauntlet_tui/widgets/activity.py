@@ -1,0 +1,38 @@
+"""The live activity stream of the attempt on screen: only new entries are written.
+Colours are looked up in the current theme's variables when a line is written."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import RichLog
+
+from arena.view import AttemptView
+
+_STYLE = {
+    "edit": "primary", "command": "secondary", "submit": "accent", "feedback": "success",
+    "clock": "warning", "phase": "accent", "refused": "error", "infra": "error",
+    "integrity": "error",
+}
+
+
+class ActivityStream(RichLog):
+    DEFAULT_CSS = """
+    ActivityStream { height: 1fr; border: round $panel; background: $surface; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, max_lines=500, wrap=True, markup=False, auto_scroll=True, min_width=20)
+        self._seen = 0
+
+    def show(self, view: AttemptView) -> None:
+        if view.activity_total < self._seen:  # the view was reset (replay seeking back)
+            self.clear()
+            self._seen = 0
+        new = view.activity_total - self._seen
+        if new <= 0:
+            return
+        colours = self.app.theme_variables
+        for a in list(view.activity)[-min(new, len(view.activity)):]:
+            line = Text(f"{a.t:7.1f}s ", style="dim")
+            line.append(a.text, style=colours.get(_STYLE.get(a.kind, ""), ""))
+            self.write(line)
+        self._seen = view.activity_total

@@ -1,0 +1,282 @@
+"""``Store``: the attempt database (aiosqlite, WAL, migrations, a batched writer).
+
+Two connections, each with its own thread: the writer connection (migrations, the
+batched event writer, the few direct writes, serialised by one lock) and a
+read-only connection for queries, which in WAL mode only ever sees committed data
+and never blocks the writer.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import aiosqlite
+
+from arena.telemetry.events import Event
+from store import reads
+from store.derive import AGENT_SEEN, CHALLENGE_SEEN, encode
+from store.errors import StoreError
+from store.schema import STATUSES, migrate
+from store.writer import BatchWriter, CommitListener
+
+BUSY_TIMEOUT_MS = 5000
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def new_attempt_id() -> str:
+    return "a-" + secrets.token_hex(4)
+
+
+def new_run_id() -> str:
+    return "r-" + secrets.token_hex(4)
+
+
+_ATTEMPT_FIELDS = ("run", "challenge", "title", "category", "agent", "format", "weight_class",
+                   "time_limit_s", "budget", "grace_s", "time_scale", "sandbox", "workspace",
+                   "agent_spec", "challenge_path", "phase", "last_t")
+
+
+class Store:
+    """Open with ``await Store.open(path)``; close with ``await store.close()``."""
+
+    def __init__(self, path: Path, wconn: aiosqlite.Connection, rconn: aiosqlite.Connection,
+                 wall: Callable[[], str], writer_opts: dict[str, Any]) -> None:
+        self.path = path
+        self._w, self._r = wconn, rconn
+        self._wall = wall
+        self._lock = asyncio.Lock()
+        self._writer = BatchWriter(wconn, self._lock, str(path), wall, **writer_opts)
+        self.migrated_from: int = 0
+
+    # -- opening and closing ----------------------------------------------------------
+    @classmethod
+    async def open(cls, path: str | os.PathLike, *, synchronous: str = "FULL",
+                   busy_timeout_ms: int = BUSY_TIMEOUT_MS, wall: Callable[[], str] = utc_now,
+                   **writer_opts: Any) -> "Store":
+        """Open (creating if needed) the store at ``path`` and bring its schema up to date.
+
+        ``synchronous`` is SQLite's: FULL (default) fsyncs the WAL at every commit, so
+        an acknowledged event survives a power cut as well as a crash; NORMAL survives
+        any crash of the process. ``busy_timeout_ms``: how long a write waits for another
+        process's lock before failing. ``writer_opts``: ``interval``, ``wake_at``, ``max_batch``.
+        """
+        p = Path(path)
+        if synchronous.upper() not in ("FULL", "NORMAL", "EXTRA"):
+            raise StoreError(f"synchronous={synchronous!r}: expected FULL, NORMAL or EXTRA")
+        if p.is_dir():
+            raise StoreError(f"{p}: is a directory, expected a store file (a SQLite database)")
+        p.parent.mkdir(parents=True, exist_ok=True)
+        wconn = rconn = None
+        try:
+            wconn = await _connect(p, isolation_level=None)
+            await _pragmas(wconn, p, busy_timeout_ms, f"PRAGMA synchronous = {synchronous.upper()}")
+            found = await migrate(wconn, str(p))
+            rconn = await _connect(p, isolation_level=None)
+            await _pragmas(rconn, p, busy_timeout_ms, "PRAGMA query_only = ON")
+        except BaseException:
+            for c in (rconn, wconn):
+                if c is not None:
+                    await c.close()
+            raise
+        store = cls(p, wconn, rconn, wall, writer_opts)
+        store.migrated_from = found
+        return store
+
+    async def close(self) -> None:
+        """Commit everything appended, then close both connections."""
+        try:
+            await self._writer.close()
+        finally:
+            await self._r.close()
+            await self._w.close()
+
+    async def __aenter__(self) -> "Store":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- the event log ----------------------------------------------------------------
+    def append(self, event: Event) -> None:
+        """Queue an event (sync, thread-safe, never blocks). Use as a bus subscriber."""
+        self._writer.append(event)
+
+    async def flush(self) -> None:
+        """Return once every event appended before this call is committed.
+
+        Raises ``StoreWriteError`` if any of them could not be (see ``store.writer``).
+        """
+        await self._writer.flush()
+
+    def on_commit(self, fn: CommitListener) -> None:
+        self._writer.on_commit(fn)
+
+    @property
+    def writer_error(self) -> BaseException | None:
+        """The writer's last transient failure, None once a group commits again."""
+        return self._writer.error
+
+    @property
+    def rejected(self) -> list[Event]:
+        """Events the database refused (duplicate (attempt, seq), unencodable data)."""
+        return list(self._writer.rejected)
+
+    @property
+    def pending(self) -> int:
+        return self._writer.pending
+
+    # -- direct writes (committed before they return) -------------------------------
+    async def _write(self, statements: Iterable[tuple[str, tuple]]) -> None:
+        async with self._lock:
+            await self._w.execute("BEGIN IMMEDIATE")
+            try:
+                for sql, params in statements:
+                    await self._w.execute(sql, params)
+                await self._w.execute("COMMIT")
+            except BaseException:
+                if self._w.in_transaction:
+                    await self._w.execute("ROLLBACK")
+                raise
+
+    async def create_run(self, kind: str, args: dict | None = None, *, run_id: str | None = None) -> str:
+        rid = run_id or new_run_id()
+        await self._write([("INSERT INTO runs (id, kind, started_at, args) VALUES (?, ?, ?, ?)",
+                            (rid, kind, self._wall(), encode(args or {})))])
+        return rid
+
+    async def finish_run(self, run_id: str) -> None:
+        await self._write([("UPDATE runs SET finished_at = ? WHERE id = ?", (self._wall(), run_id))])
+
+    async def create_attempt(self, *, challenge: str, agent: str, format: str,
+                             attempt_id: str | None = None, **fields: Any) -> str:
+        """Insert the attempt's row (status running) and commit it; return its id.
+
+        ``fields``: run, title, category, weight_class, time_limit_s, budget, grace_s,
+        time_scale, sandbox, workspace, agent_spec, challenge_path.
+        """
+        _check_fields(fields)
+        aid = attempt_id or new_attempt_id()
+        now = self._wall()
+        cols = {"challenge": challenge, "agent": agent, "format": format, **fields}
+        cols = {k: (str(v) if isinstance(v, os.PathLike) else v) for k, v in cols.items()}
+        names = ", ".join(cols)
+        marks = ", ".join("?" for _ in cols)
+        await self._write([
+            (f"INSERT INTO attempts (id, started_at, {names}) VALUES (?, ?, {marks})",
+             (aid, now, *cols.values())),
+            (AGENT_SEEN, (agent, now)),
+            (CHALLENGE_SEEN, (challenge, cols.get("title"), format, cols.get("weight_class"),
+                              cols.get("category"), cols.get("challenge_path"), now)),
+        ])
+        return aid
+
+    async def update_attempt(self, attempt_id: str, **fields: Any) -> None:
+        """Set descriptive columns (e.g. ``workspace`` once it exists)."""
+        _check_fields(fields)
+        if not fields:
+            return
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        vals = tuple(str(v) if isinstance(v, os.PathLike) else v for v in fields.values())
+        await self._write([(f"UPDATE attempts SET {sets} WHERE id = ?", (*vals, attempt_id))])
+
+    async def set_status(self, attempt_id: str, status: str, reason: str | None = None) -> None:
+        """Set an attempt's status directly (after flushing queued events, so a queued
+        ``attempt.finished`` cannot overwrite it afterwards)."""
+        if status not in STATUSES:
+            raise StoreError(f"status {status!r}: expected one of {', '.join(STATUSES)}")
+        await self.flush()
+        finished = None if status == "running" else self._wall()
+        await self._write([("UPDATE attempts SET status = ?, reason = ?, finished_at = ? WHERE id = ?",
+                            (status, reason, finished, attempt_id))])
+
+    async def set_rating(self, table: str, key: str, rating: float, *, games: int,
+                         weight_class: str | None = None) -> None:
+        """Record an Elo rating for an agent (``table="agents"``) or a challenge."""
+        if table not in ("agents", "challenges"):
+            raise StoreError(f"ratings table {table!r}: expected 'agents' or 'challenges'")
+        col = "name" if table == "agents" else "id"
+        now = self._wall()
+        await self._write([
+            (f"INSERT INTO {table} ({col}, first_seen) VALUES (?, ?) ON CONFLICT ({col}) DO NOTHING",
+             (key, now)),
+            (f"UPDATE {table} SET rating = ?, rated_games = ?, weight_class = coalesce(?, weight_class),"
+             f" rated_at = ? WHERE {col} = ?", (rating, games, weight_class, now, key)),
+        ])
+
+    # -- queries (committed data only) ---------------------------------------------------
+    async def list_attempts(self, limit: int | None = 50, *, status: str | None = None) -> list[dict]:
+        return await reads.list_attempts(self._r, limit, status)
+
+    async def get_attempt(self, attempt_id: str) -> dict | None:
+        return await reads.get_attempt(self._r, attempt_id)
+
+    async def running_attempts(self) -> list[dict]:
+        """Attempts whose status is still ``running`` (after a crash: the ones to resume or close)."""
+        return await reads.list_attempts(self._r, None, "running")
+
+    async def all_finished_attempts(self) -> list[dict]:
+        """Every attempt no longer running, oldest first (for ratings)."""
+        return await reads.finished_attempts(self._r)
+
+    async def events(self, attempt_id: str, kinds: Iterable[str] | None = None,
+                     *, after_seq: int = 0) -> list[Event]:
+        return await reads.events(self._r, attempt_id, kinds, after_seq)
+
+    async def submissions(self, attempt_id: str) -> list[dict]:
+        return await reads.submissions(self._r, attempt_id)
+
+    async def feedback(self, attempt_id: str) -> list[dict]:
+        return await reads.feedback(self._r, attempt_id)
+
+    async def max_seq(self, attempt_id: str) -> int:
+        return await reads.max_seq(self._r, attempt_id)
+
+    async def ratings(self, table: str = "agents") -> list[dict]:
+        if table not in ("agents", "challenges"):
+            raise StoreError(f"ratings table {table!r}: expected 'agents' or 'challenges'")
+        return await reads.ratings(self._r, table)
+
+    async def runs(self, limit: int = 50) -> list[dict]:
+        return await reads.runs(self._r, limit)
+
+
+def _check_fields(fields: dict[str, Any]) -> None:
+    unknown = sorted(set(fields) - set(_ATTEMPT_FIELDS))
+    if unknown:
+        raise StoreError(f"attempt fields {unknown}: unknown; expected some of {list(_ATTEMPT_FIELDS)}")
+
+
+async def _connect(path: Path, **kw: Any) -> aiosqlite.Connection:
+    conn = aiosqlite.connect(path, **kw)
+    # aiosqlite's worker thread is not a daemon: a program that dies of an exception
+    # before closing the store would hang at exit. A daemon thread stopped at exit is,
+    # for the database, the same as a crash, which WAL makes safe.
+    thread = getattr(conn, "_thread", None)
+    if thread is not None:
+        thread.daemon = True
+    try:
+        return await conn
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot open store ({exc})") from exc
+
+
+async def _pragmas(conn: aiosqlite.Connection, path: Path, busy_ms: int, *extra: str) -> None:
+    try:
+        await conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+        async with conn.execute("PRAGMA journal_mode = WAL") as cur:
+            mode = (await cur.fetchone())[0]
+        if mode != "wal":
+            raise StoreError(f"{path}: cannot use write-ahead logging (journal mode stays {mode!r})")
+        await conn.execute("PRAGMA foreign_keys = ON")
+        for statement in extra:
+            await conn.execute(statement)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: not a Gauntlet store ({exc}; expected a SQLite database file)") from exc

@@ -1,0 +1,251 @@
+"""The batched event writer: one task commits queued events in groups.
+
+``append`` is synchronous, thread-safe and cheap: it puts the event on a
+``collections.deque`` (atomic append under the GIL) and, once ``wake_at`` events wait,
+wakes the writer. The writer commits at most every ``interval`` seconds, or as soon
+as ``wake_at`` events are queued or someone awaits ``flush()``; while one group is
+being committed in the database thread the next one accumulates, so a group costs a
+handful of awaited database calls however many events it holds.
+
+``flush()`` queues a marker behind everything appended so far and returns when the
+writer has committed up to it. Failures are surfaced, never swallowed:
+- the database refuses an event (duplicate ``(attempt, seq)``, data that is not JSON):
+  the group is bisected, every other event is committed, the refused ones are kept in
+  ``rejected`` and the next ``flush()`` raises ``StoreWriteError`` naming them;
+- the database cannot write (locked past the busy timeout, disk full, I/O error): the
+  transaction is rolled back, the group goes back to the head of the queue, ``error``
+  holds the cause, pending ``flush()`` calls raise, and the writer retries; nothing
+  committed before is touched (WAL + one transaction per group).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import threading
+from collections import deque
+from typing import Callable
+
+import aiosqlite
+
+from arena.telemetry.events import Event
+from store.derive import event_row, plan
+from store.errors import StoreError, StoreWriteError
+
+log = logging.getLogger(__name__)
+
+# Errors that mean "this event cannot be stored", as opposed to "the database cannot
+# write right now".
+_REFUSALS = (sqlite3.IntegrityError, sqlite3.InterfaceError, ValueError, TypeError, OverflowError)
+
+CommitListener = Callable[[list[Event]], None]
+
+
+class _Marker:
+    __slots__ = ("future",)
+
+    def __init__(self, future: asyncio.Future) -> None:
+        self.future = future
+
+
+class _Stopped(Exception):
+    def __init__(self, cause: BaseException, remaining: list, refused: list[Event]) -> None:
+        super().__init__(str(cause))
+        self.cause, self.remaining, self.refused = cause, remaining, refused
+
+
+class BatchWriter:
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        lock: asyncio.Lock,
+        path: str,
+        wall: Callable[[], str],
+        *,
+        interval: float = 0.05,
+        wake_at: int = 2000,
+        max_batch: int = 20000,
+    ) -> None:
+        self._conn, self._lock, self._path, self._wall = conn, lock, path, wall
+        self.interval, self.wake_at, self.max_batch = interval, wake_at, max_batch
+        self._q: deque = deque()
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        self._wake = asyncio.Event()
+        self._wake_sent = False
+        self._urgent = False
+        self._closing = False
+        self._closed = False
+        self._last = 0.0
+        self._unreported: list[Event] = []
+        self._listeners: list[CommitListener] = []
+        self.rejected: list[Event] = []
+        self.error: BaseException | None = None
+        self.committed = 0
+        self.groups = 0
+        self._task = self._loop.create_task(self._run(), name=f"store-writer:{path}")
+
+    # -- producers ------------------------------------------------------------------
+    def append(self, event: Event) -> None:
+        if self._closing:
+            raise StoreError(f"{self._path}: store is closed; event {event.kind} not stored")
+        try:
+            row = event_row(event)  # encoded here, overlapping the commit in progress
+        except (ValueError, TypeError, RecursionError) as exc:
+            log.error("%s: event %s#%s %s refused: data is not JSON (%s)", self._path,
+                      event.attempt, event.seq, event.kind, exc)
+            self.rejected.append(event)
+            self._unreported.append(event)
+            return
+        q = self._q
+        q.append((row, event))
+        if len(q) >= self.wake_at and not self._wake_sent:
+            self._wake_sent = True
+            if threading.get_ident() == self._loop_thread:
+                self._wake.set()
+            else:
+                self._loop.call_soon_threadsafe(self._wake.set)
+
+    @property
+    def pending(self) -> int:
+        """Events appended and not yet committed (markers excluded, roughly)."""
+        return len(self._q)
+
+    def on_commit(self, fn: CommitListener) -> None:
+        """Call ``fn(events)`` in the event loop after each group is committed."""
+        self._listeners.append(fn)
+
+    async def flush(self) -> None:
+        if self._task.done():
+            raise StoreError(f"{self._path}: store writer is not running (store closed)")
+        fut = self._loop.create_future()
+        self._q.append(_Marker(fut))
+        self._urgent = True
+        self._wake.set()
+        await fut
+
+    async def close(self) -> None:
+        """Commit everything queued, then stop. Raises if some of it could not be."""
+        if self._closed:
+            return
+        self._closing = True
+        self._wake.set()
+        await self._task
+        self._closed = True
+        left = [item for item in self._q if not isinstance(item, _Marker)]
+        if left:
+            raise StoreWriteError(
+                f"{self._path}: {len(left)} events could not be committed before close: {self.error}"
+            )
+
+    # -- the writer task ------------------------------------------------------------
+    async def _run(self) -> None:
+        loop, q = self._loop, self._q
+        while True:
+            if not q and self._closing:
+                return
+            if not (self._closing or self._urgent or len(q) >= self.wake_at):
+                delay = self._last + self.interval - loop.time()
+                if delay > 0:
+                    self._wake.clear()
+                    try:
+                        await asyncio.wait_for(self._wake.wait(), delay)
+                    except TimeoutError:
+                        pass
+            self._last = loop.time()
+            self._wake_sent = False
+            self._urgent = False
+            batch: list[tuple[tuple, Event]] = []
+            markers: list[asyncio.Future] = []
+            for _ in range(min(len(q), self.max_batch)):
+                item = q.popleft()
+                if type(item) is _Marker:
+                    markers.append(item.future)
+                else:
+                    batch.append(item)
+            failure: BaseException | None = None
+            try:
+                refused = await self._commit(batch) if batch else []
+                self.error = None
+            except _Stopped as stop:
+                refused, failure = stop.refused, stop.cause
+                q.extendleft(reversed(stop.remaining))
+                self.error = failure
+                log.error("%s: store write failed, %d events kept for retry: %s",
+                          self._path, len(stop.remaining), failure)
+            except BaseException as exc:  # never let the writer die silently
+                q.extendleft(reversed(batch))
+                failure = self.error = exc
+                log.exception("%s: store writer failed", self._path)
+            if refused:
+                self.rejected.extend(refused)
+                self._unreported.extend(refused)
+            self._settle(markers, failure)
+            if failure is not None and self._closing:
+                return  # close() reports what is left
+
+    def _settle(self, markers: list[asyncio.Future], failure: BaseException | None) -> None:
+        if not markers:
+            return
+        exc: StoreWriteError | None = None
+        if failure is not None:
+            exc = StoreWriteError(f"{self._path}: events not committed: {failure}")
+        elif self._unreported:
+            bad = self._unreported
+            self._unreported = []
+            names = ", ".join(f"{e.attempt}#{e.seq} {e.kind}" for e in bad[:5])
+            exc = StoreWriteError(
+                f"{self._path}: the database refused {len(bad)} event(s) ({names}"
+                f"{', ...' if len(bad) > 5 else ''}); every other event is committed",
+                rejected=bad,
+            )
+        for fut in markers:
+            if not fut.done():
+                if exc is None:
+                    fut.set_result(None)
+                else:
+                    fut.set_exception(exc)
+
+    async def _commit(self, batch: list[tuple[tuple, Event]]) -> list[Event]:
+        """Commit ``batch`` in order; bisect around events the database refuses."""
+        refused: list[Event] = []
+        stack = [batch]
+        while stack:
+            part = stack.pop()
+            try:
+                await self._transaction(part)
+            except _REFUSALS as exc:
+                if len(part) == 1:
+                    ev = part[0][1]
+                    log.error("%s: event %s#%s %s refused: %s", self._path, ev.attempt,
+                              ev.seq, ev.kind, exc)
+                    refused.append(ev)
+                    continue
+                mid = len(part) // 2
+                stack.append(part[mid:])
+                stack.append(part[:mid])
+            except Exception as exc:
+                remaining = part + [e for p in reversed(stack) for e in p]
+                raise _Stopped(exc, remaining, refused) from exc
+            else:
+                self.committed += len(part)
+                self.groups += 1
+                for fn in self._listeners:
+                    try:
+                        fn([ev for _, ev in part])
+                    except Exception:
+                        log.exception("store commit listener failed")
+        return refused
+
+    async def _transaction(self, items: list[tuple[tuple, Event]]) -> None:
+        conn = self._conn
+        async with self._lock:
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                for sql, rows in plan(items, self._wall()):
+                    await conn.executemany(sql, rows)
+                await conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    await conn.execute("ROLLBACK")
+                raise

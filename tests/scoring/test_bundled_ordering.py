@@ -1,0 +1,42 @@
+"""The bundled challenges' four scripted agents, run as real attempts (local sandbox, real
+judge runs, real store) on a manual clock and judged from the store, order as
+reference > elite > standard > naive on each challenge."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/attempt_kit.py
+
+from attempt_kit import drive, open_arena, stored  # noqa: E402
+
+from arena.challenge import bundled_challenges, load_challenge  # noqa: E402
+from arena.clock import ManualTime  # noqa: E402
+from arena.scoring import judge_attempt  # noqa: E402
+
+ORDER = ["reference", "elite", "standard", "naive"]
+BUNDLED = bundled_challenges()
+
+
+def test_there_are_bundled_challenges():
+    assert len(BUNDLED) >= 2, [str(p) for p in BUNDLED]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("package", BUNDLED, ids=[p.name for p in BUNDLED])
+async def test_scripted_agents_order(tmp_path, package):
+    challenge = load_challenge(package)
+    clock = ManualTime()
+    arena = await open_arena(tmp_path, clock, parallel=4)
+    try:
+        attempts = [arena.attempt(challenge, f"scripted:{name}") for name in ORDER]
+        statuses = await drive(arena, attempts, clock, step=5.0)
+        assert statuses == ["finished"] * 4
+        cards = {name: judge_attempt(await stored(arena, a.id)) for name, a in zip(ORDER, attempts)}
+    finally:
+        await arena.close()
+    totals = [cards[n].total for n in ORDER]
+    shown = {n: (cards[n].total, cards[n].components, cards[n].trajectory) for n in ORDER}
+    assert totals == sorted(totals, reverse=True) and len(set(totals)) == 4, shown

@@ -1,0 +1,96 @@
+"""Every Process Judge rule: a scenario that fires it and one that must not."""
+from __future__ import annotations
+
+import pytest
+from scenarios import process, run
+
+from arena.scoring.process import to_component
+
+ADV_BAD = [True] + [False] * 9
+ADV_OK = [True] * 8 + [False] * 2
+
+CASES = {
+    # rule: (fires, quiet, expected points when it fires)
+    "monotonic_improvement": (dict(scores=[50, 60, 60]), dict(scores=[60, 50]), 4),
+    "trajectory_regression": (dict(scores=[60, 50, 40]), dict(scores=[50, 60]), -10),
+    "rapid_convergence": (dict(scores=[70, 95]), dict(scores=[70, 85, 92, 95]), 5),
+    "wasted_iterations": (dict(scores=[50, 51]), dict(scores=[50, 60]), -3),
+    "identical_submission": (dict(scores=[50, 50], per={1: dict(identical=True)}), dict(scores=[50, 55]), -5),
+    "persistent_build_failure": (
+        dict(scores=[50, 50, 80], per={0: dict(build_ok=False), 1: dict(build_ok=False)}),
+        dict(scores=[50, 80], per={0: dict(build_ok=False)}), -10),
+    "one_shot": (dict(scores=[90]), dict(scores=[89]), 8),
+    "one_shot ": (dict(scores=[90]), dict(scores=[95, 96]), 8),  # two iterations: not a one-shot
+    "shotgun_debugging": (
+        dict(scores=[50, 51], per={1: dict(files=[f"src/m{i}.py" for i in range(8)])}),
+        dict(scores=[50, 53]), -4),
+    "test_chasing": (dict(scores=[100], adversarial=ADV_BAD), dict(scores=[100], adversarial=ADV_OK), -13),
+    "scope_creep": (
+        dict(scores=[50, 51], per={1: dict(files=["src/app.py", "src/logger.py", "src/metrics.py"])}),
+        dict(scores=[50, 51], per={1: dict(files=["src/app.py"])}), -2),
+    "regression_blindness": (dict(scores=[50, set(range(2, 60))]), dict(scores=[50, 60]), -6),
+    "copy_paste_loop": (dict(scores=[50, 50], per={1: dict(similarity=0.95)}),
+                        dict(scores=[50, 50], per={1: dict(similarity=0.5)}), -5),
+    "diagnostic_first": (dict(scores=[50, 70]), dict(scores=[50, 70], reads=()), 3),
+    "targeted_fixes": (dict(scores=[50, 60]),
+                       dict(scores=[50, 60], per={1: dict(files=["src/app.py", "src/a.py", "src/b.py",
+                                                                 "src/c.py"])}), 3),
+    "test_driven_iteration": (dict(scores=[50, 70], per={1: dict(test_runs=2)}), dict(scores=[50, 70]), 2),
+    "progressive_refinement": (dict(scores=[60, 80, 90]), dict(scores=[60, 70, 90]), 3),
+    "no_regressions": (dict(scores=[50, 60]), dict(scores=[60, set(range(1, 60))]), 2),
+    "no_local_validation": (dict(scores=[50, 60], test_runs=0), dict(scores=[50, 60]), -4),
+    "edits_without_reading": (dict(scores=[50, 60], reads=(), read_feedback=False, edit_delay=2),
+                              dict(scores=[50, 60]), -2),
+    "time_distribution": (dict(scores=[50, 60], per={0: dict(dur=900)}), dict(scores=[50, 60]), 2),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_rule_fires(rule):
+    fires, _, points = CASES[rule]
+    rule = rule.strip()
+    got = process(run(**fires))
+    assert rule in got, f"{rule} did not fire: {got}"
+    assert got[rule] == points
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_rule_quiet(rule):
+    _, quiet, _ = CASES[rule]
+    rule = rule.strip()
+    got = process(run(**quiet))
+    assert rule not in got, f"{rule} fired: {got}"
+
+
+def test_evidence_names_submissions():
+    card = run([50, set(range(2, 60))])
+    adj = {a.rule: a for a in card.process_adjustments}
+    assert "submission 2" in adj["regression_blindness"].evidence
+    assert "test_00" in adj["regression_blindness"].evidence
+
+
+def test_back_loaded_time_penalised():
+    assert process(run([50, 60], per={1: dict(dur=900)}))["time_distribution"] == -2
+
+
+def test_shotgun_severity_scales_and_caps():
+    many = [f"src/m{i}.py" for i in range(20)]
+    assert process(run([50, 51], per={1: dict(files=many)}))["shotgun_debugging"] == -8
+
+
+def test_identical_is_not_also_a_copy_paste_loop():
+    got = process(run([50, 50], per={1: dict(identical=True)}))
+    assert "copy_paste_loop" not in got
+    assert got["identical_submission"] == -5 and got["wasted_iterations"] == -3
+
+
+@pytest.mark.parametrize("raw,component", [(-30, 0.0), (-45, 0.0), (0, 60.0), (20, 100.0), (35, 100.0),
+                                           (-5, 50.0)])
+def test_process_mapping(raw, component):
+    assert to_component(raw) == component
+
+
+def test_raw_clamped_in_component():
+    card = run([50, set(range(30, 40)), set(range(60, 70)), 0], test_runs=0)
+    assert card.process_raw < -30
+    assert card.components["process"] == 0.0

@@ -1,0 +1,142 @@
+"""Hostile submissions judged through the real judge on both backends (issue 3, item 5).
+
+Each case must be contained (no infra error blamed on the agent, no process, container,
+file or sandbox state left behind, the arena process still here) and earn exactly what
+its honest code earns — or, where the submission patches the runner inside its own
+process, the integrity finding must be raised.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from arena.judge import Judge, take_snapshot
+from arena.sandbox import registry
+from tests.security.hostile import (
+    ALL,
+    CASES,
+    HONEST,
+    TMP_LEFTOVER_READER,
+    TMP_LEFTOVER_WRITER,
+    Link,
+)
+
+HOST_MARKERS = ("/etc/GHOSTILE-w", "/usr/GHOSTILE-w", "/GHOSTILE-w", "/root/GHOSTILE-w",
+                "/tmp/GHOSTILE-left", "/tmp/GHOSTILE-huge", "/tmp/GHOSTILE-many")
+
+
+def write_submission(root: Path, files: dict) -> Path:
+    ws = root / "ws"
+    ws.mkdir(parents=True)
+    for rel, content in files.items():
+        p = ws / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, Link):
+            os.symlink(str(content), p)
+        else:
+            p.write_text(content)
+    return ws
+
+
+def ghostile_processes() -> list[str]:
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"GHOSTILE" in cmd:
+            found.append(f"{d.name}: {cmd[:120]!r}")
+    return found
+
+
+def our_containers() -> list[str]:
+    try:
+        import docker
+    except ImportError:
+        return []
+    try:
+        client = docker.from_env(timeout=10)
+        cs = client.containers.list(all=True, filters={"label": f"gauntlet.owner={os.getpid()}"})
+    except Exception:  # noqa: BLE001 — no engine: the docker backend itself fails the test
+        return []
+    return [c.name for c in cs]
+
+
+async def judge_files(tmp_path: Path, backend, challenge, files: dict, name: str = "s"):
+    ws = write_submission(tmp_path / name, files)
+    snap = take_snapshot(ws, tmp_path / "snapshots")
+    work = tmp_path / f"work-{name}"
+    work.mkdir()
+    judge = Judge(backend, pool_size=1, work_root=work)
+    result = await judge.run(challenge, snap, submission=1, phases=[1])
+    return result, snap, work
+
+
+def assert_nothing_left_behind(work: Path):
+    assert list(work.iterdir()) == [], "judge run directory left behind"
+    assert [s for s in registry.live_ids() if s.startswith(f"{os.getpid()}-")] == []
+    assert our_containers() == []
+    deadline = 50
+    while ghostile_processes() and deadline:  # a SIGKILLed tree may take a moment to be reaped
+        deadline -= 1
+        asyncio.run(asyncio.sleep(0.1)) if False else __import__("time").sleep(0.1)
+    assert ghostile_processes() == []
+    for marker in HOST_MARKERS:
+        assert not os.path.lexists(marker), f"{marker} written on the host"
+
+
+def outcome(result, tid):
+    return next(t.outcome for t in result.tests if t.id == tid)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+async def test_hostile_submission_is_contained(case, backend, calc_challenge, tmp_path):
+    result, snap, work = await judge_files(tmp_path, backend, calc_challenge, case.files)
+    assert result.infra_error is None, result.infra_error
+    assert {t.id for t in result.tests} >= ALL
+    checks = {f.check for f in result.integrity}
+    assert case.findings <= checks, (case.findings, result.integrity)
+    if case.verdict_forged:
+        assert any(f.severity == "error" for f in result.integrity if f.check in case.findings)
+    else:
+        passed = {t.id for t in result.tests if t.outcome == "passed"}
+        assert case.passed <= passed, sorted(case.passed - passed)
+        assert not (case.failed & passed), sorted(case.failed & passed)
+    if case.timed_out is not None:
+        assert result.timed_out is case.timed_out
+    if case.notice:
+        assert any(case.notice in n for n in result.notices), result.notices
+    dump = result.model_dump_json()
+    assert "EGRESS" not in dump and "DNS (" not in dump and "SHADOW" not in dump
+    if case.no_judge_source:
+        judge_src = (calc_challenge.root / "tests/hidden/test_calc_hidden.py").read_text()
+        assert "assert add(10**12, 1) == 10**12 + 1" in judge_src
+        assert "assert add(10**12, 1) == 10**12 + 1" not in dump
+    for rel, content in case.files.items():
+        if isinstance(content, Link):
+            assert snap.entries[rel].kind == "link" and snap.entries[rel].target == str(content)
+    assert_nothing_left_behind(work)
+
+
+async def test_tmp_is_not_shared_between_runs(backend, calc_challenge, tmp_path):
+    first, _, w1 = await judge_files(tmp_path, backend, calc_challenge, TMP_LEFTOVER_WRITER, "w")
+    assert first.infra_error is None and all(t.outcome == "passed" for t in first.tests)
+    second, _, w2 = await judge_files(tmp_path, backend, calc_challenge, TMP_LEFTOVER_READER, "r")
+    assert second.infra_error is None
+    assert {t.id for t in second.tests if t.outcome == "passed"} == ALL, second.tests
+    assert_nothing_left_behind(w1)
+    assert_nothing_left_behind(w2)
+
+
+async def test_arena_keeps_judging_after_the_hostile_runs(backend, calc_challenge, tmp_path):
+    result, _, work = await judge_files(tmp_path, backend, calc_challenge, HONEST)
+    assert result.infra_error is None and result.integrity == []
+    assert {t.id for t in result.tests if t.outcome == "passed"} == ALL
+    assert result.deliverables == {"calc": 1.0, "NOTES.md": 1.0}
+    assert_nothing_left_behind(work)

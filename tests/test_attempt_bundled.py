@@ -1,0 +1,105 @@
+"""Every bundled challenge with each of its four scripted agents, end to end, headless,
+on the local backend (and on Docker, marked ``docker``), on a manual clock. The stored
+events must reproduce the attempt: clock marks at their exact instants, one outcome per
+submit step, feedback as the format allows, phases in order, a contiguous log."""
+from __future__ import annotations
+
+import pytest
+
+from arena.agents.scripted import normalize_steps
+from arena.challenge import bundled_challenges, load_challenge
+from arena.clock import ManualTime, marks_for
+from arena.formats import rules_for
+from arena.telemetry import events as ev
+from attempt_kit import drive, of, open_arena, stored
+
+AGENTS = ("naive", "standard", "elite", "reference")
+BASE_KEYS = {"submission", "iteration", "at", "elapsed_s", "notices"}
+FIELD_KEYS = {"build", "tests", "hidden", "adversarial", "lint", "coverage", "diff",
+              "regressions", "phase", "score_preview", "trajectory"}
+BUNDLED = [p for p in bundled_challenges()]
+
+
+def check_attempt(challenge, agent: str, events: list) -> None:
+    m = challenge.manifest
+    rules = rules_for(m.format)
+    assert events[0].kind == ev.ATTEMPT_STARTED and events[-1].kind == ev.ATTEMPT_FINISHED
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    started = events[0].data
+    assert (started["challenge"], started["agent"], started["format"]) == (m.id, f"scripted:{agent}", m.format)
+    fin = events[-1]
+    assert fin.data["status"] == "finished", fin.data
+    assert not of(events, ev.INFRA_ERROR)
+    # clock marks: exactly those due before the end, each at its instant
+    reveal = [p.reveal_at if p.reveal_at is not None else rules.reveal_marks[i]
+              for i, p in enumerate(m.phases)]
+    expected = [(mk.kind, mk.t) for mk in marks_for(rules, m.time_limit_s, reveal)
+                if mk.kind.startswith("clock.") and mk.t <= fin.t]
+    got = [(e.kind, e.t) for e in events if e.kind.startswith("clock.")]
+    assert got == expected
+    # one outcome per submit step played
+    steps = normalize_steps(challenge.scripted_agent(agent))
+    submits = sum(1 for k, _ in steps if k == "submit")
+    received = of(events, ev.SUBMISSION_RECEIVED)
+    outcomes = len(received) + len(of(events, ev.SUBMISSION_REFUSED))
+    if fin.data["reason"] == "agent done: script finished":
+        assert outcomes == submits
+    else:
+        assert outcomes <= submits
+    assert 1 <= len(received) <= m.iterations + 1  # +1: a Sprint double submit replaces
+    judged = {e.data["submission"] for e in of(events, ev.SUBMISSION_JUDGED)}
+    delivered = of(events, ev.FEEDBACK_DELIVERED)
+    assert judged == {e.data["submission"] for e in received} == {e.data["submission"] for e in delivered}
+    # feedback as the format allows it
+    for e in delivered:
+        doc = e.data["feedback"]
+        n = doc["submission"]
+        shown = rules.disclosed(n)
+        assert set(doc) <= BASE_KEYS | (FIELD_KEYS & shown), (n, set(doc) - BASE_KEYS - shown)
+        assert "tests" in doc and doc["iteration"] == n - 1
+        messages = any("message" in f for f in doc["tests"].get("failures", []))
+        assert not messages or "failure_messages" in shown
+    # phases in order
+    phases = [e.data["phase"] for e in of(events, ev.PHASE_REVEALED)]
+    assert phases == list(range(2, 2 + len(phases)))
+    assert len(phases) <= len(m.phases)
+    scored = fin.data["scored_submission"]
+    assert scored is not None and scored in judged
+
+
+async def _run_challenge(tmp_path, pkg, sandbox: str) -> None:
+    challenge = load_challenge(pkg)
+    clock = ManualTime()
+    arena = await open_arena(tmp_path, clock, sandbox=sandbox, parallel=4)
+    try:
+        attempts = [arena.attempt(challenge, f"scripted:{a}") for a in AGENTS]
+        statuses = await drive(arena, attempts, clock, step=5.0)
+        results = {a.id: await stored(arena, a.id) for a in attempts}
+    finally:
+        await arena.close()
+    assert statuses == ["finished"] * 4
+    for name, a in zip(AGENTS, attempts):
+        check_attempt(challenge, name, results[a.id])
+    # the agents are ordered by skill: the reference's scored submission is the best
+    best = {}
+    for name, a in zip(AGENTS, attempts):
+        evs = results[a.id]
+        scored = evs[-1].data["scored_submission"]
+        best[name] = next(e.data["score"] for e in of(evs, ev.SUBMISSION_JUDGED)
+                          if e.data["submission"] == scored)
+    assert best["reference"] >= best["naive"], best
+
+
+def test_three_bundled_challenges_exist():
+    assert len(BUNDLED) >= 3, [p.name for p in BUNDLED]
+
+
+@pytest.mark.parametrize("pkg", BUNDLED, ids=[p.name for p in BUNDLED])
+async def test_bundled_local(tmp_path, pkg):
+    await _run_challenge(tmp_path, pkg, "local")
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("pkg", BUNDLED, ids=[p.name for p in BUNDLED])
+async def test_bundled_docker(tmp_path, pkg):
+    await _run_challenge(tmp_path, pkg, "docker")

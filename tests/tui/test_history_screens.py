@@ -1,0 +1,124 @@
+"""Screens over a real store: home lists stored attempts, past attempts with the
+scorecard (arena.scoring), the leaderboard, and replay with speed, pause and seek."""
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable
+
+import scenarios as S
+from arena.clock import ManualTime
+from gauntlet_tui.app import GauntletApp
+from gauntlet_tui.history import load_events
+from gauntlet_tui.screens.replay import ReplayScreen
+from gauntlet_tui.widgets import AttemptTable
+
+
+async def _wait_rows(app, pilot, table, n):
+    for _ in range(100):
+        if table.row_count >= n:
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"{table.row_count} rows, expected {n}")
+
+
+async def test_home_lists_the_stored_attempts(tmp_path):
+    ids = await S.stored_attempts(tmp_path / "g.db")
+    app = GauntletApp(store=tmp_path / "g.db", live_refresh=False)
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = app.screen.query_one(AttemptTable)
+        await _wait_rows(app, pilot, table, 2)
+        assert sorted(table.attempt_ids) == ids
+        assert table.get_cell("a-0000000a", "score") == "100.0"
+        assert table.get_cell("a-0000000a", "subs") == "3/4"
+        assert table.get_cell("a-0000000b", "phase") == "2/4"
+        assert table.get_cell("a-0000000a", "clock").plain.endswith("over")
+
+
+async def test_past_attempts_show_the_scorecard_from_judging(tmp_path):
+    await S.stored_attempts(tmp_path / "g.db")
+    app = GauntletApp(store=tmp_path / "g.db", live_refresh=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await _wait_rows(app, pilot, app.screen.query_one(AttemptTable), 2)
+        await pilot.press("a")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "PastScreen"
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == 2
+        body = app.screen.query_one("#scorecard-body")
+
+        async def card_for(attempt):
+            from arena.scoring import judge_attempt
+
+            expected = judge_attempt(await load_events(tmp_path / "g.db", attempt))
+            needle = f"total {expected.total:.1f}"
+            for _ in range(100):
+                text = str(body.render())
+                if expected.challenge in text:
+                    break
+                await pilot.pause(0.05)
+            assert f"{expected.challenge} — {expected.agent}" in text and needle in text
+            return text
+
+        first = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        await card_for(first)
+        await pilot.press("down")
+        second = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        assert {first, second} == {"a-0000000a", "a-0000000b"}
+        text = await card_for(second)
+        assert "objective" in text and "integrity" in text
+
+
+async def test_leaderboard_screen_reads_the_store_ratings(tmp_path):
+    from store import Store
+
+    await S.stored_attempts(tmp_path / "g.db")
+    store = await Store.open(tmp_path / "g.db")
+    await store.set_rating("agents", "scripted:elite", 1612.0, games=3, weight_class="middleweight")
+    await store.set_rating("agents", "scripted:naive", 1388.0, games=3)
+    await store.close()
+    app = GauntletApp(store=tmp_path / "g.db", live_refresh=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("b")
+        await pilot.pause(0.3)
+        table = app.screen.query_one(DataTable)
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        assert rows == [["1", "scripted:elite", "1612", "3", "middleweight"],
+                        ["2", "scripted:naive", "1388", "3", "—"]]
+
+
+async def test_replay_plays_on_the_clock_with_pause_speed_and_seek(tmp_path):
+    await S.stored_attempts(tmp_path / "g.db")
+    events = await load_events(tmp_path / "g.db", "a-0000000a")
+    time = ManualTime()
+    screen = ReplayScreen(events, speed=100.0, source=time, timer_hz=None)
+    app = GauntletApp(store=tmp_path / "g.db", live_refresh=False)
+    async with app.run_test(size=(140, 45)) as pilot:
+        app.push_screen(screen)
+        await pilot.pause()
+        view = lambda: screen.adapter.views["a-0000000a"]  # noqa: E731
+        assert view().started and not view().feedback
+        time.advance(3.5)  # 350 attempt seconds at x100
+        screen.step()
+        await pilot.pause()
+        assert sorted(view().feedback) == [1]
+        await pilot.press("space")  # pause
+        time.advance(100)
+        screen.step()
+        assert sorted(view().feedback) == [1]
+        assert "PAUSED" in str(screen.query_one("#replay-bar").render())
+        await pilot.press("space", "plus")  # resume, twice as fast
+        assert screen.replay.speed == 200.0
+        time.advance(1.6)  # 320 attempt seconds
+        screen.step()
+        await pilot.pause()
+        assert sorted(view().feedback) == [1, 2] and screen.replay.position() == pytest.approx(670.0)
+        await pilot.press("left", "left", "left", "left", "left", "left")  # seek back 180 s
+        await pilot.pause()
+        assert sorted(view().feedback) == [1] and screen.replay.position() == pytest.approx(490.0)
+        assert len(screen.query("FeedbackPane")) == 1
+        for _ in range(50):
+            await pilot.press("right")
+        await pilot.pause()
+        assert view().finished and screen.query_one("AttemptClock").has_class("-over")
+        assert len(screen.query("FeedbackPane")) == 3
+        assert "Adversarial" in str(screen.query_one("#sub-3 .feedback-body").render())
