@@ -157,12 +157,12 @@ class SubmissionDesk:
             "submission": number, "iteration": number - 1, "hash": snap.hash,
             "files": len(snap.files), "bytes": getattr(snap, "bytes", 0),
             "identical_to": same_as, "replaces": decision.replaces,
-            "diff": diff})
+            "diff": diff}, t=at)
         if decision.replaces:
             for s in self.accepted:
                 if s.number == decision.replaces:
                     s.counted = False
-            a.publish(ev.SUBMISSION_REPLACED, {"submission": decision.replaces, "by": number})
+            a.publish(ev.SUBMISSION_REPLACED, {"submission": decision.replaces, "by": number}, t=at)
         acc = Accepted(number, at, snap.hash, snap)
         self.accepted.append(acc)
         phase = a.phases.current
