@@ -92,23 +92,23 @@ def _fresh(path: Path) -> Path:
     return path
 
 
-def raw_rate(path: Path, events: list[Event], synchronous: str, encode_inside: bool) -> float:
+def raw_rate(path: Path, events: list[Event], synchronous: str, encode_inside: bool) -> tuple[float, float]:
     conn = sqlite3.connect(_fresh(path), isolation_level=None)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute(f"PRAGMA synchronous = {synchronous}")
     conn.execute(next(s for s in MIGRATIONS[0] if "CREATE TABLE events" in s))
     dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
     pre = None if encode_inside else [(e.attempt, e.seq, e.t, e.kind, dumps(e.data)) for e in events]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for i in range(0, len(events), GROUP):
         rows = pre[i:i + GROUP] if pre is not None else [
             (e.attempt, e.seq, e.t, e.kind, dumps(e.data)) for e in events[i:i + GROUP]]
         conn.execute("BEGIN IMMEDIATE")
         conn.executemany(INSERT_EVENT, rows)
         conn.execute("COMMIT")
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     conn.close()
-    return len(events) / elapsed
+    return len(events) / elapsed, cpu / len(events) * 1e6
 
 
 def interleave(per_producer: list[list[Event]]) -> list[Event]:
@@ -119,7 +119,7 @@ def interleave(per_producer: list[list[Event]]) -> list[Event]:
     return out
 
 
-async def store_flat_out(path: Path, per_producer: list[list[Event]], synchronous: str) -> float:
+async def store_flat_out(path: Path, per_producer: list[list[Event]], synchronous: str) -> tuple[float, float]:
     store = await Store.open(_fresh(path), synchronous=synchronous)
 
     async def produce(evs: list[Event]) -> None:
@@ -129,12 +129,12 @@ async def store_flat_out(path: Path, per_producer: list[list[Event]], synchronou
             await asyncio.sleep(0)
 
     total = sum(len(p) for p in per_producer)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(*(produce(p) for p in per_producer))
     await store.flush()
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     await store.close()
-    return total / elapsed
+    return total / elapsed, cpu / total * 1e6
 
 
 async def store_paced(path: Path, per_producer: list[list[Event]], rate: float, seconds: float,
@@ -198,21 +198,23 @@ def main() -> int:
         stores.append(asyncio.run(store_flat_out(tmp / "store.db", flat, args.synchronous)))
         paced.append(asyncio.run(store_paced(tmp / "paced.db", paced_evs, args.rate, args.seconds,
                                              args.synchronous)))
-    raw, raw_enc, flat_rate = max(raws), max(raws_enc), max(stores)
+    (raw, raw_cpu), (raw_enc, _), (flat_rate, store_cpu) = max(raws), max(raws_enc), max(stores)
     paced_rate, lat = min(paced, key=lambda r: pct(r[1], 0.99))
     p50, p99, worst = pct(lat, 0.5), pct(lat, 0.99), max(lat)
     ratio = flat_rate / raw
 
     print(f"store ingestion benchmark: {args.producers} producers, {len(rows):,} events/run, "
           f"synchronous={args.synchronous}, best of {args.repeat} (cpus={os.cpu_count()})")
-    print(f"  raw sqlite3 executemany (pre-encoded rows)   {raw:>10,.0f} events/s   (baseline)")
+    print(f"  raw sqlite3 executemany (pre-encoded rows)   {raw:>10,.0f} events/s   (baseline)"
+          f"   {raw_cpu:.1f} CPU-us/event")
     print(f"  raw sqlite3 executemany incl. JSON encoding  {raw_enc:>10,.0f} events/s")
-    print(f"  Store, flat out (append .. flush)            {flat_rate:>10,.0f} events/s")
+    print(f"  Store, flat out (append .. flush)            {flat_rate:>10,.0f} events/s"
+          f"   {store_cpu:.1f} CPU-us/event (both threads)")
     print(f"  ratio Store / raw                            {ratio:>10.2f}   "
           f"(vs raw incl. encoding: {flat_rate / raw_enc:.2f})")
     print(f"  Store, paced at {args.rate:,.0f}/s for {args.seconds:g}s: sustained {paced_rate:,.0f} events/s; "
           f"append->commit p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {worst:.1f} ms")
-    print(f"  all runs: raw {[round(r) for r in raws]}, store {[round(s) for s in stores]}, "
+    print(f"  all runs: raw {[round(r) for r, _ in raws]}, store {[round(s) for s, _ in stores]}, "
           f"paced p99 {[round(pct(p[1], 0.99), 1) for p in paced]} ms")
     checks = {
         ">= 100,000 events/s flat out": flat_rate >= 100_000,

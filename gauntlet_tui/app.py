@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from gauntlet_tui import keys, settings
@@ -122,10 +123,13 @@ class GauntletApp(App[None]):
         self.ticks += 1
         changed = self.adapter.flush()
         screen = self.screen
-        if isinstance(screen, HomeScreen):
-            screen.refresh_view(None if full else changed)
-        elif hasattr(screen, "refresh_view"):
-            screen.refresh_view()
+        try:
+            if isinstance(screen, HomeScreen):
+                screen.refresh_view(None if full else changed)
+            elif hasattr(screen, "refresh_view"):
+                screen.refresh_view()
+        except NoMatches:  # the screen is being torn down (app exiting): nothing to draw
+            pass
 
     # -- navigation -----------------------------------------------------------------
     def open_attempt_screen(self, attempt: str, *, wait_for_events: bool = False) -> None:

@@ -31,16 +31,19 @@ except ImportError:  # pragma: no cover - depends on the environment
 _std_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
 
 
-def encode(value: Any) -> str:
-    """JSON text for a stored value; non-JSON types (paths, datetimes) become strings.
+if orjson is not None:
+    _dumps, _OPT = orjson.dumps, orjson.OPT_NON_STR_KEYS
 
-    Raises ValueError/TypeError only for data that no JSON can hold (circular)."""
-    if orjson is not None:
+    def encode(value: Any) -> str:
+        """JSON text for a stored value; non-JSON types (paths, datetimes) become strings.
+
+        Raises ValueError only for data that no JSON can hold (circular)."""
         try:
-            return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
-        except TypeError:
-            pass  # e.g. an int beyond 64 bits: the standard library copes
-    return _std_encode(value)
+            return _dumps(value, default=str, option=_OPT).decode()
+        except TypeError:  # e.g. an int beyond 64 bits, or a cycle: the standard library decides
+            return _std_encode(value)
+else:  # pragma: no cover - depends on the environment
+    encode = _std_encode
 
 
 _encode = encode
@@ -60,10 +63,13 @@ TOUCH_ATTEMPT = """INSERT INTO attempts (id, started_at, last_t) VALUES (?, ?, ?
 
 _STARTED_COLS = ("challenge", "title", "category", "agent", "format", "weight_class",
                  "time_limit_s", "budget", "grace_s", "time_scale", "sandbox",
-                 "workspace", "agent_spec", "challenge_path")
+                 "workspace", "agent_spec", "challenge_path", "run")
+# ``run`` only links to a run that exists (a foreign key must never refuse an event).
+_STARTED_VALUES = ", ".join("(SELECT id FROM runs WHERE id = ?)" if c == "run" else "?"
+                            for c in _STARTED_COLS)
 STARTED = (
     f"INSERT INTO attempts (id, started_at, {', '.join(_STARTED_COLS)}) "
-    f"VALUES (?, ?, {', '.join('?' for _ in _STARTED_COLS)}) ON CONFLICT (id) DO UPDATE SET "
+    f"VALUES (?, ?, {_STARTED_VALUES}) ON CONFLICT (id) DO UPDATE SET "
     + ", ".join(f"{c} = coalesce(excluded.{c}, {c})" for c in _STARTED_COLS)
 )
 AGENT_SEEN = "INSERT INTO agents (name, first_seen) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"

@@ -54,6 +54,7 @@ class Store:
         self._wall = wall
         self._lock = asyncio.Lock()
         self._writer = BatchWriter(wconn, self._lock, str(path), wall, **writer_opts)
+        self.append = self._writer.append  # the hot path: no extra call layer
         self.migrated_from: int = 0
 
     # -- opening and closing ----------------------------------------------------------
@@ -74,6 +75,7 @@ class Store:
         if p.is_dir():
             raise StoreError(f"{p}: is a directory, expected a store file (a SQLite database)")
         p.parent.mkdir(parents=True, exist_ok=True)
+        created = not p.exists() and await _create(p, busy_timeout_ms)
         wconn = rconn = None
         try:
             wconn = await _connect(p, isolation_level=None)
@@ -87,7 +89,7 @@ class Store:
                     await c.close()
             raise
         store = cls(p, wconn, rconn, wall, writer_opts)
-        store.migrated_from = found
+        store.migrated_from = 0 if created else found
         return store
 
     async def close(self) -> None:
@@ -252,6 +254,32 @@ def _check_fields(fields: dict[str, Any]) -> None:
     unknown = sorted(set(fields) - set(_ATTEMPT_FIELDS))
     if unknown:
         raise StoreError(f"attempt fields {unknown}: unknown; expected some of {list(_ATTEMPT_FIELDS)}")
+
+
+async def _create(path: Path, busy_ms: int) -> bool:
+    """Build a new store beside ``path`` and link it into place only once migrated, so a
+    store file is never seen without its schema (``os.link`` fails if another process
+    created it first: then theirs is used)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.new")
+    try:
+        conn = await _connect(tmp, isolation_level=None)
+        try:
+            await _pragmas(conn, tmp, busy_ms)
+            await migrate(conn, str(tmp))
+        finally:
+            await conn.close()  # the last connection: WAL checkpointed into the file
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError:  # a filesystem without hard links
+            if path.exists():
+                return False
+            os.replace(tmp, path)
+        return True
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{tmp}{suffix}").unlink(missing_ok=True)
 
 
 async def _connect(path: Path, **kw: Any) -> aiosqlite.Connection:

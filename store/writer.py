@@ -29,7 +29,7 @@ from typing import Callable
 import aiosqlite
 
 from arena.telemetry.events import Event
-from store.derive import event_row, plan
+from store.derive import encode, plan
 from store.errors import StoreError, StoreWriteError
 
 log = logging.getLogger(__name__)
@@ -77,6 +77,7 @@ class BatchWriter:
         self._closing = False
         self._closed = False
         self._last = 0.0
+        self._failures = 0
         self._unreported: list[Event] = []
         self._listeners: list[CommitListener] = []
         self.rejected: list[Event] = []
@@ -90,7 +91,8 @@ class BatchWriter:
         if self._closing:
             raise StoreError(f"{self._path}: store is closed; event {event.kind} not stored")
         try:
-            row = event_row(event)  # encoded here, overlapping the commit in progress
+            # Encoded here, in the producer's turn, overlapping the commit in progress.
+            row = (event.attempt, event.seq, event.t, event.kind, encode(event.data))
         except (ValueError, TypeError, RecursionError) as exc:
             log.error("%s: event %s#%s %s refused: data is not JSON (%s)", self._path,
                       event.attempt, event.seq, event.kind, exc)
@@ -144,8 +146,13 @@ class BatchWriter:
         while True:
             if not q and self._closing:
                 return
-            if not (self._closing or self._urgent or len(q) >= self.wake_at):
-                delay = self._last + self.interval - loop.time()
+            if not (self._closing or self._urgent):
+                if self._failures:  # back off: 0.1 s, 0.2 s ... 1 s between retries
+                    delay = self._last + min(1.0, self.interval * 2 ** self._failures) - loop.time()
+                elif len(q) >= self.wake_at:
+                    delay = 0.0
+                else:
+                    delay = self._last + self.interval - loop.time()
                 if delay > 0:
                     self._wake.clear()
                     try:
@@ -164,25 +171,31 @@ class BatchWriter:
                 else:
                     batch.append(item)
             failure: BaseException | None = None
+            refused: list[Event] = []
             try:
-                refused = await self._commit(batch) if batch else []
-                self.error = None
+                if batch:
+                    refused = await self._commit(batch)
+                    self.error, self._failures = None, 0
             except _Stopped as stop:
                 refused, failure = stop.refused, stop.cause
                 q.extendleft(reversed(stop.remaining))
-                self.error = failure
-                log.error("%s: store write failed, %d events kept for retry: %s",
-                          self._path, len(stop.remaining), failure)
-            except BaseException as exc:  # never let the writer die silently
+                self._failed(failure, len(stop.remaining))
+            except Exception as exc:  # never let the writer die silently
                 q.extendleft(reversed(batch))
-                failure = self.error = exc
-                log.exception("%s: store writer failed", self._path)
+                failure = exc
+                self._failed(exc, len(batch))
             if refused:
                 self.rejected.extend(refused)
                 self._unreported.extend(refused)
             self._settle(markers, failure)
             if failure is not None and self._closing:
                 return  # close() reports what is left
+
+    def _failed(self, exc: BaseException, kept: int) -> None:
+        if self._failures == 0 or str(exc) != str(self.error):
+            log.error("%s: store write failed, %d events kept for retry: %s", self._path, kept, exc)
+        self.error = exc
+        self._failures += 1
 
     def _settle(self, markers: list[asyncio.Future], failure: BaseException | None) -> None:
         if not markers:

@@ -41,11 +41,14 @@ def _agent_file(tmp_path, where: str, verb: list[str]) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("where,verb", [("sandbox", ["gauntlet-agent"]),
-                                        ("host", ["gauntlet", "agent"])])
-async def test_agent_file_edits_runs_tests_and_submits(tmp_path, where, verb):
+@pytest.mark.parametrize("where,verb,sandbox", [
+    ("sandbox", ["gauntlet-agent"], "local"),
+    ("host", ["gauntlet", "agent"], "local"),
+    pytest.param("sandbox", ["gauntlet-agent"], "docker", marks=pytest.mark.docker),
+])
+async def test_agent_file_edits_runs_tests_and_submits(tmp_path, where, verb, sandbox):
     pkg = make_package(tmp_path / "pkg", fmt="sprint")
-    arena = await open_arena(tmp_path, None)  # real time, unscaled: the program is quick
+    arena = await open_arena(tmp_path, None, sandbox=sandbox)  # real time: the program is quick
     try:
         a = arena.attempt(load_challenge(pkg), _agent_file(tmp_path, where, verb))
         status = await arena.run_one(a)

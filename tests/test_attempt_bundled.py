@@ -63,6 +63,11 @@ def check_attempt(challenge, agent: str, events: list) -> None:
     phases = [e.data["phase"] for e in of(events, ev.PHASE_REVEALED)]
     assert phases == list(range(2, 2 + len(phases)))
     assert len(phases) <= len(m.phases)
+    # the agent's commands ran in its sandbox (a missing interpreter would be 127)
+    for e in of(events, ev.COMMAND_RUN):
+        assert e.data["exit_code"] not in (None, 126, 127), e.data
+        if e.data["ran_tests"]:
+            assert e.data["passed"] + e.data["failed"] > 0, e.data
     scored = fin.data["scored_submission"]
     assert scored is not None and scored in judged
 
@@ -94,12 +99,14 @@ def test_three_bundled_challenges_exist():
     assert len(BUNDLED) >= 3, [p.name for p in BUNDLED]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pkg", BUNDLED, ids=[p.name for p in BUNDLED])
 async def test_bundled_local(tmp_path, pkg):
     await _run_challenge(tmp_path, pkg, "local")
 
 
 @pytest.mark.docker
+@pytest.mark.slow
 @pytest.mark.parametrize("pkg", BUNDLED, ids=[p.name for p in BUNDLED])
 async def test_bundled_docker(tmp_path, pkg):
     await _run_challenge(tmp_path, pkg, "docker")

@@ -47,6 +47,7 @@ def test_each_tampering_vector_is_found(tmp_path):
         "test_sort_hidden.py": "x = 1\n",
         "tests/hidden/test_x.py": "",
         "pytest.py": "",
+        "g.py": "import pytest\n",
     })
     os.symlink("/judge/tests", ws / "peek")
     s = take_snapshot(ws, tmp_path / "snaps")
@@ -57,7 +58,7 @@ def test_each_tampering_vector_is_found(tmp_path):
                           "tamper.site_hook", "tamper.symlink"]
     for needle in ("conftest.py", "pytest.ini", "setup.cfg", "pyproject.toml", "sitecustomize.py",
                    "usercustomize.py", "evil.pth", "a.py:1", "b.py:2", "c.py:1", "d.py:2", "e.py:1",
-                   "f.py:1", "test_sort_hidden.py", "tests/hidden/test_x.py", "peek"):
+                   "f.py:1", "g.py:1", "test_sort_hidden.py", "tests/hidden/test_x.py", "peek"):
         assert needle in details, needle
     assert "tox.ini" not in details
 
@@ -105,3 +106,8 @@ def test_pytest_commands_get_the_trusted_options_last():
 def test_other_runners_run_as_written_under_sh():
     argv, is_pytest = build_argv("cargo test -- --format junit > {report}", ["/judge/tests/1/static"], "/o/r.xml")
     assert not is_pytest and argv[:2] == ["sh", "-c"] and argv[2].endswith("> /o/r.xml")
+
+
+def test_names_used_only_in_string_annotations_count_as_used():
+    src = "from typing import Deque, Dict\nx: 'Deque[int]' = None\n__all__ = ['y']\n"
+    assert lint_source("m.py", src) == ([], ["m.py:1: unused import 'Dict'"])

@@ -213,3 +213,49 @@ async def test_non_json_values_are_stored_as_text(store):
     await store.flush()
     (got,) = await store.events("a-0000000f")
     assert got.data == {"path": "/w/src/x.py", "sizes": {"1": 2}}
+
+
+async def test_the_writer_commits_on_its_own_without_a_flush(tmp_path):
+    import asyncio
+
+    for opts, n in (({"interval": 0.05}, 3), ({"interval": 60.0, "wake_at": 100}, 150)):
+        s = await Store.open(tmp_path / f"own{n}.db", **opts)
+        done = asyncio.Event()
+        got: list[int] = []
+
+        def seen(evs, n=n):
+            got.extend(e.seq for e in evs)
+            if len(got) >= n:
+                done.set()
+
+        s.on_commit(seen)
+        for i in range(1, n + 1):
+            s.append(ev("a-00000011", i, float(i), "file.read", path="x"))
+        await asyncio.wait_for(done.wait(), 10)  # by the timer, or by the queue length
+        assert got[:n] == list(range(1, n + 1))
+        await s.close()
+
+
+def test_both_encoders_store_the_same_json():
+    import json
+
+    from store import derive
+
+    data = {"path": Path("/w/x.py"), "n": 3, "f": 0.5, "text": "héllo ✓", "nested": {"k": [1, None, True]},
+            "keys": {7: "int key"}}
+    assert json.loads(derive.encode(data)) == json.loads(derive._std_encode(data)) == {
+        "path": "/w/x.py", "n": 3, "f": 0.5, "text": "héllo ✓", "nested": {"k": [1, None, True]},
+        "keys": {"7": "int key"}}
+    assert json.loads(derive.encode({"big": 2 ** 70})) == {"big": 2 ** 70}
+
+
+async def test_a_new_store_appears_already_migrated_and_concurrent_opens_share_it(tmp_path):
+    import asyncio
+
+    path = tmp_path / "new.db"
+    a, b = await asyncio.gather(Store.open(path), Store.open(path))
+    aid = await a.create_attempt(challenge="c", agent="x", format="sprint")
+    assert (await b.get_attempt(aid))["agent"] == "x"  # one file, both see it
+    await a.close()
+    await b.close()
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("new.db-")) == ["new.db"]

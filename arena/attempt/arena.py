@@ -106,6 +106,7 @@ class Arena:
         from arena.challenge import load_challenge
 
         rec.cleanup_stale_sandboxes(docker=getattr(self.shared.backend, "name", "") == "docker")
+        self.shared.sweep_stale_agent_dirs()
         resumed: list[Attempt] = []
         for row in await self.store.running_attempts():
             aid = row if isinstance(row, str) else (row.get("attempt") or row.get("id"))

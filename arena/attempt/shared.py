@@ -2,7 +2,10 @@
 one sandbox backend, one workspace watcher, one data directory."""
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import time
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +38,9 @@ class Shared:
         (mounted read-only at ``/gauntlet`` inside sandboxes). Kept short for socket paths."""
         d = paths.sockets_root(self.store_path) / attempt
         (d / "bin").mkdir(parents=True, exist_ok=True)
+        owner = d / "owner"
+        if not owner.exists():
+            owner.write_text(str(os.getpid()))
         tool = d / "bin" / "gauntlet-agent"
         if not tool.exists():
             src = Path(__file__).resolve().parent.parent / "agents" / "client.py"
@@ -44,6 +50,11 @@ class Shared:
             # python3 inside sandboxes; the arena's own interpreter on the host.
             tool.write_text("#!/usr/bin/env python3\n" + text)
             tool.chmod(0o755)
+        shim = d / "bin" / "python"
+        if not shim.exists():
+            # the local backend runs on the host's system, which may have only python3
+            shim.write_text('#!/bin/sh\nexec python3 "$@"\n')
+            shim.chmod(0o755)
         host_tool = d / "bin" / "host" / "gauntlet-agent"
         if not host_tool.exists():
             host_tool.parent.mkdir(exist_ok=True)
@@ -53,3 +64,21 @@ class Shared:
 
     def remove_agent_dir(self, attempt: str) -> None:
         shutil.rmtree(paths.sockets_root(self.store_path) / attempt, ignore_errors=True)
+
+    def sweep_stale_agent_dirs(self) -> int:
+        """Remove agent directories whose arena process is gone (a crash or a kill left
+        them). A resumed attempt gets its directory back when it starts again."""
+        n = 0
+        for d in paths.sockets_root(self.store_path).glob("a-*"):
+            try:
+                pid = int((d / "owner").read_text())
+            except (OSError, ValueError):
+                pid = None
+                with contextlib.suppress(OSError):
+                    if d.stat().st_mtime > time.time() - 60:
+                        continue  # being created right now by another arena
+            if pid is not None and (pid == os.getpid() or Path(f"/proc/{pid}").exists()):
+                continue
+            shutil.rmtree(d, ignore_errors=True)
+            n += 1
+        return n

@@ -132,6 +132,7 @@ class SubmissionDesk:
         a = self.a
         if a.over:
             return error("time_up", "the attempt is over")
+        await a.scan()  # the changes that led here are logged before the submission
         at = a.clock.elapsed()
         history = [(s.number, s.at, s.counted) for s in self.accepted if not s.infra]
         decision = rules.decide_submission(a.rules, budget=a.manifest.iterations, at=at,
@@ -139,7 +140,6 @@ class SubmissionDesk:
         if not decision.ok:
             a.publish(ev.SUBMISSION_REFUSED, {"code": decision.code, "reason": decision.reason})
             return {"ok": False, "code": decision.code, "reason": decision.reason}
-        await a.scan()
         try:
             snap = await self._snapshot()
         except Exception as exc:  # noqa: BLE001 - unreadable workspace: the agent's doing

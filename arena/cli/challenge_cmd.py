@@ -1,4 +1,4 @@
-"""``gauntlet challenge validate|calibrate|audit DIR [--json]``: seed 003 gates 1-4 on a package.
+"""``gauntlet challenge validate|calibrate|audit|publish DIR [--json]``: seed 003 gates 1-5 on a package.
 
 Exit 0 clean (info findings only), 1 findings (any error or warning), 2 unreadable
 (no such directory, or a manifest that is missing or cannot be parsed as YAML).
@@ -39,13 +39,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.add_argument("--store", metavar="DB", default=None, help="keep the calibration attempts in this store (default: a throw-away one)")
     c.add_argument("--quick", action="store_true", help="one run per agent: skip the flakiness repeats")
     c.set_defaults(func=cmd_calibrate)
+    from arena.cli.publish_cmd import register_publish  # noqa: PLC0415
+
+    register_publish(sub)
     p.set_defaults(func=_usage)
 
 
 def _usage(args: argparse.Namespace) -> int:
     from arena.cli import UsageError  # noqa: PLC0415
 
-    raise UsageError("challenge: expected a verb: validate, calibrate or audit")
+    raise UsageError("challenge: expected a verb: validate, calibrate, audit, publish or published")
 
 
 def package(ref: str) -> str:
@@ -142,13 +145,17 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         challenge = load_challenge(package(args.dir))
     except ChallengeError as exc:
         return report(args, str(args.dir), exc.findings)
+    from arena.challenge.publish_records import package_hash  # noqa: PLC0415
+
+    phash = package_hash(challenge.root)
     try:
         backend = get_backend(args.sandbox)
     except SandboxError as exc:
         raise UsageError(f"--sandbox {args.sandbox or '(auto)'}: {exc}") from None
     cal = asyncio.run(calibrate(challenge, backend=backend, time_scale=args.time_scale,
                                 store=Path(args.store) if args.store else None, flakiness=not args.quick))
-    extra = {"scores": cal.scores, "runs": cal.runs, "spread": cal.spread}
+    # package_hash (taken before the runs) lets `challenge publish --calibration` tell the report is of this package as it is.
+    extra = {"scores": cal.scores, "runs": cal.runs, "spread": cal.spread, "package_hash": phash}
     if args.store:
         extra["attempts"] = cal.attempts
     if not args.json:

@@ -104,6 +104,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
 def _launch(store: Path, backend: Any, jobs: list, *, parallel: int, headless: bool,
             kind: str, argv: dict) -> int:
+    if not headless and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("gauntlet: not a terminal: running headless (pass --headless to say so)", file=sys.stderr)
+        headless = True
     if not headless:
         try:
             from gauntlet_tui.app import GauntletApp  # noqa: PLC0415,F401 — lazily: TUI only
@@ -168,9 +171,13 @@ def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
             run_id = await arena.store.create_run(kind, argv)
             attempts = [arena.attempt(c, agent, time_scale=scale) for c, agent, scale in jobs]
             done["ids"] = [a.id for a in attempts]
+            try:
+                from gauntlet_tui.live import LiveHandle  # stop / submit / workspace for screens
+            except ImportError:
+                LiveHandle = lambda a: a  # noqa: E731,N806
             for a in [*resumed, *attempts]:
                 adapter.attach_clock(a.id, lambda a=a: a.clock.elapsed())
-                adapter.attach_handle(a.id, a)
+                adapter.attach_handle(a.id, LiveHandle(a))
             runs = asyncio.ensure_future(arena.run_all([*resumed, *attempts]))
             if len(attempts) == 1:
                 while attempts[0].id not in adapter.views and not runs.done():

@@ -7,11 +7,13 @@ never imports, so submission code does not run here.
 from __future__ import annotations
 
 import ast
+import re
 
 from arena.judge.results import Lint
 from arena.judge.snapshot import Snapshot
 
 MAX_ISSUES = 50
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_LINT_BYTES = 512 * 1024
 
 
@@ -53,8 +55,8 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Constant(self, node):
         # names listed in __all__ or used in string annotations count as used
-        if isinstance(node.value, str) and node.value.isidentifier():
-            self.used.add(node.value)
+        if isinstance(node.value, str) and len(node.value) < 200:
+            self.used.update(_IDENT.findall(node.value))
 
 
 def lint_source(path: str, source: str) -> tuple[list[str], list[str]]:

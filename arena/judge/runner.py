@@ -38,6 +38,7 @@ from arena.judge.verdict import (
     raw_results,
     redact_leaks,
 )
+from arena.sandbox import registry
 from arena.sandbox.base import Limits, Mount, SandboxError
 
 log = logging.getLogger(__name__)
@@ -103,13 +104,22 @@ class Judge:
             result.infra_error = "; ".join(errors)
             return result
         async with self._sem:
-            await self._run_sandboxed(spec, snapshot, expected, result)
+            try:
+                await self._run_sandboxed(spec, snapshot, expected, result)
+            except (OSError, ValueError, RuntimeError) as e:  # the judge's own host-side failure
+                log.exception("judge run failed")
+                result.infra_error = f"judge: {type(e).__name__}: {e}"
+                result.tests = []
         result.deliverables = _deliverables(spec, snapshot, result)
         result.duration_s = round(time.monotonic() - t0, 3)
         return result
 
     async def _run_sandboxed(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult):
-        run_dir = Path(tempfile.mkdtemp(prefix="gauntlet-judge-", dir=self.work_root))
+        # Named "<pid>-judge-<random>" under the sandbox state root by default, so that
+        # arena.sandbox.cleanup_stale() unmounts and removes what a crashed arena left.
+        root = self.work_root or registry.STATE_ROOT
+        root.mkdir(parents=True, exist_ok=True)
+        run_dir = Path(tempfile.mkdtemp(prefix=f"{registry.owner_tag()}-judge-", dir=root))
         sandbox = None
         mounted = False
         try:

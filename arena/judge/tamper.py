@@ -46,6 +46,9 @@ _CODE_PATTERNS = [
 ]
 
 
+_IMPORT_PYTEST = re.compile(r"^\s*(import\s+pytest\b|from\s+pytest\b)", re.M)
+
+
 def _text(snapshot: Snapshot, rel: str) -> str | None:
     e = snapshot.entries.get(rel)
     if e is None or e.kind != "file" or e.size > MAX_SCAN_BYTES:
@@ -122,6 +125,11 @@ def scan(snapshot: Snapshot, *, starter: Path | None = None,
             if text is None:
                 continue
             seen = set()
+            is_test = name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+            m = _IMPORT_PYTEST.search(text)
+            if m and not is_test:
+                line = text.count("\n", 0, m.start()) + 1
+                add("warning", "runner_internals", f"{rel}:{line}: imports pytest outside a test file")
             for check, severity, pat, what in _CODE_PATTERNS:
                 m = pat.search(text)
                 if m and (check, what) not in seen:

@@ -1,4 +1,4 @@
-"""cgroup v1 limits for the local backend: memory (+memsw), pids, cpu quota, freezer.
+"""cgroup v1 limits for the local backend: memory (+memsw), pids, cpu quota, cpuacct, freezer.
 
 One group per sandbox at ``/sys/fs/cgroup/<controller>/gauntlet/<sandbox id>``. A process
 joins by writing its pid into each ``cgroup.procs`` (done in the child before it execs
@@ -16,7 +16,7 @@ from arena.sandbox.base import Limits
 
 ROOT = Path(os.environ.get("GAUNTLET_CGROUP_ROOT", "/sys/fs/cgroup"))
 PARENT = "gauntlet"
-CONTROLLERS = ("memory", "pids", "cpu", "freezer")
+CONTROLLERS = ("memory", "pids", "cpu", "cpuacct", "freezer")
 
 
 def available() -> bool:
@@ -31,6 +31,13 @@ def available() -> bool:
             (base / PARENT).mkdir(exist_ok=True)
         except OSError:
             return False
+    # A group weighs as much as one ungrouped task (1024) in CFS: under load a sandbox
+    # would get far less CPU than the same command run bare. Weigh the parent like one
+    # task per CPU so a lone sandbox is scheduled like a bare process.
+    try:
+        _write(ROOT / "cpu" / PARENT / "cpu.shares", str(1024 * (os.cpu_count() or 1)))
+    except OSError:
+        pass
     return True
 
 
@@ -67,6 +74,13 @@ class CgroupSet:
         except OSError:
             return []
         return [int(x) for x in text.split()]
+
+    def cpu_seconds(self) -> float:
+        """CPU time used by every process of the sandbox so far."""
+        try:
+            return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+        except (OSError, ValueError):
+            return 0.0
 
     def oom_killed(self) -> bool:
         try:

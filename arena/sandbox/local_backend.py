@@ -190,7 +190,8 @@ class LocalSandbox:
         cmd = list(self._argv_prefix)
         for k, v in (env or {}).items():
             cmd += ["--setenv", k, v]
-        cmd += ["--chdir", cwd]
+        info_r, info_w = os.pipe()  # bwrap writes here once the sandbox is set up
+        cmd += ["--chdir", cwd, "--info-fd", str(info_w)]
         if self.be.privileged:
             cmd += ["/usr/bin/setpriv", "--reuid", str(SANDBOX_UID), "--regid", str(SANDBOX_UID),
                     "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
@@ -202,9 +203,13 @@ class LocalSandbox:
                 *cmd, stdin=asyncio.subprocess.PIPE if stdin is not None else
                 asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, preexec_fn=self._preexec(),
-                start_new_session=True)
+                start_new_session=True, pass_fds=(info_w,))
         except OSError as exc:
+            os.close(info_r)
             raise SandboxError(f"cannot start bubblewrap: {exc}") from None
+        finally:
+            os.close(info_w)
+        os.set_blocking(info_r, False)
 
         def kill():
             try:
@@ -244,7 +249,13 @@ class LocalSandbox:
             await asyncio.to_thread(self._sweep)
         rc = proc.returncode
         stderr = err.value()
-        if rc == 1 and stderr.startswith(b"bwrap:"):
+        try:
+            started = bool(os.read(info_r, 4096))
+        except BlockingIOError:
+            started = False
+        finally:
+            os.close(info_r)
+        if not started and not timed_out:  # bwrap failed before running the command
             raise SandboxError(f"bubblewrap failed: {stderr.decode(errors='replace').strip()}")
         return ExecResult(exit_code=None if timed_out else rc, stdout=out.value(),
                           stderr=stderr, timed_out=timed_out,

@@ -36,6 +36,7 @@ class HomeScreen(Screen):
         self.adapter = adapter
         self.title_text = title
         self.paused = False
+        self._title = ""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="home-title")
@@ -63,11 +64,13 @@ class HomeScreen(Screen):
         with self.app.batch_update():
             self.table.sync((a, ad.views[a], ad.elapsed(a)) for a in ids)
         running = sum(1 for v in ad.views.values() if not v.finished)
-        self.query_one("#home-title", Static).update(
-            f"[b]{escape(self.title_text)}[/] · {running} running · {len(ad.views) - running} finished"
-            + (f" · filter: {escape(self.table.filter_text)}" if self.table.filter_text else "")
-        )
-        self.set_class(not ad.views, "-empty")
+        title = (f"[b]{escape(self.title_text)}[/] · {running} running · {len(ad.views) - running} finished"
+                 + (f" · filter: {escape(self.table.filter_text)}" if self.table.filter_text else ""))
+        if title != self._title:  # a Static update re-lays out the screen: only on change
+            self._title = title
+            self.query_one("#home-title", Static).update(title)
+        if self.has_class("-empty") != (not ad.views):
+            self.set_class(not ad.views, "-empty")
 
     # -- keys -----------------------------------------------------------------------
     def action_filter(self) -> None:

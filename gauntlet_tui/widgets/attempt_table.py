@@ -11,20 +11,23 @@ from typing import Any, Iterable
 
 from rich.text import Text
 from textual.widgets import DataTable
+from textual._two_way_dict import TwoWayDict
+from textual.widgets.data_table import ColumnKey, RowKey
 
 from arena.view import AttemptView
 from gauntlet_tui.widgets.clock import fmt_clock
 
-COLUMNS: tuple[tuple[str, str], ...] = (
-    ("challenge", "Challenge"),
-    ("agent", "Agent"),
-    ("format", "Format"),
-    ("weight", "Class"),
-    ("clock", "Clock"),
-    ("subs", "Subs"),
-    ("score", "Score"),
-    ("phase", "Phase"),
-    ("status", "Status"),
+# (key, label, width): fixed widths, so a changed cell never re-measures its column.
+COLUMNS: tuple[tuple[str, str, int], ...] = (
+    ("challenge", "Challenge", 22),
+    ("agent", "Agent", 17),
+    ("format", "Format", 8),
+    ("weight", "Class", 12),
+    ("clock", "Clock", 17),
+    ("subs", "Subs", 4),
+    ("score", "Score", 5),
+    ("phase", "Phase", 5),
+    ("status", "Status", 11),
 )
 BAR = 10
 
@@ -85,8 +88,8 @@ class AttemptTable(DataTable):
         self.updates = 0  # cells written since mount (the benchmark reads it)
 
     def on_mount(self) -> None:
-        for key, label in COLUMNS:
-            self.add_column(label, key=key)
+        for key, label, width in COLUMNS:
+            self.add_column(label, key=key, width=width)
 
     def matches(self, view: AttemptView) -> bool:
         if not self.filter_text:
@@ -99,6 +102,7 @@ class AttemptTable(DataTable):
         """Add, update or drop the given attempts' rows; returns cells written."""
         colours = self.app.theme_variables
         written = 0
+        changed: dict[tuple[str, str], Any] = {}
         for attempt, view, elapsed in rows:
             present = attempt in self._cells
             if not self.matches(view):
@@ -112,20 +116,46 @@ class AttemptTable(DataTable):
                 sigs[col] = cells[col] = value
             sigs["clock"], cells["clock"] = clock_cell(view, elapsed, colours)
             if not present:
-                self.add_row(*(cells[c] for c, _ in COLUMNS), key=attempt)
+                self.add_row(*(cells[c] for c, _, _ in COLUMNS), key=attempt)
                 self._cells[attempt] = sigs
                 written += len(COLUMNS)
                 continue
             old = self._cells[attempt]
             for col, sig in sigs.items():
                 if old.get(col) != sig:
-                    self.update_cell(attempt, col, cells[col], update_width=True)
+                    changed[(attempt, col)] = cells[col]
                     old[col] = sig
                     written += 1
-        if written and self.sort_column:
-            self.apply_sort()
+        if changed:
+            self._write_cells(changed)
+            if self.sort_column and any(col == self.sort_column for _, col in changed):
+                self.apply_sort()
         self.updates += written
         return written
+
+    def _write_cells(self, changed: dict[tuple[str, str], Any]) -> None:
+        """Write cells, dropping only their own cached renders and their rows'.
+
+        ``DataTable.update_cell`` bumps a counter that is part of every cache key, so one
+        changed cell re-renders every visible cell; at 100 live rows that cost most of a
+        core. Here the unchanged cells keep their cached renders (Textual is pinned, so
+        these private caches are a known shape: keys start with (row_key, column_key)).
+        """
+        rows = {RowKey(a) for a, _ in changed}
+        cells = {(RowKey(a), ColumnKey(c)) for a, c in changed}
+        for (attempt, col), value in changed.items():
+            self._data[RowKey(attempt)][ColumnKey(col)] = value
+        for key in [k for k in self._cell_render_cache.keys() if (k[0], k[1]) in cells]:
+            self._cell_render_cache.discard(key)
+        for key in [k for k in self._row_render_cache.keys() if k[0] in rows]:
+            self._row_render_cache.discard(key)
+        indexes = [self.get_row_index(row) for row in rows]
+        header = 1 if self.show_header else 0
+        lines = {i + header for i in indexes}  # rows are one line high
+        for key in [k for k in self._line_cache.keys() if k[0] in lines]:
+            self._line_cache.discard(key)
+        for index in indexes:
+            self.refresh_row(index)
 
     def forget(self, attempt: str) -> None:
         if attempt in self._cells:
@@ -137,7 +167,7 @@ class AttemptTable(DataTable):
         self._cells.clear()
 
     def cycle_sort(self) -> str:
-        keys = [c for c, _ in COLUMNS]
+        keys = [c for c, _, _ in COLUMNS]
         if self.sort_column is None:
             self.sort_column, self.sort_reverse = keys[0], False
         elif not self.sort_reverse:
@@ -149,8 +179,17 @@ class AttemptTable(DataTable):
         return self.sort_column or "none"
 
     def apply_sort(self) -> None:
-        if self.sort_column:
-            self.sort(self.sort_column, key=_sort_value, reverse=self.sort_reverse)
+        """Reorder rows by the sort column, keeping every cell's cached render (the base
+        ``sort`` invalidates them all); only position-dependent caches are dropped."""
+        if not self.sort_column:
+            return
+        column = ColumnKey(self.sort_column)
+        ordered = sorted(self._data.items(), key=lambda item: _sort_value(item[1][column]),
+                         reverse=self.sort_reverse)
+        self._row_locations = TwoWayDict({row_key: i for i, (row_key, _) in enumerate(ordered)})
+        for cache in (self._row_render_cache, self._line_cache, self._ordered_row_cache, self._offset_cache):
+            cache.clear()
+        self.refresh()
 
     @property
     def attempt_ids(self) -> list[str]:

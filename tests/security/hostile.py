@@ -228,7 +228,7 @@ CASES = [
         os.kill(-1, signal.SIGKILL)
     except OSError:
         pass
-    return a * b""")}, passed=BEFORE_MUL),
+    return a * b""")}, passed=ALL),
     Case("process_left_running", {"calc.py": calc("""\
     import subprocess, sys
     subprocess.Popen([sys.executable, "-c", "import time  # GHOSTILE-daemon\\ntime.sleep(300)"],

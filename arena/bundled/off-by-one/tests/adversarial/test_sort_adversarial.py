@@ -36,3 +36,10 @@ def test_adv_sawtooth_runs():
 def test_adv_one_element_of_every_type():
     for item in (0, -1.5, "z", (1, 2), b"x", None):
         assert sort([item]) == [item]
+
+
+def test_adv_reverse_large_input_with_few_distinct_keys():
+    rng = random.Random(6)
+    records = [(rng.randint(0, 2), i) for i in range(5000)]
+    expected = sorted(records, key=lambda r: r[0], reverse=True)
+    assert sort(records, key=lambda r: r[0], reverse=True) == expected

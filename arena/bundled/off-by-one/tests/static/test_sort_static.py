@@ -65,6 +65,16 @@ def test_stability_reverse_keeps_equal_keys_in_input_order():
     assert sort(records, key=by_key, reverse=True) == expected
 
 
+def test_stability_reverse_all_equal_keys_keep_input_order():
+    records = [(5, "a"), (5, "b"), (5, "c"), (5, "d")]
+    assert sort(records, key=by_key, reverse=True) == records
+
+
+def test_stability_reverse_matches_builtin_sorted():
+    records = [(i * 3 % 4, i) for i in range(30)]
+    assert sort(records, key=by_key, reverse=True) == sorted(records, key=by_key, reverse=True)
+
+
 def test_stability_matches_builtin_sorted():
     records = [(i * 7 % 5, i) for i in range(40)]
     assert sort(records, key=by_key) == sorted(records, key=by_key)

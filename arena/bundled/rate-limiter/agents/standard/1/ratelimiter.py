@@ -45,7 +45,7 @@ class RateLimiter:
         hits = self._users.get(user, deque())
         self._prune(hits, now)
         self._prune(self._global, now)
-        return max(0, min(self.per_user - len(hits), self.global_limit - len(self._global)))
+        return max(0, self.per_user - len(hits))
 
     def reset(self, user: str) -> None:
         raise NotImplementedError

@@ -64,7 +64,8 @@ class RateLimiter:
         return max(0, min(self.per_user - len(hits), self.global_limit - len(self._global)))
 
     def reset(self, user: str) -> None:
-        self._users.pop(user, None)
+        for t in self._users.pop(user, ()):
+            self._global.remove(t)
 
     def tracked_users(self) -> int:
         now = self._now()

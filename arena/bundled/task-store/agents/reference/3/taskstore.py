@@ -100,9 +100,8 @@ def _validated(changes: dict) -> dict:
 
 def _tenant_name(name: object) -> str:
     if not isinstance(name, str) or not _TENANT_NAME.fullmatch(name):
-        raise ValidationError(
-            f"tenant name must be lowercase letters, digits and '-' (1-63 chars), got {name!r}"
-        )
+        expected = "lowercase letters, digits and '-' (1-63 chars, not starting with '-')"
+        raise ValidationError(f"tenant name must be {expected}, got {name!r}")
     return name
 
 

@@ -1,0 +1,262 @@
+"""Seed 003 stage 5 (gate 5): publish a package that passed gates 1-4 into the challenge
+store — metadata, lifecycle, sealed (AES-256-GCM) sensitive assets, lineage, monitors.
+
+Gates 1-2 (``validate`` and its sandbox runs) and 4 (``audit``) are run here as
+preconditions; gate 3 (calibration) is read from a ``gauntlet challenge calibrate --json``
+report or run (quick unless asked). A failed precondition is an error finding and nothing
+is written."""
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import statistics
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from arena.challenge.calibrate import AGENTS, FLAKY_AGENTS, FLAKY_RUNS, Calibration, assess
+from arena.challenge.errors import error, info
+from arena.challenge.loader import Challenge
+from arena.challenge.publish_records import (
+    canonical, classify, confidence, hash_entries, lifecycle, lineage, metadata, monitors, package_files, read_entries,
+    sha256,
+)
+from arena.challenge.published import write_entry
+from arena.challenge.sealing import key_id
+from arena.judge.results import Finding
+
+REPORT_EXPECTED = "expected the JSON report of `gauntlet challenge calibrate DIR --json`"
+
+
+class PublishError(ValueError):
+    """Bad input to publish (an unreadable calibration report, an unusable key): exit 2."""
+
+
+@dataclass
+class CalibrationReport:
+    source: str  # the file it came from, or "calibrate run"
+    challenge: str
+    runs: dict[str, list[float]]
+    findings: list[Finding]
+    package_hash: str | None
+    doc: dict[str, Any]
+
+
+@dataclass
+class Publication:
+    challenge: str
+    findings: list[Finding] = field(default_factory=list)
+    entry: Path | None = None
+    version: int | None = None
+
+    @property
+    def unreadable(self) -> bool:
+        return any(f.check == "unreadable" for f in self.findings)
+
+    @property
+    def exit_code(self) -> int:
+        """0 published, 1 not published (the error findings say why), 2 unreadable package."""
+        return 2 if self.unreadable else 0 if self.entry is not None else 1
+
+
+# ---- the calibration report (gate 3) --------------------------------------------------------
+
+def _score(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v <= 100
+
+
+def parse_calibration(doc: Any, source: str) -> CalibrationReport:
+    """The fields publish needs from a calibrate report; ``PublishError`` naming the key otherwise."""
+    if not isinstance(doc, dict):
+        raise PublishError(f"{source}: not a JSON object: {REPORT_EXPECTED}")
+    cid = doc.get("challenge")
+    if not isinstance(cid, str) or not cid:
+        raise PublishError(f"{source}: key 'challenge': missing or not a string: {REPORT_EXPECTED}")
+    runs = doc.get("runs")
+    if runs is None and isinstance(doc.get("scores"), dict):
+        runs = {a: [s] for a, s in doc["scores"].items()}
+    if not isinstance(runs, dict):
+        raise PublishError(f"{source}: key 'runs': missing or not a mapping: expected agent -> list of scores 0-100")
+    clean: dict[str, list[float]] = {}
+    for agent, totals in runs.items():
+        if not isinstance(totals, list) or not all(_score(t) for t in totals):
+            raise PublishError(f"{source}: key 'runs.{agent}': expected a list of scores 0-100")
+        clean[str(agent)] = [float(t) for t in totals]
+    findings: list[Finding] = []
+    for i, f in enumerate(doc.get("findings") or []):
+        try:
+            findings.append(Finding.model_validate(f))
+        except ValueError:
+            raise PublishError(f"{source}: key 'findings[{i}]': expected {{severity, check, detail}}") from None
+    ph = doc.get("package_hash")
+    if ph is not None and not isinstance(ph, str):
+        raise PublishError(f"{source}: key 'package_hash': expected a string like sha256:...")
+    return CalibrationReport(source, cid, clean, findings, ph, doc)
+
+
+def read_calibration(path: str | Path) -> CalibrationReport:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PublishError(f"{p}: no such file: {REPORT_EXPECTED}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PublishError(f"{p}: unreadable ({exc.__class__.__name__}): {REPORT_EXPECTED}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PublishError(f"{p}: not JSON (line {exc.lineno}: {exc.msg}): {REPORT_EXPECTED}") from None
+    return parse_calibration(doc, str(p))
+
+
+def report_of(ch: Challenge, cal: Calibration, package_hash: str) -> dict[str, Any]:
+    """The calibrate --json document (what ``challenge calibrate`` prints), with the hash of
+    the package it calibrated."""
+    return {"challenge": ch.id, "findings": [f.model_dump() for f in cal.findings],
+            "ok": not any(f.severity == "error" for f in cal.findings),
+            "scores": cal.scores, "runs": cal.runs, "spread": cal.spread, "package_hash": package_hash}
+
+
+def calibration_findings(ch: Challenge, rep: CalibrationReport, package_hash: str) -> list[Finding]:
+    """Gate 3 judged again from the report's scores (a report edited to say ``ok`` with
+    scores out of band still fails), plus the report's own errors (attempts that broke)."""
+    if rep.challenge != ch.id:
+        return [error("calibration_report", f"{rep.source}: a calibration of {rep.challenge!r}: expected one of {ch.id!r}")]
+    out: list[Finding] = []
+    if rep.package_hash is None:
+        out.append(info("calibration_report", f"{rep.source}: carries no package_hash: cannot tell it was made on the package as it is now"))
+    elif rep.package_hash != package_hash:
+        out.append(error("calibration_report", f"{rep.source}: calibrated package {rep.package_hash}: expected this package as it is now ({package_hash}); calibrate it again"))
+    missing = [a for a in AGENTS if not rep.runs.get(a)]
+    for a in missing:
+        out.append(error("calibration", f"{rep.source}: no score for the {a} agent: expected runs of all four benchmark agents"))
+    seen = {f.detail for f in out}
+    for f in rep.findings:
+        if f.severity == "error" and f.detail not in seen:
+            seen.add(f.detail)
+            out.append(f)
+    if not missing:
+        out += [f for f in assess(rep.runs) if f.detail not in seen]
+    return out
+
+
+def run_calibration(ch: Challenge, package_hash: str, sandbox: str | None, *, flakiness: bool,
+                    time_scale: float | None) -> tuple[CalibrationReport | None, list[Finding]]:
+    import asyncio  # noqa: PLC0415
+
+    from arena.challenge.calibrate import calibrate  # noqa: PLC0415
+    from arena.sandbox import SandboxError, get_backend  # noqa: PLC0415
+
+    try:
+        backend = get_backend(sandbox)
+    except SandboxError as exc:
+        return None, [error("sandbox", f"the sandbox is unavailable for calibration: {exc}")]
+    cal = asyncio.run(calibrate(ch, backend=backend, time_scale=time_scale, flakiness=flakiness))
+    return parse_calibration(report_of(ch, cal, package_hash), "calibrate run"), []
+
+
+# ---- gates 1, 2 and 4 ---------------------------------------------------------------------
+
+def _blocking(findings: list[Finding]) -> bool:
+    return any(f.severity == "error" for f in findings)
+
+
+def integrity(ch: Challenge, starter_run: list[Finding]) -> tuple[dict[str, Any], list[Finding]]:
+    """Gate 4: the static audit and the trivial shortcut found by judging the starter."""
+    from arena.challenge.audit import static_audit, verdict  # noqa: PLC0415
+
+    findings = static_audit(ch) + [f for f in starter_run if f.check == "trivial_shortcut"]
+    v = verdict(findings)
+    flags = [f.detail for f in findings if f.severity == "warning"]
+    return {"verdict": v, "flags": flags}, findings
+
+
+# ---- stage 5 ------------------------------------------------------------------------------
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def publish(ref: str | Path, *, store: Path, key: bytes | Callable[[], bytes], calibration: CalibrationReport | None = None,
+            sandbox: str | None = None, flakiness: bool = False, time_scale: float | None = None,
+            now: Callable[[], datetime] = utc_now, timer: Callable[[], float] = time.perf_counter) -> Publication:
+    """Gates 1-4 as preconditions, then the store entry. Never raises for package faults;
+    ``key`` may be a function (called once the package has loaded, before anything runs),
+    whose ``SealError`` propagates (bad input: exit 2)."""
+    from arena.challenge import examine  # noqa: PLC0415
+    from arena.challenge.runs import run_checks  # noqa: PLC0415
+
+    t0 = timer()
+    ch, findings = examine(ref)
+    pub = Publication(ch.id if ch is not None else str(ref), list(findings))
+    if ch is None or pub.unreadable or _blocking(findings):
+        pub.findings.append(info("publish", f"{ref}: not published: gates 1-2 (validate) have errors"))
+        return pub
+    if callable(key):
+        key = key()
+    entries = read_entries(ch.root, package_files(ch.root))
+    phash = hash_entries(entries)
+    runs, _starter = run_checks(ch, sandbox, solution=True)
+    pub.findings += runs
+    t1 = timer()
+    if _blocking([f for f in runs if f.check != "trivial_shortcut"]):
+        pub.findings.append(info("publish", f"{ch.id}: not published: gate 2 (starter and solution judged in a sandbox) has errors"))
+        return pub
+    integ, audit_findings = integrity(ch, runs)
+    pub.findings += [f for f in audit_findings if f.check != "trivial_shortcut"]
+    t2 = timer()
+    if integ["verdict"] == "reject":
+        pub.findings.append(info("publish", f"{ch.id}: not published: gate 4 (audit) verdict reject"))
+        return pub
+    t_cal: float | None = None
+    cal_findings: list[Finding] = []
+    if calibration is None:
+        calibration, cal_findings = run_calibration(ch, phash, sandbox, flakiness=flakiness, time_scale=time_scale)
+        t_cal = round(timer() - t2, 3)
+    if calibration is not None:
+        cal_findings += calibration_findings(ch, calibration, phash)
+    pub.findings += cal_findings
+    t3 = timer()
+    if calibration is None or _blocking(cal_findings):
+        pub.findings.append(info("publish", f"{ch.id}: not published: gate 3 (calibration) has errors"))
+        return pub
+    now_read = read_entries(ch.root, package_files(ch.root))
+    if hash_entries(now_read) != phash:
+        pub.findings.append(error("package_changed", f"{ch.root}: files changed while publishing: expected the package left alone; publish again"))
+        return pub
+
+    plain, sealed = classify(sorted(entries))
+    moment = now()
+    run_id = "p-" + secrets.token_hex(4)
+    scores = {a: calibration.runs[a][0] for a in AGENTS}
+    cal_summary = {"scores": scores, "spread": round(statistics.stdev(scores.values()), 2),
+                   "confidence": confidence(calibration.runs, FLAKY_AGENTS, FLAKY_RUNS)}
+    life = lifecycle(moment)
+    cal_hash = sha256(canonical(calibration.doc))
+    timings = {"architect": None, "builder": None, "validator": round(t1 - t0, 3), "auditor": round(t2 - t1, 3),
+               "calibrator": t_cal, "publisher": None}
+
+    def records(version: int) -> dict[str, Any]:
+        meta = metadata(ch, version=version, now=moment, run_id=run_id, calibration=cal_summary, integrity=integ,
+                        package=phash, key=key_id(key), sealed=sealed)
+        timings["publisher"] = round(timer() - t3, 3)
+        lin = lineage(meta, spec=sha256(bytes(entries["challenge.yaml"])),
+                      package=phash, calibration=cal_hash, timings=dict(timings),
+                      calibration_source=calibration.source, previous_version=version - 1 if version > 1 else None)
+        return {"metadata": meta, "lifecycle": life, "lineage": lin, "monitors": monitors(meta, life),
+                "calibration": calibration.doc}
+
+    entry, version = write_entry(store, ch.id, entries, plain=plain, sealed=sealed, key=key, package_hash=phash,
+                                 records=records, stage=run_id)
+    pub.entry, pub.version = entry, version
+    if integ["flags"]:
+        pub.findings.append(info("publish", f"{ch.id}: published with integrity flags (audit verdict {integ['verdict']})"))
+    pub.findings.append(info("publish", f"{ch.id}: published version {version} at {entry}"))
+    return pub
+
+
+__all__ = ["CalibrationReport", "Publication", "PublishError", "calibration_findings", "parse_calibration", "publish",
+           "read_calibration", "report_of"]

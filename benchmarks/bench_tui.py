@@ -1,0 +1,181 @@
+"""Dashboard responsiveness under load: 100 live attempts emitting 1,000 events/s in total.
+
+    python benchmarks/bench_tui.py [--seconds 10] [--attempts 100] [--rate 1000]
+
+Runs the real app (headless) twice in this process: a baseline with no attempts and no
+events, then the loaded dashboard, where an engine thread publishes events on the bus
+(the adapter buffers them; the app folds them into rows at its 4 Hz refresh). For each
+it measures key press -> updated screen (the time from sending a key to the end of the
+first screen refresh after the key was handled, via ``call_after_refresh``), p50 and
+p95, and the CPU used by the app's thread (thread CPU time / wall time) and by the whole
+process (engine thread included). Targets: p95 < 100 ms, app < 0.25 core.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from arena.clock import AttemptClock, RealTime  # noqa: E402
+from arena.formats import rules_for  # noqa: E402
+from gauntlet_tui.app import GauntletApp  # noqa: E402
+from gauntlet_tui.engine import EngineAdapter  # noqa: E402
+
+FORMATS = [("sprint", 900.0, 2), ("standard", 1800.0, 4), ("marathon", 3600.0, 6)]
+KEYS = ["down", "down", "s", "up", "down", "s", "up", "s", "s"]
+
+
+def start_attempts(adapter: EngineAdapter, n: int) -> list[tuple[str, AttemptClock]]:
+    source = RealTime()
+    out = []
+    for i in range(n):
+        fmt, limit, budget = FORMATS[i % 3]
+        aid = f"a-{i:08x}"
+        clock = AttemptClock(source, rules_for(fmt), limit, elapsed_at_start=limit * (i % 100) / 110)
+        adapter.bus.publish(aid, clock.elapsed(), "attempt.started", {
+            "challenge": f"challenge-{i % 7}", "title": f"Challenge {i % 7}", "agent": f"scripted:agent{i % 5}",
+            "format": fmt, "weight_class": "middleweight", "time_limit_s": limit, "budget": budget,
+            "grace_s": rules_for(fmt).grace_s, "time_scale": 1.0, "sandbox": "local", "phases": [],
+            "deliverables": [], "category": "debug-gauntlet"})
+        adapter.attach_clock(aid, clock.elapsed)
+        out.append((aid, clock))
+    return out
+
+
+def produce(adapter: EngineAdapter, attempts, rate: float, stop: threading.Event, counter: list[int]) -> None:
+    """The engine side: ``rate`` events/s spread over the attempts, in 10 ms batches."""
+    per_batch = max(1, int(rate / 100))
+    i = 0
+    next_t = time.perf_counter()
+    while not stop.is_set():
+        for _ in range(per_batch):
+            aid, clock = attempts[i % len(attempts)]
+            k = i % 50
+            t = clock.elapsed()
+            if k == 0:
+                adapter.bus.publish(aid, t, "submission.judged", {"submission": 1, "score": float(i % 100)})
+            elif k % 3 == 0:
+                adapter.bus.publish(aid, t, "command.run", {"command": "pytest -q", "exit_code": 1,
+                                                            "ran_tests": True, "passed": 3, "failed": 1})
+            elif k % 3 == 1:
+                adapter.bus.publish(aid, t, "file.changed", {"path": "src/x.py", "change": "modified",
+                                                             "lines_added": 2, "lines_removed": 1})
+            else:
+                adapter.bus.publish(aid, t, "agent.output", {"stream": "stdout", "text": f"line {i}"})
+            i += 1
+        counter[0] = i
+        next_t += 0.01
+        delay = next_t - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+
+
+async def press_and_wait(app: GauntletApp, key: str, table) -> float:
+    """Send a key the way a terminal does (through the driver), wait until its effect is
+    in the widget state, then until the next screen refresh has painted it."""
+    from textual import events
+
+    loop = asyncio.get_running_loop()
+    before = (table.cursor_row, table.sort_column, table.sort_reverse) if table is not None else len(app.screen_stack)
+    t0 = time.perf_counter()
+    event = events.Key(key, None)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+    def state():
+        return (table.cursor_row, table.sort_column, table.sort_reverse) if table is not None else len(app.screen_stack)
+
+    while state() == before:
+        await asyncio.sleep(0.001)
+        if time.perf_counter() - t0 > 5:
+            raise RuntimeError(f"key {key!r} had no effect in 5 s")
+    done = loop.create_future()
+    app.call_after_refresh(lambda: done.done() or done.set_result(time.perf_counter()))
+    t1 = await done
+    if table is None:  # the baseline toggles the help screen: close it again
+        app.pop_screen()
+        await asyncio.sleep(0.05)
+    return t1 - t0
+
+
+async def measure(n_attempts: int, rate: float, seconds: float) -> dict[str, float]:
+    adapter = EngineAdapter()
+    attempts = start_attempts(adapter, n_attempts) if n_attempts else []
+    app = GauntletApp(adapter, title="bench")
+    latencies: list[float] = []
+    per_key: dict[str, list[float]] = {}
+    stop = threading.Event()
+    counter = [0]
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause(0.5)
+        producer = None
+        if attempts and rate:
+            producer = threading.Thread(target=produce, args=(adapter, attempts, rate, stop, counter), daemon=True)
+            producer.start()
+        await asyncio.sleep(1.0)  # warm up
+        wall0, proc0 = time.perf_counter(), time.process_time()
+        thread0 = time.clock_gettime(time.CLOCK_THREAD_CPUTIME_ID)
+        events0 = counter[0]
+        end = wall0 + seconds
+        k = 0
+        table = app.screen.query_one("AttemptTable") if n_attempts else None
+        while time.perf_counter() < end:
+            key = KEYS[k % len(KEYS)] if table is not None else "question_mark"
+            latencies.append(await press_and_wait(app, key, table))
+            per_key.setdefault(key, []).append(latencies[-1])
+            k += 1
+            await asyncio.sleep(0.2)  # a person pressing keys, not a key storm
+        wall = time.perf_counter() - wall0
+        thread_cpu = time.clock_gettime(time.CLOCK_THREAD_CPUTIME_ID) - thread0
+        proc_cpu = time.process_time() - proc0
+        events = counter[0] - events0
+        stop.set()
+        if producer is not None:
+            producer.join()
+        rows = app.screen.query_one("AttemptTable").row_count
+    latencies.sort()
+    return {
+        "p50_ms": statistics.median(latencies) * 1000,
+        "p95_ms": latencies[int(0.95 * (len(latencies) - 1))] * 1000,
+        "presses": len(latencies),
+        "app_cores": thread_cpu / wall,
+        "process_cores": proc_cpu / wall,
+        "events_per_s": events / wall,
+        "rows": rows,
+        "ticks": app.ticks,
+        "per_key_p50_ms": {k: round(statistics.median(v) * 1000, 1) for k, v in per_key.items()},
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--attempts", type=int, default=100)
+    ap.add_argument("--rate", type=float, default=1000.0)
+    args = ap.parse_args()
+    os.environ.setdefault("GAUNTLET_CONFIG_DIR", "/tmp/gauntlet-bench-config")
+    base = asyncio.run(measure(args.attempts, 0, args.seconds))
+    load = asyncio.run(measure(args.attempts, args.rate, args.seconds))
+    print(f"{'':<28}{'baseline (no events)':>18}{'loaded':>14}{'ratio':>10}")
+    for key, label in (("p50_ms", "key->screen p50 (ms)"), ("p95_ms", "key->screen p95 (ms)"),
+                       ("app_cores", "app thread CPU (cores)"), ("process_cores", "process CPU (cores)")):
+        ratio = load[key] / base[key] if base[key] else float("inf")
+        print(f"{label:<28}{base[key]:>18.3f}{load[key]:>14.3f}{ratio:>9.1f}x")
+    print(f"{'events/s published':<28}{base['events_per_s']:>18.0f}{load['events_per_s']:>14.0f}")
+    print(f"{'dashboard rows':<28}{base['rows']:>18}{load['rows']:>14}")
+    print(f"{'p50 by key (ms)':<28}{str(base['per_key_p50_ms']):>18}  {load['per_key_p50_ms']}")
+    print(f"{'key presses measured':<28}{base['presses']:>18}{load['presses']:>14}")
+    ok = load["p95_ms"] < 100 and load["app_cores"] < 0.25
+    print(f"targets: p95 < 100 ms, app < 0.25 core -> {'MET' if ok else 'NOT MET'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
