@@ -54,7 +54,9 @@ def bare(ws: Path) -> tuple[float, float, float]:
     cmd[cmd.index("--junitxml=/out/report.xml")] = f"--junitxml={ws.parent}/bare.xml"
     c = _children_cpu()
     t = time.perf_counter()
-    r = subprocess.run(cmd, cwd=ws, capture_output=True)
+    # Same work as in the sandboxes: no bytecode / assertion-rewrite cache written
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    r = subprocess.run(cmd, cwd=ws, capture_output=True, env=env)
     dt = time.perf_counter() - t
     assert r.returncode == 0, r.stdout + r.stderr
     return dt, 0.0, _children_cpu() - c
@@ -82,14 +84,14 @@ def mounts(ws: Path) -> list[Mount]:
 async def sandboxed(be, ws: Path, pool=None) -> tuple[float, float, float, float]:
     """(time to the result, start time, CPU inside, close time)."""
     t = time.perf_counter()
-    report = ws.parent / "out" / "report.xml"
-    report.unlink(missing_ok=True)
+    (ws.parent / "out" / "report.xml").unlink(missing_ok=True)
     sb = await (pool.acquire(ws) if pool else
                 be.create(ws, LIMITS, mounts=mounts(ws), workspace_readonly=True))
     start = time.perf_counter() - t
     try:
         r = await sb.exec(CMD)
         assert r.exit_code == 0, r.stdout + r.stderr
+        report = (sb.scratch_dir or ws.parent / "out") / "report.xml"
         assert 'tests="20"' in report.read_text()  # the judge reads the report host-side
         to_result = time.perf_counter() - t
         cpu = _sandbox_cpu(sb)
@@ -111,7 +113,7 @@ async def main(runs: int, docker: bool) -> int:
         pool = None
         if docker:
             dk = get_backend("docker")
-            pool = dk.pool(LIMITS, mounts=mounts(ws), workspace_readonly=True, size=2)
+            pool = dk.pool(LIMITS, workspace_readonly=True, size=2, scratch="/out")
             await pool.start()
             series["docker cold"] = lambda: sandboxed(dk, ws)
             series["docker pool"] = lambda: sandboxed(dk, ws, pool)
@@ -135,10 +137,11 @@ async def main(runs: int, docker: bool) -> int:
     bcpu = statistics.median(results["bare"][2])
     print(f"runs per series: {runs} (interleaved); test run: 20 pytest tests, JUnit XML written;"
           f" load average {load0:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    print(f"{'series':12} {'median':>9} {'min':>9} {'overhead':>9} {'ratio':>6} {'start':>8} "
-          f"{'close':>8} {'cpu':>8} {'cpu+':>8}  target (overhead to the result)")
-    print(f"{'bare':12} {b * 1000:8.1f}ms {min(results['bare'][0]) * 1000:8.1f}ms "
-          f"{'-':>9} {1.0:6.2f} {'-':>8} {'-':>8} {bcpu * 1000:6.1f}ms {'-':>8}")
+    bmin = min(results["bare"][0])
+    print(f"{'series':12} {'median':>9} {'min':>9} {'overhead':>9} {'min-over':>9} {'ratio':>6} "
+          f"{'start':>8} {'close':>8} {'cpu':>8} {'cpu+':>8}  target (median overhead)")
+    print(f"{'bare':12} {b * 1000:8.1f}ms {bmin * 1000:8.1f}ms {'-':>9} {'-':>9} {1.0:6.2f} "
+          f"{'-':>8} {'-':>8} {bcpu * 1000:6.1f}ms {'-':>8}")
     ok = True
     for name, (totals, starts, cpus, closes) in results.items():
         if name == "bare":
@@ -150,12 +153,14 @@ async def main(runs: int, docker: bool) -> int:
         ok &= met
         c = statistics.median(cpus)
         print(f"{name:12} {m * 1000:8.1f}ms {min(totals) * 1000:8.1f}ms {over * 1000:8.1f}ms "
-              f"{m / b:6.2f} {statistics.median(starts) * 1000:6.1f}ms "
+              f"{(min(totals) - bmin) * 1000:7.1f}ms {m / b:6.2f} "
+              f"{statistics.median(starts) * 1000:6.1f}ms "
               f"{statistics.median(closes) * 1000:6.1f}ms "
               f"{c * 1000:6.1f}ms {(c - bcpu) * 1000:6.1f}ms  "
               f"< {target * 1000:.0f}ms: {'met' if met else 'MISSED'}")
     print("median/min = create (or pool acquire) + run + copy the report out, close not "
           "included (shown apart: a judge can close after replying); start = until usable; "
+          "min-over = min minus bare min (least disturbed by load); "
           "cpu = CPU time inside the sandbox (cgroup cpuacct; bare: the child's rusage)")
     return 0 if ok else 1
 

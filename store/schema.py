@@ -118,6 +118,10 @@ _V1 = (
         read_t REAL,
         PRIMARY KEY (attempt, n)
     ) WITHOUT ROWID""",
+    """CREATE TABLE store_meta (
+        key TEXT PRIMARY KEY,
+        value TEXT
+    )""",
     f"PRAGMA application_id = {APPLICATION_ID}",
 )
 

@@ -59,19 +59,20 @@ class Store:
 
     # -- opening and closing ----------------------------------------------------------
     @classmethod
-    async def open(cls, path: str | os.PathLike, *, synchronous: str = "FULL",
+    async def open(cls, path: str | os.PathLike, *, synchronous: str = "NORMAL",
                    busy_timeout_ms: int = BUSY_TIMEOUT_MS, wall: Callable[[], str] = utc_now,
                    **writer_opts: Any) -> "Store":
         """Open (creating if needed) the store at ``path`` and bring its schema up to date.
 
-        ``synchronous`` is SQLite's: FULL (default) fsyncs the WAL at every commit, so
-        an acknowledged event survives a power cut as well as a crash; NORMAL survives
-        any crash of the process. ``busy_timeout_ms``: how long a write waits for another
+        ``synchronous`` applies to telemetry groups: NORMAL (default) survives any crash
+        of the process; FULL also fsyncs every group. Whatever it is, a group that a
+        ``flush()`` waits for and every direct write commit with FULL, so what has been
+        acknowledged survives a power cut as well. ``busy_timeout_ms``: how long a write waits for another
         process's lock before failing. ``writer_opts``: ``interval``, ``wake_at``, ``max_batch``.
         """
         p = Path(path)
-        if synchronous.upper() not in ("FULL", "NORMAL", "EXTRA"):
-            raise StoreError(f"synchronous={synchronous!r}: expected FULL, NORMAL or EXTRA")
+        if synchronous.upper() not in ("FULL", "NORMAL"):
+            raise StoreError(f"synchronous={synchronous!r}: expected NORMAL or FULL")
         if p.is_dir():
             raise StoreError(f"{p}: is a directory, expected a store file (a SQLite database)")
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -79,7 +80,7 @@ class Store:
         wconn = rconn = None
         try:
             wconn = await _connect(p, isolation_level=None)
-            await _pragmas(wconn, p, busy_timeout_ms, f"PRAGMA synchronous = {synchronous.upper()}")
+            await _pragmas(wconn, p, busy_timeout_ms)
             found = await migrate(wconn, str(p))
             rconn = await _connect(p, isolation_level=None)
             await _pragmas(rconn, p, busy_timeout_ms, "PRAGMA query_only = ON")
@@ -88,6 +89,7 @@ class Store:
                 if c is not None:
                     await c.close()
             raise
+        writer_opts["always_full"] = synchronous.upper() == "FULL"
         store = cls(p, wconn, rconn, wall, writer_opts)
         store.migrated_from = 0 if created else found
         return store
@@ -138,11 +140,13 @@ class Store:
     # -- direct writes (committed before they return) -------------------------------
     async def _write(self, statements: Iterable[tuple[str, tuple]]) -> None:
         async with self._lock:
+            await self._writer.use_sync(True)
             await self._w.execute("BEGIN IMMEDIATE")
             try:
                 for sql, params in statements:
                     await self._w.execute(sql, params)
                 await self._w.execute("COMMIT")
+                self._writer.committed_one()
             except BaseException:
                 if self._w.in_transaction:
                     await self._w.execute("ROLLBACK")

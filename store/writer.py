@@ -65,6 +65,7 @@ class BatchWriter:
         interval: float = 0.05,
         wake_at: int = 2000,
         max_batch: int = 20000,
+        always_full: bool = False,
     ) -> None:
         self._conn, self._lock, self._path, self._wall = conn, lock, path, wall
         self.interval, self.wake_at, self.max_batch = interval, wake_at, max_batch
@@ -78,6 +79,12 @@ class BatchWriter:
         self._closed = False
         self._last = 0.0
         self._failures = 0
+        # Durability: groups commit with synchronous=NORMAL (safe against any crash of the
+        # process) unless ``always_full``; a group that carries a flush() marker commits
+        # with FULL, whose fsync of the WAL also covers every earlier NORMAL commit.
+        self._always_full = always_full
+        self._full_now: bool | None = None
+        self._unsynced = False
         self._unreported: list[Event] = []
         self._listeners: list[CommitListener] = []
         self.rejected: list[Event] = []
@@ -174,8 +181,10 @@ class BatchWriter:
             refused: list[Event] = []
             try:
                 if batch:
-                    refused = await self._commit(batch)
+                    refused = await self._commit(batch, durable=bool(markers))
                     self.error, self._failures = None, 0
+                elif markers and self._unsynced:
+                    await self._sync_point()
             except _Stopped as stop:
                 refused, failure = stop.refused, stop.cause
                 q.extendleft(reversed(stop.remaining))
@@ -219,14 +228,14 @@ class BatchWriter:
                 else:
                     fut.set_exception(exc)
 
-    async def _commit(self, batch: list[tuple[tuple, Event]]) -> list[Event]:
+    async def _commit(self, batch: list[tuple[tuple, Event]], durable: bool) -> list[Event]:
         """Commit ``batch`` in order; bisect around events the database refuses."""
         refused: list[Event] = []
         stack = [batch]
         while stack:
             part = stack.pop()
             try:
-                await self._transaction(part)
+                await self._transaction(part, durable)
             except _REFUSALS as exc:
                 if len(part) == 1:
                     ev = part[0][1]
@@ -250,14 +259,44 @@ class BatchWriter:
                         log.exception("store commit listener failed")
         return refused
 
-    async def _transaction(self, items: list[tuple[tuple, Event]]) -> None:
+    async def use_sync(self, full: bool) -> None:
+        """Set the connection's synchronous mode for the next commit (lock held)."""
+        full = full or self._always_full
+        if full != self._full_now:
+            await self._conn.execute(f"PRAGMA synchronous = {'FULL' if full else 'NORMAL'}")
+            self._full_now = full
+
+    def committed_one(self) -> None:
+        """After a COMMIT: a FULL one made everything so far durable, a NORMAL one did not."""
+        self._unsynced = not self._full_now
+
+    async def _sync_point(self) -> None:
+        """A flush with nothing new to commit, after NORMAL commits: one tiny FULL commit
+        makes everything before it durable (its fsync covers the whole WAL)."""
+        async with self._lock:
+            await self.use_sync(True)
+            await self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                await self._conn.execute(
+                    "INSERT INTO store_meta (key, value) VALUES ('synced_at', ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (self._wall(),))
+                await self._conn.execute("COMMIT")
+                self.committed_one()
+            except BaseException:
+                if self._conn.in_transaction:
+                    await self._conn.execute("ROLLBACK")
+                raise
+
+    async def _transaction(self, items: list[tuple[tuple, Event]], durable: bool) -> None:
         conn = self._conn
         async with self._lock:
+            await self.use_sync(durable)
             await conn.execute("BEGIN IMMEDIATE")
             try:
                 for sql, rows in plan(items, self._wall()):
                     await conn.executemany(sql, rows)
                 await conn.execute("COMMIT")
+                self.committed_one()
             except BaseException:
                 if conn.in_transaction:
                     await conn.execute("ROLLBACK")

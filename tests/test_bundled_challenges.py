@@ -15,6 +15,7 @@ from test_bundled_helpers import (  # noqa: E402
     IDS,
     JUDGE_CMD,
     agent_steps,
+    judge_test_dirs,
     make_workspace,
     parse_seconds,
     replay_files,
@@ -182,3 +183,49 @@ def test_agent_bands_are_ordered(pid, judged):
     total = judged(pid, "solution").total
     assert passed["reference"] == total
     assert passed["reference"] >= passed["elite"] > passed["standard"] > passed["naive"], passed
+
+
+def test_task_store_race_tests_fail_deterministically(tmp_path):
+    """The phase 2 race tests catch an unlocked store every time, and pass a locked one."""
+    pkg = BUNDLED / "task-store"
+    tests = [pkg / "phases" / "2" / "tests" / "adversarial"]
+    staged = tmp_path / "judge"
+    from test_bundled_helpers import copy_tree
+
+    copy_tree(tests[0], staged)
+    unlocked = make_workspace(pkg, tmp_path / "unlocked", pkg / "agents" / "standard" / "2")
+    runs = [run_pytest(unlocked, [staged], tmp_path / f"u{i}.xml") for i in range(3)]
+    names = [sorted(n.split("::")[-1] for n in r.failed) for r in runs]
+    assert names[0] == ["test_adv_no_lost_updates_with_retry_loops",
+                        "test_adv_same_version_exactly_one_writer_wins"]
+    assert names[0] == names[1] == names[2]
+    locked = make_workspace(pkg, tmp_path / "locked", pkg / "solution")
+    out = run_pytest(locked, [staged], tmp_path / "l.xml")
+    assert out.total == 3 and out.failed == set() and out.errors == set()
+
+
+def test_pyproject_ships_bundled_packages_as_package_data():
+    import tomllib
+
+    root = BUNDLED.parent.parent
+    cfg = tomllib.loads((root / "pyproject.toml").read_text())
+    globs = cfg["tool"]["setuptools"]["package-data"]["arena"]
+    assert "bundled/**/*" in globs
+    hidden = [p for p in BUNDLED.rglob(".*")]
+    assert hidden == [] or "bundled/**/.*" in globs
+
+
+@pytest.mark.parametrize("pid", IDS)
+def test_every_static_test_name_maps_to_a_category(pid):
+    import fnmatch
+    import re
+
+    globs = manifest(pid)["judge"]["categories"]
+    pkg = BUNDLED / pid
+    names = []
+    for static in [d for d in judge_test_dirs(pkg) if d.name == "static"]:
+        for f in static.glob("test_*.py"):
+            names += re.findall(r"^def (test_\w+)", f.read_text(), re.M)
+    assert len(names) >= 10
+    unmapped = [n for n in names if not any(fnmatch.fnmatchcase(n, g) for g in globs)]
+    assert unmapped == []

@@ -54,10 +54,11 @@ async def test_bundled_reference_is_green_and_starter_partly_red(path, backend, 
     assert ref.tests and all(t.outcome == "passed" for t in ref.tests), \
         [(t.id, t.message) for t in ref.tests if t.outcome != "passed"]
     assert {t.phase for t in ref.tests} == set(phases)
+    assert ref.integrity == [], ref.integrity  # no false alarms on the reference solution
     assert all(v == 1.0 for v in ref.deliverables.values()), ref.deliverables
     assert ref.coverage is not None and ref.coverage.line_percent > 50
     start = await _judge(backend, ch, _workspace(tmp_path / "st", ch.starter_dir), tmp_path / "st", phases)
-    assert start.infra_error is None
+    assert start.infra_error is None and start.integrity == [], start.integrity
     outcomes = {t.outcome for t in start.tests}
     assert "failed" in outcomes or "error" in outcomes or start.build.status == "failure"
     assert len(start.tests) == len(ref.tests)

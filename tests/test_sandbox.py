@@ -1,6 +1,7 @@
 """The sandbox protocol on both backends: exec, env, python, copy in/out, mounts, pools."""
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -117,7 +118,7 @@ async def test_pool_hands_out_fresh_sandboxes_never_reused(backend, tmp_path):
     for d, name in ((a, "A"), (b, "B")):
         d.mkdir()
         (d / "who.txt").write_text(name)
-    pool = backend.pool(SMALL, size=2)
+    pool = backend.pool(SMALL, size=2, scratch="/judge-out")
     await pool.start()
     try:
         s1 = await pool.acquire(a)
@@ -125,13 +126,18 @@ async def test_pool_hands_out_fresh_sandboxes_never_reused(backend, tmp_path):
         s3 = await pool.acquire(a)  # pool empty or refilling: still a fresh one
         try:
             assert len({id(s1), id(s2), id(s3)}) == 3
-            r1 = await s1.exec(["sh", "-c", "cat who.txt; echo x > /tmp/mark"])
-            r2 = await s2.exec(["sh", "-c", "cat who.txt; ls /tmp"])
-            r3 = await s3.exec(["sh", "-c", "cat who.txt; ls /tmp"])
-            assert (r1.stdout, r2.stdout, r3.stdout) == (b"A", b"B", b"A")
+            assert len({s.scratch_dir for s in (s1, s2, s3)}) == 3
+            r1 = await s1.exec(["sh", "-c", "cat who.txt; echo x > /tmp/mark; "
+                                "echo r1 > /judge-out/report.xml"])
+            r2 = await s2.exec(["sh", "-c", "cat who.txt; ls -A /tmp; ls -A /judge-out"])
+            r3 = await s3.exec(["sh", "-c", "cat who.txt; ls -A /tmp; ls -A /judge-out; echo hi > x"])
+            assert (r1.stdout, r2.stdout, r3.stdout) == (b"A", b"B", b"A"), r3.stderr
+            assert r3.exit_code != 0  # the workspace copy is read-only
+            assert (s1.scratch_dir / "report.xml").read_text() == "r1\n"
         finally:
             for s in (s1, s2, s3):
                 await s.close()
+        assert not s1.scratch_dir.exists()
     finally:
         await pool.close()
 
@@ -144,3 +150,53 @@ async def test_python_resolves_and_runs_pytest_with_junit(sandbox, ws, tmp_path)
     await sandbox.copy_out("/workspace/report.xml", tmp_path / "r.xml")
     xml = (tmp_path / "r.xml").read_text()
     assert 'tests="2"' in xml and 'failures="1"' in xml
+
+
+async def test_sandboxed_code_cannot_fake_an_infrastructure_error(sandbox):
+    r = await sandbox.exec(["sh", "-c", "echo 'bwrap: Cannot mount' >&2; "
+                            "echo 'OCI runtime exec failed' >&2; exit 126"])
+    assert r.exit_code == 126  # an ordinary result, never a SandboxError
+
+
+async def test_a_missing_cwd_is_a_sandbox_error(sandbox):
+    with pytest.raises(SandboxError):
+        await sandbox.exec(["true"], cwd="/no/such/dir")
+
+
+async def test_local_setup_failure_is_a_sandbox_error(ws, tmp_path):
+    src = tmp_path / "gone-later"
+    src.mkdir()
+    sb = await get_backend("local").create(ws, SMALL, mounts=[Mount(src, "/judge")])
+    try:
+        src.rmdir()
+        with pytest.raises(SandboxError, match="bubblewrap failed"):
+            await sb.exec(["true"])
+    finally:
+        await sb.close()
+
+
+async def test_a_sandbox_that_dies_is_an_infrastructure_error(backend, ws):
+    sb = await backend.create(ws, SMALL)
+    try:
+        if backend.name == "docker":  # the engine loses the container
+            await asyncio.to_thread(sb.container.remove, force=True)
+        else:  # its state is torn away (e.g. an over-eager cleanup)
+            await asyncio.to_thread(sb._close_sync)
+            sb.closed = False
+        assert not await sb.alive()
+        with pytest.raises(SandboxError):
+            await sb.exec(["true"])
+    finally:
+        await sb.close()
+
+
+def test_unavailable_backends_are_clear_errors(monkeypatch, tmp_path):
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")  # fault: no engine
+    with pytest.raises(SandboxError, match="docker sandbox unavailable: the engine does not"):
+        get_backend("docker")
+    assert get_backend(None).name == "local"  # the default falls back to local
+    from arena.sandbox import local_backend
+
+    monkeypatch.setattr(local_backend.shutil, "which", lambda name: None)  # fault: no bwrap
+    with pytest.raises(SandboxError, match="needs bubblewrap"):
+        get_backend("local")

@@ -105,3 +105,42 @@ async def test_close_reports_events_it_could_not_commit(tmp_path):
         await store.close()
     blocker.execute("ROLLBACK")
     blocker.close()
+
+
+async def test_acknowledged_groups_commit_with_full_sync_telemetry_with_normal(tmp_path):
+    """Power loss cannot be staged in a test; what is checked is that SQLite is told to
+    fsync exactly where the durability contract needs it (docs/store.md)."""
+    import asyncio
+
+    store = await Store.open(tmp_path / "g.db", interval=0.01)
+    trace: list[str] = []
+    await store._w.set_trace_callback(trace.append)  # observe the writer connection
+    committed = asyncio.Event()
+    store.on_commit(lambda evs: committed.set())
+
+    def modes() -> list[str]:
+        """The synchronous mode in force at each COMMIT since the last call."""
+        mode, out = None, []
+        for stmt in trace:
+            if stmt.startswith("PRAGMA synchronous"):
+                mode = stmt.split("=")[1].strip()
+            elif stmt == "COMMIT":
+                out.append(mode)
+        trace.clear()
+        return out
+
+    store.append(ev("a-00000006", 1, path="x"))
+    await asyncio.wait_for(committed.wait(), 10)  # committed by the timer, no flush
+    assert modes() == ["NORMAL"]
+    store.append(ev("a-00000006", 2, path="x"))
+    await store.flush()  # an acknowledged point
+    assert modes()[-1] == "FULL"
+    store.append(ev("a-00000006", 3, path="x"))
+    committed.clear()
+    await asyncio.wait_for(committed.wait(), 10)
+    assert modes() == ["NORMAL"]
+    await store.flush()  # nothing new, but seq 3 was only NORMAL-committed: a sync point
+    assert any("store_meta" in s for s in trace) and modes() == ["FULL"]
+    await store.flush()  # already durable: nothing to do
+    assert modes() == []
+    await store.close()

@@ -176,6 +176,12 @@ class Attempt:
         self._make_clock()
         try:
             await self._setup()
+            # The clock starts when the agent does: setting up (copying, a sandbox) is
+            # not the agent's time.
+            self._make_clock()
+            if self.resume:
+                self.clock.skip_past(self.resume.elapsed_s)
+            self._last_activity = self.clock.elapsed()
             if not self.over:
                 tasks = [asyncio.create_task(c, name=f"{self.id}:{n}") for n, c in (
                     ("clock", self.clock.run(self._on_mark)), ("agent", self._agent_main()),
@@ -209,8 +215,6 @@ class Attempt:
             self.shared.bus.start_seq(self.id, self.resume.last_seq)
             self.desk.restore(self.resume)
             self.phases.restore(self.resume)
-            self.clock.skip_past(self.resume.elapsed_s)
-            self._last_activity = self.resume.elapsed_s
             self.publish(ev.ATTEMPT_RESUMED, {"elapsed_s": round(self.resume.elapsed_s, 3),
                                               "runner_pid": os.getpid()})
         else:

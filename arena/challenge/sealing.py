@@ -64,13 +64,18 @@ def load_key(data_dir: Path, *, create: bool = True) -> tuple[bytes, str]:
     path = data_dir / KEY_FILE
     if not path.exists() and create:
         data_dir.mkdir(parents=True, exist_ok=True)
+        # Written whole under a private name, then linked into place: a concurrent
+        # publisher either makes it first (link fails: read theirs) or reads a whole key.
+        tmp = data_dir / f".{KEY_FILE}.{secrets.token_hex(4)}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass  # another publisher made it first: read theirs
-        else:
             with os.fdopen(fd, "w") as fh:
                 fh.write(secrets.token_hex(KEY_BYTES) + "\n")
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink(missing_ok=True)
     if not path.exists():
         raise SealError(f"{path}: no such key file: expected {KEY_ENV} set or the key file the first publish made")
     mode = stat.S_IMODE(path.stat().st_mode)

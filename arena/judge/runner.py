@@ -122,6 +122,12 @@ class Judge:
         run_dir = Path(tempfile.mkdtemp(prefix=f"{registry.owner_tag()}-judge-", dir=root))
         sandbox = None
         mounted = False
+
+        def cleanup() -> None:  # also run by the sandbox registry on SIGTERM/SIGHUP/exit
+            release_out_dir(run_dir / "out", mounted)
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+        registry.register(run_dir.name, cleanup)
         try:
             mounted = make_out_dir(run_dir / "out")
             tests_args = _lay_out(run_dir, snapshot, spec)
@@ -147,18 +153,17 @@ class Judge:
                     await sandbox.close()
                 except Exception as e:  # noqa: BLE001
                     log.warning("judge: closing sandbox failed: %s", e)
-            release_out_dir(run_dir / "out", mounted)
-            shutil.rmtree(run_dir, ignore_errors=True)
+            registry.unregister(run_dir.name)
+            cleanup()
 
     def _verdict(self, spec, expected, out: Path, res, is_pytest: bool, result: JudgeResult):
         result.timed_out = bool(res.timed_out)
-        junit_cases, junit_err = None, None
+        junit_cases = None
         try:
             data = read_report(str(out / "report.xml"))
             if data is not None:
                 junit_cases = parse_junit(data)
         except JUnitError as e:
-            junit_err = str(e)
             result.integrity.append(Finding(severity="error", check="judge.hostile_report",
                                             detail=f"JUnit report refused: {e}"))
         try:

@@ -51,6 +51,25 @@ def pytest_collection_finish(session):
     _emit(event="collected", n=len(session.items))
 
 
+import pytest as _pytest_mod
+
+
+@_pytest_mod.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    # A second opinion from the call itself: a test whose call raised cannot have passed.
+    # Catches reports rewritten after the fact (patched TestReport, forcing hooks).
+    outcome = yield
+    try:
+        rep = outcome.get_result()
+        exc = call.excinfo
+        if exc is not None and rep.passed and not exc.errisinstance(_pytest_mod.skip.Exception):
+            _emit(event="test", nodeid=item.nodeid, when=call.when,
+                  outcome="failed" if call.when == "call" else "error",
+                  message=exc.exconly()[:2000], forged=True)
+    except Exception:
+        pass
+
+
 def pytest_runtest_logreport(report):
     if report.when == "call" or (report.when != "call" and not report.passed):
         outcome = report.outcome

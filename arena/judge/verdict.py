@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from arena.judge.expected import Expected, Matcher, to_result
+from arena.judge.expected import Expected, Matcher, test_id, to_result
 from arena.judge.junit import RawCase, cap_message
 from arena.judge.results import Build, Finding, TestResult
 
@@ -31,6 +31,7 @@ class Progress:
     collected: int | None = None
     collect_errors: list[str] = field(default_factory=list)
     tests: list[tuple[str, str, str]] = field(default_factory=list)  # nodeid, outcome, message
+    forged: list[str] = field(default_factory=list)  # node ids whose call raised but report passed
 
 
 def parse_progress(data: bytes | None) -> Progress:
@@ -54,6 +55,8 @@ def parse_progress(data: bytes | None) -> Progress:
             p.collect_errors.append(cap_message(f"{ev.get('nodeid', '')}: {_tail(str(ev.get('message', '')))}"))
         elif kind == "test" and ev.get("outcome") in _RANK:
             p.tests.append((str(ev.get("nodeid", "")), ev["outcome"], cap_message(str(ev.get("message", "")))))
+            if ev.get("forged"):
+                p.forged.append(str(ev.get("nodeid", "")))
     return p
 
 
@@ -62,6 +65,11 @@ def _tail(text: str) -> str:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     e_lines = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
     return "\n".join(e_lines[-4:] if e_lines else lines[-4:])
+
+
+def _id(hit) -> str:
+    e, name = hit[0], hit[1]
+    return test_id(e.phase, e.suite, e.relpath, e.classes, name)
 
 
 @dataclass
@@ -103,6 +111,11 @@ def assemble(expected: list[Expected], matcher: Matcher, *, junit: list[RawCase]
         else:
             unexpected.append(nodeid)
 
+    if progress.forged:
+        integrity.append(Finding(
+            severity="error", check="judge.forged_report",
+            detail=f"{len(progress.forged)} test(s) raised but were reported passed (first: "
+                   f"{progress.forged[0][:160]}); counted as failed"))
     build = Build()
     if progress.collect_errors:
         build = Build(status="failure", errors=progress.collect_errors[:20])
@@ -114,14 +127,14 @@ def assemble(expected: list[Expected], matcher: Matcher, *, junit: list[RawCase]
             worse = r if _RANK[r[2]] >= _RANK[p[2]] else p
             integrity.append(Finding(
                 severity="error", check="judge.report_mismatch",
-                detail=f"{r[0].base}[{r[1]}]: report says {r[2]}, the live progress log says {p[2]}; "
+                detail=f"{_id(r)}: report says {r[2]}, the live progress log says {p[2]}; "
                        f"{worse[2]} stands"))
             merged[key] = worse
         elif r and not p and progress.started and junit is not None:
             # In the report but never seen running: the report was written by someone else.
             integrity.append(Finding(
                 severity="error", check="judge.report_mismatch",
-                detail=f"{r[0].base}[{r[1]}]: in the report but never run; counted as failed"))
+                detail=f"{_id(r)}: in the report but never run; counted as failed"))
             merged[key] = (r[0], r[1], "failed", "reported but never run")
         else:
             merged[key] = r or p

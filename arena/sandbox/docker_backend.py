@@ -62,11 +62,11 @@ class DockerBackend:
                                        list(mounts), image, workspace_readonly, None)
 
     def pool(self, limits: Limits, *, mounts: list[Mount] = (), image: str = "gauntlet-base",
-             workspace_readonly: bool = True, size: int = 2):
+             workspace_readonly: bool = True, size: int = 2, scratch: str | None = None):
         from arena.sandbox.docker_pool import DockerPool  # noqa: PLC0415
 
         return DockerPool(self, limits, mounts=list(mounts), image=image,
-                          workspace_readonly=workspace_readonly, size=size)
+                          workspace_readonly=workspace_readonly, size=size, scratch=scratch)
 
     def create_sync(self, workspace: Path, limits: Limits, mounts: list[Mount], image: str,
                     ro: bool, pool_dir: Path | None) -> "DockerSandbox":
@@ -136,6 +136,7 @@ class DockerSandbox:
         self.be, self.id, self.container = be, sid, container
         self.workspace, self.limits, self.pool_dir = workspace, limits, pool_dir
         self.uid = SANDBOX_UID
+        self.scratch_dir: Path | None = None  # set by a pool created with ``scratch=``
         self.closed = False
 
     @property
@@ -202,7 +203,10 @@ class DockerSandbox:
                 pass
         except Exception as exc:  # noqa: BLE001
             raise SandboxError(f"docker exec in sandbox {self.id} failed: {exc}") from None
-        info = await asyncio.to_thread(self.api.exec_inspect, eid)
+        try:
+            info = await asyncio.to_thread(self.api.exec_inspect, eid)
+        except Exception as exc:  # noqa: BLE001 — the container died under the command
+            raise SandboxError(f"docker sandbox {self.id} died during exec: {exc}") from None
         rc = info.get("ExitCode")
         if not timed_out and not info.get("Pid"):  # the engine never started the process
             raise SandboxError(f"docker exec in sandbox {self.id}: "

@@ -4,7 +4,8 @@ Each pooled container binds its own fresh host directory at ``/workspace``; ``ac
 copies the caller's workspace (links kept as links) into it and hands the sandbox over.
 A sandbox leaves the pool once and is never reused: the caller closes it, and the pool
 starts a replacement in the background. With no ready container, ``acquire`` creates
-one cold (binding the caller's workspace directly).
+one cold (the same way). With ``scratch=<target>`` each container also binds its own
+writable directory there (``sandbox.scratch_dir`` on the host).
 """
 from __future__ import annotations
 
@@ -16,15 +17,17 @@ from pathlib import Path
 
 from arena.sandbox import fsutil, registry
 from arena.sandbox.base import Limits, Mount, SandboxError
+from arena.sandbox.docker_backend import SANDBOX_UID
 
 
 class DockerPool:
     def __init__(self, backend, limits: Limits, *, mounts: list[Mount], image: str,
-                 workspace_readonly: bool, size: int = 2):
+                 workspace_readonly: bool, size: int = 2, scratch: str | None = None):
         if size < 0:
             raise SandboxError(f"pool size must be >= 0, got {size}")
         self.backend, self.limits, self.mounts = backend, limits, mounts
         self.image, self.ro, self.size = image, workspace_readonly, size
+        self.scratch = scratch
         self.ready: list = []
         self.pending: set[asyncio.Task] = set()
         self.closed = False
@@ -61,11 +64,19 @@ class DockerPool:
         ws = d / "ws"
         ws.mkdir(parents=True)
         os.chmod(d, 0o755)
+        mounts = list(self.mounts)
+        if self.scratch:
+            (d / "scratch").mkdir()
+            os.chown(d / "scratch", SANDBOX_UID, SANDBOX_UID)
+            mounts.append(Mount(d / "scratch", self.scratch, readonly=False))
         try:
-            return self.backend.create_sync(ws, self.limits, self.mounts, self.image, self.ro, d)
+            sb = self.backend.create_sync(ws, self.limits, mounts, self.image, self.ro, d)
         except BaseException:
             shutil.rmtree(d, ignore_errors=True)
             raise
+        if self.scratch:
+            sb.scratch_dir = d / "scratch"
+        return sb
 
     @staticmethod
     def _fill_workspace(src: Path, ws: Path, uid: int | None) -> None:
@@ -80,11 +91,10 @@ class DockerPool:
         workspace = Path(workspace)
         if not workspace.is_dir():
             raise SandboxError(f"workspace {workspace} is not a directory")
-        if not self.ready:
-            self._refill()
-            return await self.backend.create(workspace, self.limits, mounts=self.mounts,
-                                             image=self.image, workspace_readonly=self.ro)
-        sb = self.ready.pop(0)
+        if self.ready:
+            sb = self.ready.pop(0)
+        else:  # none ready: create one cold, the same way
+            sb = await asyncio.to_thread(self._make_one)
         self._refill()
         try:
             await asyncio.to_thread(self._fill_workspace, workspace, sb.workspace,

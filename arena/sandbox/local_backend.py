@@ -20,6 +20,7 @@ import resource
 import secrets
 import shutil
 import signal
+import subprocess
 import time
 from pathlib import Path, PurePosixPath
 
@@ -70,11 +71,11 @@ class LocalBackend:
                                        list(mounts), workspace_readonly)
 
     def pool(self, limits: Limits, *, mounts: list[Mount] = (), image: str = "gauntlet-base",
-             workspace_readonly: bool = True, size: int = 2):
+             workspace_readonly: bool = True, size: int = 2, scratch: str | None = None):
         from arena.sandbox.pool import CreatePool  # noqa: PLC0415
 
         return CreatePool(self, limits, mounts=list(mounts), image=image,
-                          workspace_readonly=workspace_readonly)
+                          workspace_readonly=workspace_readonly, scratch=scratch)
 
     def _create_sync(self, workspace, limits, mounts, ro) -> "LocalSandbox":
         if not workspace.is_dir():
@@ -103,6 +104,7 @@ class LocalSandbox:
         self.tmp = self.state / "tmp"
         self.cg = cgroups.CgroupSet(sid) if be.use_cgroups else None
         self.uid = SANDBOX_UID if be.privileged else os.geteuid()
+        self.scratch_dir: Path | None = None  # set by a pool created with ``scratch=``
         self.closed = False
         self._argv_prefix: list[str] = []
 
@@ -190,8 +192,11 @@ class LocalSandbox:
         cmd = list(self._argv_prefix)
         for k, v in (env or {}).items():
             cmd += ["--setenv", k, v]
-        info_r, info_w = os.pipe()  # bwrap writes here once the sandbox is set up
-        cmd += ["--chdir", cwd, "--info-fd", str(info_w)]
+        # Set-up sentinel: a shell writes to this pipe once bwrap has built the sandbox and
+        # changed directory, then execs the command; nothing written = bwrap itself failed.
+        info_r, info_w = os.pipe()
+        cmd += ["--chdir", cwd, "/bin/bash", "--norc", "--noprofile", "-c",
+                f'printf x >/proc/self/fd/{info_w} && exec {info_w}>&- && exec "$@"', "sh"]
         if self.be.privileged:
             cmd += ["/usr/bin/setpriv", "--reuid", str(SANDBOX_UID), "--regid", str(SANDBOX_UID),
                     "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
@@ -204,9 +209,9 @@ class LocalSandbox:
                 asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, preexec_fn=self._preexec(),
                 start_new_session=True, pass_fds=(info_w,))
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:  # e.g. its cgroup is gone
             os.close(info_r)
-            raise SandboxError(f"cannot start bubblewrap: {exc}") from None
+            raise SandboxError(f"sandbox {self.id}: cannot start bubblewrap: {exc}") from None
         finally:
             os.close(info_w)
         os.set_blocking(info_r, False)
@@ -298,3 +303,5 @@ class LocalSandbox:
         if self.be.privileged and self.tmp.exists():
             _umount(self.tmp)
         registry.cleanup_local_state(self.id)
+        if self.scratch_dir is not None:
+            shutil.rmtree(self.scratch_dir, ignore_errors=True)

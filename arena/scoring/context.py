@@ -52,6 +52,13 @@ def steps(traj: list[float]) -> list[tuple[int, float, float]]:
     return [(k, traj[k - 1], traj[k]) for k in range(1, len(traj))]
 
 
+def same_phase_steps(c: "JudgeContext") -> list[tuple[int, float, float]]:
+    """Trajectory steps between submissions of the same Marathon phase: a step across a
+    phase boundary adds the new phase's tests, so its drop is not a regression (all steps
+    outside Marathons)."""
+    return [(k, a, b) for k, a, b in steps(c.trajectory) if c.counted[k].phase == c.counted[k - 1].phase]
+
+
 def test_chasing_gap(sub: Submission | None) -> tuple[float, float, float] | None:
     """(static rate, adversarial rate, gap) when static tests pass well but adversarial tests
     with other inputs fail (seed 001 test-chasing detection); None when it does not apply."""

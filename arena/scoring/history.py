@@ -48,6 +48,8 @@ class Submission:
     replaced: bool = False
     judged_t: float | None = None
     feedback_t: float | None = None  # feedback.delivered
+    received_pos: int = -1  # positions in AttemptHistory.events (seq order): iteration windows
+    feedback_pos: int | None = None
     feedback_read_t: float | None = None  # first feedback.read
 
     @property
@@ -72,7 +74,7 @@ class AttemptHistory:
         evs.sort(key=lambda e: (e.seq, e.t) if e.seq else (0, e.t))
         h = cls(events=evs)
         by_number: dict[int, Submission] = {}
-        for e in evs:
+        for pos, e in enumerate(evs):
             d = e.data
             h.attempt = h.attempt or e.attempt
             if e.kind == ev.ATTEMPT_STARTED:
@@ -84,7 +86,7 @@ class AttemptHistory:
                 s = Submission(
                     number=n, t=e.t, iteration=int(d.get("iteration", n - 1) or 0),
                     hash=str(d.get("hash", "")), identical_to=d.get("identical_to"),
-                    diff=dict(d.get("diff") or {}), files=int(d.get("files", 0) or 0),
+                    diff=dict(d.get("diff") or {}), files=int(d.get("files", 0) or 0), received_pos=pos,
                 )
                 by_number[n] = s
             elif e.kind == ev.SUBMISSION_REPLACED:
@@ -103,7 +105,7 @@ class AttemptHistory:
                 s = by_number.get(int(d.get("submission", 0) or 0))
                 if s is not None:
                     if e.kind == ev.FEEDBACK_DELIVERED and s.feedback_t is None:
-                        s.feedback_t = e.t
+                        s.feedback_t, s.feedback_pos = e.t, pos
                     elif e.kind == ev.FEEDBACK_READ and s.feedback_read_t is None:
                         s.feedback_read_t = e.t
             elif e.kind == ev.INTEGRITY_FINDING:

@@ -14,7 +14,7 @@ the flags' penalties (floored at 0).
 """
 from __future__ import annotations
 
-from arena.scoring.context import Adjustment, JudgeContext, steps, test_chasing_gap
+from arena.scoring.context import Adjustment, JudgeContext, same_phase_steps, test_chasing_gap
 
 SEVERITY_POINTS = {"error": 40.0, "warning": 15.0, "info": 0.0}
 
@@ -22,7 +22,7 @@ SEVERITY_POINTS = {"error": 40.0, "warning": 15.0, "info": 0.0}
 def suspicious_jump(c: JudgeContext) -> list[Adjustment]:
     out = []
     traj = c.trajectory
-    for k, a, b in steps(traj):
+    for k, a, b in same_phase_steps(c):
         if b - a < 40:
             continue
         stagnant = k >= 2 and abs(traj[k - 1] - traj[k - 2]) < 2

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from arena.scoring.context import Adjustment, JudgeContext, fmt_scores, steps, test_chasing_gap
+from arena.scoring.context import Adjustment, JudgeContext, fmt_scores, same_phase_steps, steps, test_chasing_gap
+from arena.scoring.objective import phase_score
 from arena.telemetry.record import stem
 
 RAW_MIN, RAW_MAX = -30.0, 20.0
@@ -26,7 +27,7 @@ def _join(parts: list[str]) -> str:
 
 # --- trajectory (seed 001 "Iteration Scoring") ----------------------------------------
 def monotonic_improvement(c: JudgeContext) -> Adjustment | None:
-    ok = [(k, a, b) for k, a, b in steps(c.trajectory) if b >= a]
+    ok = [(k, a, b) for k, a, b in same_phase_steps(c) if b >= a]
     if not ok:
         return None
     ev = _join([f"{c.label(k)}: {a:g} → {b:g}" for k, a, b in ok])
@@ -34,7 +35,7 @@ def monotonic_improvement(c: JudgeContext) -> Adjustment | None:
 
 
 def trajectory_regression(c: JudgeContext) -> Adjustment | None:
-    bad = [(k, a, b) for k, a, b in steps(c.trajectory) if b < a]
+    bad = [(k, a, b) for k, a, b in same_phase_steps(c) if b < a]
     if not bad:
         return None
     ev = _join([f"{c.label(k)}: {a:g} → {b:g}" for k, a, b in bad])
@@ -55,7 +56,7 @@ def rapid_convergence(c: JudgeContext) -> Adjustment | None:
 
 
 def wasted_iterations(c: JudgeContext) -> Adjustment | None:
-    wasted = [(k, a, b) for k, a, b in steps(c.trajectory) if abs(b - a) < 2]
+    wasted = [(k, a, b) for k, a, b in same_phase_steps(c) if abs(b - a) < 2]
     if not wasted:
         return None
     ev = _join([f"{c.label(k)}: {a:g} → {b:g}" for k, a, b in wasted])
@@ -89,7 +90,17 @@ def persistent_build_failure(c: JudgeContext) -> Adjustment | None:
 
 def one_shot(c: JudgeContext) -> Adjustment | None:
     """Seed 001 hierarchy #1 "get it right the first time" (worked example 3: "[91] —
-    single iteration, high score +8"): one counted submission scoring ≥ 90."""
+    single iteration, high score +8"): one counted submission scoring ≥ 90. In a Marathon,
+    whose iterations are phase-scoped, one submission per phase, each ≥ 90 on its phase."""
+    if c.rules.name == "marathon" and len(c.counted) > 1:
+        phases = [s.phase for s in c.counted]
+        if len(set(phases)) != len(phases):
+            return None
+        per = [phase_score(s.result, c.history.deliverables, s.phase) for s in c.counted]
+        if min(per) >= 90:
+            return Adjustment("one_shot", 8.0, "one submission per phase, each ≥ 90 on its phase ("
+                              + ", ".join(f"phase {s.phase}: {v:g}" for s, v in zip(c.counted, per)) + ")")
+        return None
     if len(c.trajectory) == 1 and c.trajectory[0] >= 90:
         return Adjustment("one_shot", 8.0, f"single iteration scoring {c.trajectory[0]:g} (≥ 90)")
     return None
@@ -228,10 +239,11 @@ def targeted_fixes(c: JudgeContext) -> Adjustment | None:
 
 
 def test_driven_iteration(c: JudgeContext) -> Adjustment | None:
-    its = [r for r in c.records if r.test_runs >= 2]
+    """Seed 001: "runs tests after each change": iterations with ≥ 2 test runs after an edit."""
+    its = [r for r in c.records if r.validation_runs >= 2]
     if not its:
         return None
-    ev = _join([f"submission {r.submission}: {r.test_runs} local test runs" for r in its])
+    ev = _join([f"submission {r.submission}: {r.validation_runs} local test runs after edits" for r in its])
     return Adjustment("test_driven_iteration", float(min(4, 1 + len(its))), ev)
 
 
@@ -239,6 +251,8 @@ def progressive_refinement(c: JudgeContext) -> Adjustment | None:
     t = c.trajectory
     if len(t) < 3 or any(r.regressions for r in c.records[1:]):
         return None
+    if len(same_phase_steps(c)) != len(t) - 1:
+        return None  # spans Marathon phases: the steps are not comparable
     deltas = [b - a for _, a, b in steps(t)]
     if all(d > 0 for d in deltas) and all(deltas[i] <= deltas[i - 1] for i in range(1, len(deltas))):
         return Adjustment("progressive_refinement", float(min(6, len(t))),
@@ -248,11 +262,13 @@ def progressive_refinement(c: JudgeContext) -> Adjustment | None:
 
 # --- telemetry signals -------------------------------------------------------------------------
 def no_regressions(c: JudgeContext) -> Adjustment | None:
-    clean = [r.submission for r in c.records[1:] if not r.regressions and not r.build_failed]
-    if not clean:
+    """+4 once when no iteration after the first broke a passing test (worked example 1:
+    "No regressions: +4"; example 2, which broke tests, gets nothing)."""
+    later = c.records[1:]
+    if not later or any(r.regressions or r.build_failed for r in later):
         return None
-    return Adjustment("no_regressions", 2.0 * len(clean),
-                      "no previously passing test broken in submissions " + ", ".join(map(str, clean)))
+    return Adjustment("no_regressions", 4.0, "no previously passing test broken in submissions "
+                      + ", ".join(str(r.submission) for r in later))
 
 
 def no_local_validation(c: JudgeContext) -> Adjustment | None:

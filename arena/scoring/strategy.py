@@ -155,7 +155,7 @@ def cross_phase_regressions(c: JudgeContext) -> Adjustment | None:
 
 def _pivot_phase(c: JudgeContext) -> int | None:
     for n, _, spec in c.history.phase_ids():
-        if spec.get("pivot"):
+        if str(spec.get("pivot") or "none").lower() not in ("none", "false", "no", "0", ""):
             return n
     return None
 

@@ -1,6 +1,7 @@
 """Tiny inline-SVG plots for reports (no JavaScript, no external assets)."""
 from __future__ import annotations
 
+import math
 from html import escape
 
 W, H = 560, 240
@@ -55,9 +56,17 @@ def line_plot(values: list[float], labels: list[str], title: str, y_label: str, 
     return "\n".join(out)
 
 
+def nice_ceiling(x: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 × 10^k that is ≥ x (axis tops with round ticks)."""
+    if x <= 0:
+        return 1.0
+    k = 10 ** math.floor(math.log10(x))
+    return next(m * k for m in (1, 2, 2.5, 5, 10) if m * k >= x)
+
+
 def bar_plot(values: list[float], labels: list[str], title: str, y_label: str) -> str:
-    y_max = max(values) * 1.15 if values and max(values) > 0 else 1.0
-    out = _frame(title, round(y_max, 1), y_label)
+    y_max = nice_ceiling(max(values) * 1.1) if values else 1.0
+    out = _frame(title, y_max, y_label)
     n = len(values)
     bw = (W - PAD_L - PAD_R) / max(n, 1) * 0.6
     for i, (v, lab) in enumerate(zip(values, labels)):

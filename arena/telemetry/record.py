@@ -42,6 +42,7 @@ class IterationRecord:
     file_reads: int = 0
     file_edits: int = 0
     test_runs: int = 0
+    validation_runs: int = 0  # test runs after an edit of this iteration
     search_operations: int = 0
     other_tools: int = 0
     # changes
@@ -167,9 +168,10 @@ def build_records(history: Any, scores: list[float] | None = None) -> list[Itera
     counted = history.counted
     if scores is None:
         scores = [submission_score(s.result, history.deliverables, s.phase) for s in counted]
-    relevant = [e for e in history.events if e.kind in _ACTION_KINDS]
-    relevant.sort(key=lambda e: e.t)
-    times = [e.t for e in relevant]
+    # Windows by position in the (seq-ordered) log, not by time: a scripted agent edits,
+    # tests and submits at one clock instant, and that instant belongs to one iteration.
+    relevant = [(pos, e) for pos, e in enumerate(history.events) if e.kind in _ACTION_KINDS]
+    positions = [pos for pos, _ in relevant]
     records: list[IterationRecord] = []
     prev = None
     for k, sub in enumerate(counted):
@@ -177,7 +179,8 @@ def build_records(history: Any, scores: list[float] | None = None) -> list[Itera
         start = min(start, sub.t)
         rec = IterationRecord(iteration_number=k, submission=sub.number, timestamp_start=start,
                               timestamp_submit=sub.t, duration_seconds=max(0.0, sub.t - start))
-        window = relevant[bisect_left(times, start):bisect_right(times, sub.t)]
+        lo = -1 if prev is None else (prev.feedback_pos if prev.feedback_pos is not None else prev.received_pos)
+        window = relevant[bisect_right(positions, lo):bisect_left(positions, sub.received_pos)]
         _fill_actions(rec, window, start, sub.t, prev)
         _fill_changes(rec, sub)
         _fill_tests(rec, prev, sub)
@@ -188,19 +191,18 @@ def build_records(history: Any, scores: list[float] | None = None) -> list[Itera
     return records
 
 
-def _fill_actions(rec: IterationRecord, events: Iterable, start: float, end: float, prev) -> None:
-    first_edit = last_edit = None
-    first_read = None
+def _fill_actions(rec: IterationRecord, window: Iterable, start: float, end: float, prev) -> None:
+    """``window``: (position, event) pairs of the iteration, in log order."""
+    first_edit = last_edit = None  # times
+    first_read_pos = first_edit_pos = None
     test_after_edit = False
     reads: list[str] = []
     edits: list[str] = []
-    for e in events:
-        if e.t < start or e.t > end:
-            continue
+    for pos, e in window:
         if e.kind == ev.FILE_READ:
             rec.file_reads += 1
             reads.append(str(e.data.get("path", "")))
-            first_read = e.t if first_read is None else first_read
+            first_read_pos = pos if first_read_pos is None else first_read_pos
         elif e.kind == ev.FILE_CHANGED:
             rec.file_edits += 1
             edits.append(str(e.data.get("path", "")))
@@ -209,12 +211,14 @@ def _fill_actions(rec: IterationRecord, events: Iterable, start: float, end: flo
                 rec.files_created += 1
             elif change == "deleted":
                 rec.files_deleted += 1
-            first_edit = e.t if first_edit is None else first_edit
+            if first_edit is None:
+                first_edit, first_edit_pos = e.t, pos
             last_edit = e.t
             test_after_edit = False
         elif e.kind == ev.COMMAND_RUN:
             if e.data.get("ran_tests"):
                 rec.test_runs += 1
+                rec.validation_runs += first_edit is not None
                 test_after_edit = test_after_edit or last_edit is not None
             elif _program(e.data.get("command", "")) in SEARCH_PROGRAMS:
                 rec.search_operations += 1
@@ -223,8 +227,8 @@ def _fill_actions(rec: IterationRecord, events: Iterable, start: float, end: flo
         elif e.kind == ev.FEEDBACK_READ and prev is not None and e.data.get("submission") == prev.number:
             rec.read_feedback = True
     rec.tool_calls_total = rec.file_reads + rec.file_edits + rec.test_runs + rec.search_operations + rec.other_tools
-    rec.time_before_first_edit_s = (first_edit if first_edit is not None else end) - start
-    rec.read_before_edit = first_read is not None and (first_edit is None or first_read < first_edit)
+    rec.time_before_first_edit_s = max(0.0, (first_edit if first_edit is not None else end) - start)
+    rec.read_before_edit = first_read_pos is not None and (first_edit_pos is None or first_read_pos < first_edit_pos)
     rec.tested_after_edit = test_after_edit
     rec.read_paths = sorted(set(reads))
     rec.edited_paths = sorted(set(edits))

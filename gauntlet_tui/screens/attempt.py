@@ -13,7 +13,7 @@ import subprocess
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.markup import escape
+from gauntlet_tui.text import esc as escape
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
@@ -140,12 +140,12 @@ class AttemptScreen(Screen):
         opened = {p.number for p in view.phases if p.open and p.number > 1}
         new = opened - self._open_phases
         self._open_phases = opened
-        if new and self._notify_from_now:
+        if new and self._notify_from_now:  # phases open before the screen was: not "fresh"
             n = max(new)
             phase = next(p for p in view.phases if p.number == n)
             self.notify(f"Phase {n} revealed: {phase.id}", title="Phase", timeout=4)
             return n
-        return max(new) if new else None
+        return None
 
     def _draw_feedback(self, view: AttemptView) -> None:
         if self._clearing is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.markup import escape
+from gauntlet_tui.text import esc as escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.markup import escape
+from gauntlet_tui.text import esc as escape
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
@@ -66,9 +66,11 @@ class HomeScreen(Screen):
         running = sum(1 for v in ad.views.values() if not v.finished)
         title = (f"[b]{escape(self.title_text)}[/] · {running} running · {len(ad.views) - running} finished"
                  + (f" · filter: {escape(self.table.filter_text)}" if self.table.filter_text else ""))
-        if title != self._title:  # a Static update re-lays out the screen: only on change
+        if self.table.sort_column:
+            title += f" · sorted by {self.table.sort_column} {'▼' if self.table.sort_reverse else '▲'}"
+        if title != self._title:  # one line, fixed height: no re-layout needed
             self._title = title
-            self.query_one("#home-title", Static).update(title)
+            self.query_one("#home-title", Static).update(title, layout=False)
         if self.has_class("-empty") != (not ad.views):
             self.set_class(not ad.views, "-empty")
 
@@ -95,8 +97,8 @@ class HomeScreen(Screen):
             self.table.focus()
 
     def action_sort(self) -> None:
-        column = self.table.cycle_sort()
-        self.notify(f"sorted by {column}" + (" (descending)" if self.table.sort_reverse else ""), timeout=2)
+        self.table.cycle_sort()
+        self.refresh_view(set())  # the title shows the sort; no toast (a toast re-lays out the screen)
 
     def _selected(self) -> str | None:
         table = self.table

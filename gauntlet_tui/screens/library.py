@@ -8,7 +8,7 @@ from typing import Any, Iterable
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.markup import escape
+from gauntlet_tui.text import esc as escape
 from textual.screen import Screen
 from textual.widgets import Footer, ListItem, ListView, Static
 

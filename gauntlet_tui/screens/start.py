@@ -6,7 +6,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.markup import escape
+from gauntlet_tui.text import esc as escape
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 

@@ -17,19 +17,20 @@ from textual.widgets.data_table import ColumnKey, RowKey
 from arena.view import AttemptView
 from gauntlet_tui.widgets.clock import fmt_clock
 
-# (key, label, width): fixed widths, so a changed cell never re-measures its column.
+# (key, label, width): fixed widths, so a changed cell never re-measures its column. The
+# columns that change come first, so at 80 columns only the static facts scroll off.
 COLUMNS: tuple[tuple[str, str, int], ...] = (
-    ("challenge", "Challenge", 22),
-    ("agent", "Agent", 17),
-    ("format", "Format", 8),
-    ("weight", "Class", 12),
-    ("clock", "Clock", 17),
+    ("challenge", "Challenge", 14),
+    ("agent", "Agent", 14),
+    ("clock", "Clock", 14),
     ("subs", "Subs", 4),
     ("score", "Score", 5),
     ("phase", "Phase", 5),
-    ("status", "Status", 11),
+    ("status", "Status", 9),
+    ("format", "Format", 8),
+    ("weight", "Class", 12),
 )
-BAR = 10
+BAR = 6
 
 
 def clock_cell(view: AttemptView, elapsed: float, colours: dict[str, str]) -> tuple[Any, Text]:
@@ -43,7 +44,7 @@ def clock_cell(view: AttemptView, elapsed: float, colours: dict[str, str]) -> tu
         style = {"ok": colours.get("success", ""), "warning": colours.get("warning", ""),
                  "urgent": "bold " + colours.get("error", "")}[level]
     elif stage == "grace":
-        label = "GRACE " + fmt_clock(max(0.0, view.cutoff_s() + view.grace_s - elapsed))
+        label = fmt_clock(max(0.0, view.cutoff_s() + view.grace_s - elapsed))  # status says "grace"
         style = "bold italic " + colours.get("warning", "")
     else:
         label, style, level = "over", "dim", "over"
@@ -80,12 +81,13 @@ class AttemptTable(DataTable):
     """
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True, cursor_foreground_priority="renderable")
+        super().__init__(id=id, cursor_type="row", zebra_stripes=False, cursor_foreground_priority="renderable")
         self._cells: dict[str, dict[str, Any]] = {}  # row key -> column -> signature
         self.filter_text = ""
         self.sort_column: str | None = None
         self.sort_reverse = False
         self.updates = 0  # cells written since mount (the benchmark reads it)
+        self._strip_cache: dict[tuple, Any] = {}
 
     def on_mount(self) -> None:
         for key, label, width in COLUMNS:
@@ -139,7 +141,8 @@ class AttemptTable(DataTable):
         ``DataTable.update_cell`` bumps a counter that is part of every cache key, so one
         changed cell re-renders every visible cell; at 100 live rows that cost most of a
         core. Here the unchanged cells keep their cached renders (Textual is pinned, so
-        these private caches are a known shape: keys start with (row_key, column_key)).
+        these private caches are a known shape: cells by (row_key, column_key), rows by
+        row_key, row renderables by (count, row_index), lines by y).
         """
         rows = {RowKey(a) for a, _ in changed}
         cells = {(RowKey(a), ColumnKey(c)) for a, c in changed}
@@ -149,13 +152,36 @@ class AttemptTable(DataTable):
             self._cell_render_cache.discard(key)
         for key in [k for k in self._row_render_cache.keys() if k[0] in rows]:
             self._row_render_cache.discard(key)
+        for key in [k for k in self._strip_cache if k[0] in rows]:
+            del self._strip_cache[key]
         indexes = [self.get_row_index(row) for row in rows]
+        at = set(indexes)
+        for key in [k for k in self._row_renderable_cache.keys() if k[1] in at]:
+            self._row_renderable_cache.discard(key)
         header = 1 if self.show_header else 0
         lines = {i + header for i in indexes}  # rows are one line high
         for key in [k for k in self._line_cache.keys() if k[0] in lines]:
             self._line_cache.discard(key)
-        for index in indexes:
-            self.refresh_row(index)
+        self.refresh()  # unchanged lines come straight from the line cache
+
+    def _render_line(self, y: int, x1: int, x2: int, base_style: Any) -> Any:
+        """Rendered rows are cached by row key (not by position), so a sort or a cursor
+        move re-renders only the rows whose cursor/hover state changed; ``_write_cells``
+        drops the changed rows' entries."""
+        try:
+            row_key, line_no = self._get_offsets(y)
+        except LookupError:
+            return super()._render_line(y, x1, x2, base_style)
+        if row_key == self._header_row_key:
+            return super()._render_line(y, x1, x2, base_style)
+        index = self._row_locations.get(row_key)
+        key = (row_key, line_no, x1, x2, self.size.width, base_style,
+               self.show_cursor and self.cursor_row == index, self.hover_row == index,
+               self._pseudo_class_state)
+        strip = self._strip_cache.get(key)
+        if strip is None:
+            strip = self._strip_cache[key] = super()._render_line(y, x1, x2, base_style)
+        return strip
 
     def forget(self, attempt: str) -> None:
         if attempt in self._cells:
@@ -187,7 +213,8 @@ class AttemptTable(DataTable):
         ordered = sorted(self._data.items(), key=lambda item: _sort_value(item[1][column]),
                          reverse=self.sort_reverse)
         self._row_locations = TwoWayDict({row_key: i for i, (row_key, _) in enumerate(ordered)})
-        for cache in (self._row_render_cache, self._line_cache, self._ordered_row_cache, self._offset_cache):
+        for cache in (self._row_render_cache, self._row_renderable_cache, self._line_cache,
+                      self._ordered_row_cache, self._offset_cache):
             cache.clear()
         self.refresh()
 

@@ -81,9 +81,12 @@ class AttemptClock(Widget):
         else:
             big = "00:00"
             label = f"OVER — {view.status}" if view.finished else "TIME UP"
+        tail = f" {min(frac, 9.99) * 100:3.0f}%  {label}"
+        if self.content_size.width:  # the bar takes what the label leaves (narrow terminals)
+            bar_width = max(4, min(bar_width, self.content_size.width - len(tail)))
         filled = int(round(min(1.0, frac) * bar_width))
         line = Text()
         line.append("█" * filled + "░" * (bar_width - filled))
-        line.append(f" {min(frac, 9.99) * 100:3.0f}%  {label}")
+        line.append(tail)
         self.query_one("#clock-digits", Digits).update(big)
         self.query_one("#clock-line", Static).update(line)

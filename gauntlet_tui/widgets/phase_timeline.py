@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.markup import escape
+from gauntlet_tui.text import esc as escape
 from textual.widgets import Static
 
 from arena.view import AttemptView, Phase
@@ -21,7 +21,7 @@ class PhaseBadge(Static):
 
     def show(self, phase: Phase, *, current: bool, fresh: bool) -> None:
         state = "open" if phase.open else "locked"
-        icon = "▶" if phase.open else "🔒"
+        icon = "▶" if phase.open else "□"
         self.update(f"{icon} {phase.number} {escape(phase.id)}" + ("" if phase.open else " (locked)"))
         self.set_class(phase.open and not fresh, "-open")
         self.set_class(not phase.open, "-locked")
@@ -34,7 +34,7 @@ class PhaseTimeline(Vertical):
     DEFAULT_CSS = """
     PhaseTimeline { height: auto; }
     PhaseTimeline #phase-row { height: 1; }
-    PhaseTimeline #phase-briefing { height: auto; max-height: 8; color: $foreground; padding: 0 1; border-left: thick $accent; }
+    PhaseTimeline #phase-briefing { height: auto; max-height: 4; overflow-y: auto; color: $foreground; padding: 0 1; border-left: thick $accent; }
     PhaseTimeline #phase-briefing.-empty { display: none; }
     """
 

@@ -144,3 +144,12 @@ def test_marathon_phases_in_scorecard():
     assert [(p.id, p.objective) for p in card.phases] == [("foundation", 90.0), ("extension", 70.0),
                                                           ("adaptation", 0.0)]
     assert card.components["objective"] == pytest.approx((90 + 70 + 0) / 3, abs=0.05)
+
+
+def test_accepts_manifest_deliverable_models():
+    from arena.challenge.models import Deliverable
+
+    dl = [Deliverable(name="fix", kind="tests", weight=0.8), Deliverable(name="NOTES.md", kind="file", weight=0.2)]
+    res = make_result(1, static=passing(10, 10), deliverables={"NOTES.md": 0.0})
+    assert submission_score(res, dl) == 80.0
+    assert submission_score(JudgeResult.model_validate(res), dl, 1) == 80.0

@@ -36,8 +36,11 @@ CASES = {
                        dict(scores=[50, 60], per={1: dict(files=["src/app.py", "src/a.py", "src/b.py",
                                                                  "src/c.py"])}), 3),
     "test_driven_iteration": (dict(scores=[50, 70], per={1: dict(test_runs=2)}), dict(scores=[50, 70]), 2),
+    # runs before the first edit are not validation of a change
+    "test_driven_iteration ": (dict(scores=[50, 70], per={1: dict(test_runs=2)}),
+                               dict(scores=[50, 70], per={1: dict(test_runs=2, files=())}), 2),
     "progressive_refinement": (dict(scores=[60, 80, 90]), dict(scores=[60, 70, 90]), 3),
-    "no_regressions": (dict(scores=[50, 60]), dict(scores=[60, set(range(1, 60))]), 2),
+    "no_regressions": (dict(scores=[50, 60, 70]), dict(scores=[60, set(range(1, 60)), 70]), 4),
     "no_local_validation": (dict(scores=[50, 60], test_runs=0), dict(scores=[50, 60]), -4),
     "edits_without_reading": (dict(scores=[50, 60], reads=(), read_feedback=False, edit_delay=2),
                               dict(scores=[50, 60]), -2),
@@ -94,3 +97,44 @@ def test_raw_clamped_in_component():
     card = run([50, set(range(30, 40)), set(range(60, 70)), 0], test_runs=0)
     assert card.process_raw < -30
     assert card.components["process"] == 0.0
+
+
+def test_marathon_phase_boundary_drop_is_not_a_regression():
+    from eventkit import Attempt, passing
+    from scenarios import iteration
+
+    from arena.scoring import judge_attempt
+
+    phases = [{"id": "extension", "reveal_at": 0.35, "advance_threshold": 0.6}]
+    a = Attempt("marathon", time_limit_s=6000, budget=8, phases=phases)
+    iteration(a, 90, dur=1500)
+    a.reveal(2, "extension", at=a.t + 10)
+    # phase 2 opens: its tests join and the trajectory point drops (90 → 60), no code got worse
+    iteration(a, 90, dur=900, phase=2, phase_tests={2: passing(100, 30)})
+    iteration(a, 90, dur=600, phase=2, phase_tests={2: passing(100, 20)})  # a real drop in phase 2
+    card = judge_attempt(a.finish())
+    assert card.trajectory == [90.0, 60.0, 55.0]
+    got = process(card)
+    assert got["trajectory_regression"] == -5  # only 60 → 55, within phase 2
+    assert "60 → 55" in next(x.evidence for x in card.process_adjustments if x.rule == "trajectory_regression")
+
+
+def _marathon_per_phase(p1: int, p2: int, extra: bool = False):
+    from eventkit import Attempt, passing
+    from scenarios import iteration
+
+    from arena.scoring import judge_attempt
+
+    a = Attempt("marathon", time_limit_s=6000, budget=8, phases=[{"id": "extension", "reveal_at": 0.35}])
+    iteration(a, p1, dur=1500)
+    a.reveal(2, "extension", at=a.t + 10)
+    iteration(a, 95, dur=900, phase=2, phase_tests={2: passing(100, p2)})
+    if extra:
+        iteration(a, 95, dur=300, phase=2, phase_tests={2: passing(100, p2)})
+    return process(judge_attempt(a.finish()))
+
+
+def test_one_shot_per_phase_in_marathon():
+    assert _marathon_per_phase(95, 92)["one_shot"] == 8
+    assert "one_shot" not in _marathon_per_phase(95, 85)  # phase 2 below 90
+    assert "one_shot" not in _marathon_per_phase(95, 92, extra=True)  # two submissions in phase 2

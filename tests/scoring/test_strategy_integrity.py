@@ -116,7 +116,8 @@ def test_pivot_rules_quiet_without_pivot_phase():
     got = strategy(marathon(80, 80, None))
     assert "pivot_pre_quality" in got  # pre quality is known; phase 3 (pivot) not revealed
     assert "pivot_adaptation" not in got
-    a = Attempt("marathon", time_limit_s=6000, budget=8, phases=[{"id": "extension", "reveal_at": 0.35}])
+    a = Attempt("marathon", time_limit_s=6000, budget=8,
+                phases=[{"id": "extension", "reveal_at": 0.35, "pivot": "none"}])  # the runner writes "none"
     iteration(a, 80, dur=1800)
     got = strategy(judge_attempt(a.finish()))
     assert "pivot_pre_quality" not in got and "pivot_adaptation" not in got

@@ -66,6 +66,21 @@ def _report_path():
     return None
 """
 
+def _atexit_writes_report(xml: str) -> str:
+    """Module code that, at interpreter exit, overwrites the JUnit report with ``xml``."""
+    return "\nimport atexit\n" + _REPORT_PATH + f"""
+
+def _overwrite():
+    path = _report_path()
+    if path:
+        with open(path, "w") as f:
+            f.write({xml!r})
+
+
+atexit.register(_overwrite)
+"""
+
+
 FORGED_XML = ("<testsuites><testsuite>" + "".join(
     f'<testcase classname="1.static.test_calc_static" name="{n}"/>'
     for n in ("test_add_small", "test_add_negative", "test_sub", "test_mul")) + "</testsuite></testsuites>")
@@ -281,19 +296,8 @@ def pytest_runtest_makereport(item, call):
     import os
     os._exit(0)""")}, passed=BEFORE_MUL, failed=ALL - BEFORE_MUL, timed_out=False,
          findings={"tamper.exit_tricks"}, notice="ended before it finished"),
-    Case("atexit_rewrites_report", {"calc.py": calc("    return 0", prelude="""
-import atexit
-""" + _REPORT_PATH + f"""
-
-def _forge():
-    path = _report_path()
-    if path:
-        with open(path, "w") as f:
-            f.write({FORGED_XML!r})
-
-
-atexit.register(_forge)
-""")}, passed=ALL - {MUL}, failed={MUL}, findings={"tamper.exit_tricks", "judge.report_mismatch"}),
+    Case("atexit_rewrites_report", {"calc.py": calc("    return 0", prelude=_atexit_writes_report(FORGED_XML))},
+         passed=ALL - {MUL}, failed={MUL}, findings={"tamper.exit_tricks", "judge.report_mismatch"}),
     Case("fake_passed_lines", {"calc.py": calc("""\
     import os
     fake = b"static/test_calc_static.py::test_mul PASSED\\n========== 8 passed in 0.01s ==========\\n"
@@ -305,20 +309,24 @@ atexit.register(_forge)
     print(fake.decode())
     return 0""")}, passed=ALL - {MUL}, failed={MUL}),
     Case("patch_runner_at_import", {"calc.py": calc("    return 0", prelude=_PATCH_RUNNER)},
-         findings={"tamper.runner_internals"}, verdict_forged=True),
-    Case("junit_entity_bomb", {"calc.py": calc("    return 0", prelude="""
-import atexit
-""" + _REPORT_PATH + f"""
+         passed=ALL - {MUL}, failed={MUL},
+         findings={"tamper.runner_internals", "judge.forged_report", "judge.report_mismatch"}),
+    Case("patch_runner_and_judge_plugin", {"calc.py": calc("    return 0", prelude=_PATCH_RUNNER + """
+import sys
 
-def _bomb():
-    path = _report_path()
-    if path:
-        with open(path, "w") as f:
-            f.write({BOMB_XML!r})
+_plugin = sys.modules.get("gauntlet_judge_plugin")
+if _plugin is not None:
+    _real_emit = _plugin._emit
 
+    def _lying_emit(**kw):
+        if kw.get("outcome") in ("failed", "error"):
+            kw.update(outcome="passed", message="", forged=False)
+        _real_emit(**kw)
 
-atexit.register(_bomb)
-""")}, passed=ALL - {MUL}, failed={MUL}, findings={"judge.hostile_report"}),
+    _plugin._emit = _lying_emit
+""")}, findings={"tamper.runner_internals", "tamper.judge_paths"}, verdict_forged=True),
+    Case("junit_entity_bomb", {"calc.py": calc("    return 0", prelude=_atexit_writes_report(BOMB_XML))},
+         passed=ALL - {MUL}, failed={MUL}, findings={"judge.hostile_report"}),
 ]
 
 TMP_LEFTOVER_WRITER = {"calc.py": calc("""\

@@ -15,7 +15,7 @@ import pytest
 
 from arena.judge import Judge, take_snapshot
 from arena.sandbox import registry
-from tests.security.hostile import (
+from hostile import (
     ALL,
     CASES,
     HONEST,
@@ -141,3 +141,61 @@ async def test_arena_keeps_judging_after_the_hostile_runs(backend, calc_challeng
     assert {t.id for t in result.tests if t.outcome == "passed"} == ALL
     assert result.deliverables == {"calc": 1.0, "NOTES.md": 1.0}
     assert_nothing_left_behind(work)
+
+
+INTERRUPTED = r'''
+import asyncio, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from arena.challenge import load_challenge
+from arena.judge import Judge, take_snapshot
+from arena.sandbox import get_backend
+
+async def main():
+    ch = load_challenge(Path(sys.argv[1]) / "tests/fixtures/calc")
+    snap = take_snapshot(sys.argv[2], sys.argv[3] + "/snaps")
+    await Judge(get_backend(sys.argv[4]), work_root=Path(sys.argv[3]) / "work").run(ch, snap, submission=1)
+
+asyncio.run(main())
+'''
+
+
+@pytest.mark.parametrize("backend_name", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+def test_an_interrupted_arena_leaves_nothing_behind(backend_name, tmp_path):
+    """SIGTERM to the arena mid-judge (a fork bomb running): sandbox, tmpfs and run dir go."""
+    import signal
+    import subprocess
+    import sys
+
+    from hostile import CASES
+
+    bomb = next(c for c in CASES if c.name == "fork_bomb")
+    ws = write_submission(tmp_path / "sub", bomb.files)
+    (tmp_path / "work").mkdir()
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED, str(root), str(ws), str(tmp_path),
+                             backend_name])
+    try:
+        for _ in range(300):  # until the bomb is running
+            if ghostile_processes():
+                break
+            time.sleep(0.05)
+        assert ghostile_processes(), "the fork bomb never started"
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    for _ in range(100):
+        if not ghostile_processes():
+            break
+        time.sleep(0.1)
+    assert ghostile_processes() == []
+    assert str(tmp_path) not in Path("/proc/self/mountinfo").read_text()
+    assert list((tmp_path / "work").iterdir()) == []
+    if backend_name == "docker":
+        import docker
+
+        client = docker.from_env()
+        left = client.containers.list(all=True, filters={"label": f"gauntlet.owner={proc.pid}"})
+        assert left == []

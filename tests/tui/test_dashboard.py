@@ -6,6 +6,7 @@ from textual.widgets import Input
 
 import scenarios as S
 from gauntlet_tui.widgets import AttemptTable
+from gauntlet_tui.widgets.clock import fmt_clock
 
 
 class RecordingHandle:
@@ -30,6 +31,11 @@ def _cell(table: AttemptTable, attempt: str, col: str) -> str:
     return getattr(value, "plain", str(value))
 
 
+def _drawn(table: AttemptTable, attempt: str) -> str:
+    """The rendered line of an attempt's row, as the screen gets it."""
+    return table.render_line(table.get_row_index(attempt) + 1).text
+
+
 async def _home(app, pilot):
     app.tick(full=True)
     await pilot.pause()
@@ -43,7 +49,7 @@ async def test_one_row_per_attempt_with_every_column(rig):
         table = await _home(app, pilot)
         assert table.row_count == 3
         assert [c.label.plain for c in table.columns.values()] == [
-            "Challenge", "Agent", "Format", "Class", "Clock", "Subs", "Score", "Phase", "Status"]
+            "Challenge", "Agent", "Clock", "Subs", "Score", "Phase", "Status", "Format", "Class"]
         assert [_cell(table, "a-3", c) for c in ("challenge", "agent", "format", "weight", "subs", "score", "phase", "status")] == [
             "KV Store", "human", "marathon", "middleweight", "0/6", "—", "1/4", "running"]
         assert _cell(table, "a-1", "clock").endswith("15:00")
@@ -65,6 +71,9 @@ async def test_only_changed_cells_are_written(rig):
         await pilot.pause()
         assert table.updates == before + 2  # subs and score, nothing else
         assert (_cell(table, "a-2", "subs"), _cell(table, "a-2", "score")) == ("1/4", "55.0")
+        # and what is drawn is the new value (the cached renders of that row were dropped)
+        assert "1/4   55.0" in _drawn(table, "a-2")
+        assert "0/2   —" in _drawn(table, "a-1")
 
 
 async def test_clock_cell_turns_warning_at_80_and_urgent_at_90_percent(rig):
@@ -79,6 +88,7 @@ async def test_clock_cell_turns_warning_at_80_and_urgent_at_90_percent(rig):
             app.tick()
             await pilot.pause()
             styles[frac] = str(table.get_cell("a-1", "clock").style)
+            assert fmt_clock(900 * (1 - frac)) in _drawn(table, "a-1")
         assert styles[0.79] == colours["success"]
         assert styles[0.8] == styles[0.89] == colours["warning"]
         assert styles[0.9] == "bold " + colours["error"]
@@ -107,6 +117,9 @@ async def test_filter_with_slash_and_clear_with_escape(rig):
         await pilot.press("slash", "escape")
         await pilot.pause()
         assert sorted(table.attempt_ids) == ["a-1", "a-2", "a-3"]
+        await pilot.press("slash", *"[b]x[/")  # markup-looking filter text is just text
+        await pilot.pause()
+        assert table.attempt_ids == [] and "filter: [b]x[/" in str(app.screen.query_one("#home-title").render())
 
 
 async def test_sort_cycles_columns_and_direction(rig):
@@ -120,6 +133,7 @@ async def test_sort_cycles_columns_and_direction(rig):
         assert table.sort_reverse and table.attempt_ids == ["a-1", "a-2", "a-3"]
         await pilot.press("s")
         assert table.sort_column == "agent" and table.attempt_ids == ["a-3", "a-1", "a-2"]
+        assert [table.render_line(y).text.split()[0] for y in (1, 2, 3)] == ["KV", "The", "Rate"]
 
 
 async def test_enter_opens_the_selected_attempt_and_escape_comes_back(rig):
