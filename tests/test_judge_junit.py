@@ -195,3 +195,17 @@ def test_static_ids_match_what_pytest_collects(tmp_path):
             ours.add("::".join([*classes, f"{func}[{i}]" if i else func]))
     assert len(collected) == 8 + 3 + 4 + 2 + 2 + 2
     assert ours == {c for c in collected if "test_unknown" not in c}
+
+
+def test_judge_side_paths_are_scrubbed_from_what_agents_may_see():
+    from arena.judge.verdict import scrub_paths
+
+    text = ("ImportError while importing test module '/judge/tests/1/hidden/test_secret_name.py'\n"
+            "in /judge/tests/1/static/test_a.py and 2/adversarial/sub/test_b.py, 3/static/test_c.py")
+    out = scrub_paths(text)
+    assert "test_secret_name" not in out and "test_b" not in out and "/judge" not in out
+    assert "<a hidden test module>" in out and "<a adversarial test module>" in out
+    assert "static/test_a.py" in out and "static/phase3/test_c.py" in out
+    progress = parse_progress(b'{"event": "start"}\n{"event": "collect_error", "nodeid": '
+                              b'"1/hidden/test_secret_name.py", "message": "E   ImportError: nope"}\n')
+    assert progress.collect_errors == ["<a hidden test module>: ImportError: nope"]

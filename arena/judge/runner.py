@@ -37,6 +37,7 @@ from arena.judge.verdict import (
     parse_progress,
     raw_results,
     redact_leaks,
+    scrub_paths,
 )
 from arena.sandbox import registry
 from arena.sandbox.base import Limits, Mount, SandboxError
@@ -163,6 +164,8 @@ class Judge:
             data = read_report(str(out / "report.xml"))
             if data is not None:
                 junit_cases = parse_junit(data)
+                for c in junit_cases:
+                    c.message = scrub_paths(c.message)
         except JUnitError as e:
             result.integrity.append(Finding(severity="error", check="judge.hostile_report",
                                             detail=f"JUnit report refused: {e}"))

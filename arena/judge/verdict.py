@@ -14,6 +14,7 @@ the trusted plugin wrote as tests finished (survives a timeout kill or an early
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from arena.judge.expected import Expected, Matcher, test_id, to_result
@@ -52,12 +53,27 @@ def parse_progress(data: bytes | None) -> Progress:
         elif kind == "collected" and isinstance(ev.get("n"), int):
             p.collected = ev["n"]
         elif kind == "collect_error":
-            p.collect_errors.append(cap_message(f"{ev.get('nodeid', '')}: {_tail(str(ev.get('message', '')))}"))
+            where = scrub_paths(str(ev.get("nodeid", "")))
+            p.collect_errors.append(cap_message(f"{where}: {scrub_paths(_tail(str(ev.get('message', ''))))}"))
         elif kind == "test" and ev.get("outcome") in _RANK:
-            p.tests.append((str(ev.get("nodeid", "")), ev["outcome"], cap_message(str(ev.get("message", "")))))
+            p.tests.append((str(ev.get("nodeid", "")), ev["outcome"],
+                            cap_message(scrub_paths(str(ev.get("message", ""))))))
             if ev.get("forged"):
                 p.forged.append(str(ev.get("nodeid", "")))
     return p
+
+
+_JUDGE_PATH = re.compile(r"(?:/judge/tests/)?\b(\d+)/(static|hidden|adversarial)/([\w./-]+)")
+
+
+def scrub_paths(text: str) -> str:
+    """Judge-side paths as the agent may see them: static files by name, others not at all."""
+    def repl(m: re.Match) -> str:
+        phase, suite, rel = m.groups()
+        if suite == "static":
+            return f"static/{'phase' + phase + '/' if phase != '1' else ''}{rel}"
+        return f"<a {suite} test module>"
+    return _JUDGE_PATH.sub(repl, text)
 
 
 def _tail(text: str) -> str:
