@@ -130,14 +130,19 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 async def migrate(conn: aiosqlite.Connection, path: str) -> int:
-    """Bring ``conn`` (autocommit mode) to ``SCHEMA_VERSION``; return the version found."""
+    """Bring ``conn`` (autocommit mode) to ``SCHEMA_VERSION``; return the version found.
+
+    A store already at the current version is only read (no write lock taken), so
+    opening a store that a running arena is writing to costs that arena nothing."""
     try:
+        found, app_id = await _versions(conn)
+        if found == SCHEMA_VERSION and app_id == APPLICATION_ID:
+            return found
         await conn.execute("BEGIN IMMEDIATE")
-        found = await _one(conn, "PRAGMA user_version")
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"{path}: not a Gauntlet store ({exc}; expected a SQLite database file)") from exc
+        raise open_error(path, exc) from exc
     try:
-        app_id = await _one(conn, "PRAGMA application_id")
+        found, app_id = await _versions(conn)  # again, under the lock
         if found == 0:
             tables = await _one(conn, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
             if tables:
@@ -164,6 +169,17 @@ async def migrate(conn: aiosqlite.Connection, path: str) -> int:
     except BaseException:
         await conn.execute("ROLLBACK")
         raise
+
+
+async def _versions(conn: aiosqlite.Connection) -> tuple[int, int]:
+    return await _one(conn, "PRAGMA user_version"), await _one(conn, "PRAGMA application_id")
+
+
+def open_error(path: str, exc: sqlite3.Error) -> StoreError:
+    """The one-line error for a store that cannot be opened."""
+    if "not a database" in str(exc):
+        return StoreError(f"{path}: not a Gauntlet store ({exc}; expected a SQLite database file)")
+    return StoreError(f"{path}: cannot open the store ({exc})")
 
 
 async def _one(conn: aiosqlite.Connection, sql: str):

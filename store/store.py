@@ -21,7 +21,7 @@ from arena.telemetry.events import Event
 from store import reads
 from store.derive import AGENT_SEEN, CHALLENGE_SEEN, encode
 from store.errors import StoreError
-from store.schema import STATUSES, migrate
+from store.schema import STATUSES, migrate, open_error
 from store.writer import BatchWriter, CommitListener
 
 BUSY_TIMEOUT_MS = 5000
@@ -67,15 +67,19 @@ class Store:
         ``synchronous`` applies to telemetry groups: NORMAL (default) survives any crash
         of the process; FULL also fsyncs every group. Whatever it is, a group that a
         ``flush()`` waits for and every direct write commit with FULL, so what has been
-        acknowledged survives a power cut as well. ``busy_timeout_ms``: how long a write waits for another
-        process's lock before failing. ``writer_opts``: ``interval``, ``wake_at``, ``max_batch``.
+        acknowledged survives a power cut as well. ``busy_timeout_ms``: how long a write
+        waits for another process's lock before failing. ``writer_opts``: ``interval``,
+        ``wake_at``, ``max_batch`` (see ``store.writer.BatchWriter``).
         """
         p = Path(path)
         if synchronous.upper() not in ("FULL", "NORMAL"):
             raise StoreError(f"synchronous={synchronous!r}: expected NORMAL or FULL")
         if p.is_dir():
             raise StoreError(f"{p}: is a directory, expected a store file (a SQLite database)")
-        p.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{p}: cannot create the store's directory ({exc.strerror})") from exc
         created = not p.exists() and await _create(p, busy_timeout_ms)
         wconn = rconn = None
         try:
@@ -311,4 +315,4 @@ async def _pragmas(conn: aiosqlite.Connection, path: Path, busy_ms: int, *extra:
         for statement in extra:
             await conn.execute(statement)
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"{path}: not a Gauntlet store ({exc}; expected a SQLite database file)") from exc
+        raise open_error(str(path), exc) from exc

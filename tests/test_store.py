@@ -259,3 +259,34 @@ async def test_a_new_store_appears_already_migrated_and_concurrent_opens_share_i
     await a.close()
     await b.close()
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("new.db-")) == ["new.db"]
+
+
+async def test_a_store_under_a_file_is_a_clear_error(tmp_path):
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(StoreError, match=r"plain/sub/g\.db: cannot create the store's directory"):
+        await Store.open(tmp_path / "plain" / "sub" / "g.db")
+
+
+async def test_opening_a_current_store_takes_no_write_lock_but_migrating_one_does(tmp_path):
+    path = tmp_path / "g.db"
+    await (await Store.open(path)).close()
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")  # a running arena holds the write lock
+    try:
+        reader = await Store.open(path, busy_timeout_ms=50)  # e.g. `gauntlet attempts`
+        assert await reader.list_attempts() == []
+        await reader.close()
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    fresh = tmp_path / "fresh.db"  # an empty SQLite file: it needs migrating, and is locked
+    blocker = sqlite3.connect(fresh, isolation_level=None)
+    blocker.execute("PRAGMA journal_mode = WAL")
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(StoreError, match=r"fresh\.db: cannot open the store \(database is locked\)"):
+            await Store.open(fresh, busy_timeout_ms=50)
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    await (await Store.open(fresh)).close()  # unlocked: migrated
