@@ -2,6 +2,15 @@
 
     python benchmarks/bench_judge.py [--runs 7] [--no-docker]
 
+Series (interleaved, rotating order, so machine load hits all alike): bare pytest,
+judge on the local backend, judge on Docker cold (``prestart=0``: a container created
+per run) and judge on Docker from the pool (a pre-started container; the pool refills,
+unmeasured, between runs, as it does between submissions). A judge run is timed to its
+verdict; removing the used container happens after the verdict (``Judge.drain()``,
+timed apart as "close"). "start" = getting a sandbox (create or acquire) from the
+judge's own phase timer. Targets (issue 3): local < 50 ms, Docker cold < 500 ms,
+Docker pool < 120 ms median overhead over bare.
+
 Same tests every time: the calc fixture challenge (tests/fixtures/calc) with its reference
 solution. The bare baseline runs /usr/bin/python3 -m pytest (the interpreter the local
 sandbox uses) on the host, on a copy of the submission and the judge-side tests, in this
@@ -15,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import statistics
 import subprocess
@@ -45,20 +55,31 @@ def bare_once(tmp: Path) -> float:
     return time.perf_counter() - t0
 
 
-async def judge_once(judge: Judge, ch, snap) -> float:
+TARGETS = {"judge local": 0.050, "docker cold": 0.500, "docker pool": 0.120}
+
+
+async def judge_once(judge: Judge, ch, snap) -> tuple[float, float, float]:
+    """(time to the verdict, sandbox start, close after the verdict)."""
     t0 = time.perf_counter()
     r = await judge.run(ch, snap, submission=1, phases=[1])
     dt = time.perf_counter() - t0
     if r.infra_error or not all(t.outcome == "passed" for t in r.tests):
         raise SystemExit(f"judge run did not go green: {r.infra_error or r.tests}")
-    return dt
+    start = judge.last_phases.get("sandbox", float("nan"))
+    t1 = time.perf_counter()
+    await judge.drain()
+    return dt, start, time.perf_counter() - t1
 
 
-def fmt(name: str, xs: list[float], base: float | None) -> str:
+def fmt(name: str, xs: list[float], base: float | None, starts=None, closes=None) -> str:
     med = statistics.median(xs)
-    line = f"{name:<14} median {med * 1000:8.1f} ms   min {min(xs) * 1000:8.1f}   max {max(xs) * 1000:8.1f}"
+    line = f"{name:<13} median {med * 1000:7.1f} ms  min {min(xs) * 1000:7.1f}  max {max(xs) * 1000:7.1f}"
     if base:
-        line += f"   overhead {1000 * (med - base):+8.1f} ms   ratio {med / base:5.2f}x"
+        over = med - base
+        line += f"  overhead {1000 * over:+7.1f} ms  ratio {med / base:4.2f}x"
+        line += f"  start {statistics.median(starts) * 1000:6.1f} ms  close {statistics.median(closes) * 1000:6.1f} ms"
+        if name in TARGETS:
+            line += f"  target < {TARGETS[name] * 1000:.0f} ms: {'met' if over < TARGETS[name] else 'MISSED'}"
     return line
 
 
@@ -68,18 +89,37 @@ async def main() -> None:
     ap.add_argument("--no-docker", action="store_true")
     args = ap.parse_args()
     ch = load_challenge(FIXTURE)
+    load0 = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         snap = take_snapshot(FIXTURE / "solution", tmp / "snaps")
-        bare_once(tmp)  # warm the page cache
-        bare = [bare_once(tmp) for _ in range(args.runs)]
-        base = statistics.median(bare)
-        print(fmt("bare pytest", bare, None))
-        for name in ("local",) + (() if args.no_docker else ("docker",)):
-            judge = Judge(get_backend(name), pool_size=1)
-            await judge_once(judge, ch, snap)  # warm-up
-            xs = [await judge_once(judge, ch, snap) for _ in range(args.runs)]
-            print(fmt(f"judge {name}", xs, base))
+        judges = {"judge local": Judge(get_backend("local"), pool_size=1)}
+        if not args.no_docker:
+            dk = get_backend("docker")
+            judges["docker cold"] = Judge(dk, pool_size=1, prestart=0)
+            judges["docker pool"] = Judge(dk, pool_size=1, prestart=1)
+        series = {"bare pytest": lambda: asyncio.to_thread(lambda: (bare_once(tmp), 0.0, 0.0))}
+        for name, j in judges.items():
+            series[name] = (lambda j=j: judge_once(j, ch, snap))
+        acc = {name: ([], [], []) for name in series}
+        try:
+            for fn in series.values():
+                await fn()  # warm-up (page cache, image), not counted
+            names = list(series)
+            for k in range(args.runs):
+                for name in names[k % len(names):] + names[:k % len(names)]:
+                    if "docker pool" in judges:
+                        await judges["docker pool"].warm(ch, [1])  # refill, unmeasured
+                    for a, v in zip(acc[name], await series[name]()):
+                        a.append(v)
+        finally:
+            for j in judges.values():
+                await j.aclose()
+    print(f"runs per series: {args.runs} (interleaved); tests: the calc fixture, 8 tests; "
+          f"load average {load0:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    base = statistics.median(acc["bare pytest"][0])
+    for name, (xs, starts, closes) in acc.items():
+        print(fmt(name, xs, None if name == "bare pytest" else base, starts, closes))
 
 
 if __name__ == "__main__":

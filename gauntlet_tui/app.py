@@ -66,7 +66,8 @@ class GauntletApp(App[None]):
         self.ticks = 0
         self.replay_events = replay_events
         self.replay_speed = replay_speed
-        self.live_runs: dict[str | None, Any] = {}  # sandbox choice -> gauntlet_tui.live.LiveRun
+        self.live_runs: dict[str | None, Any] = {}
+        self.follower: Any = None  # sandbox choice -> gauntlet_tui.live.LiveRun
         register_all(self)
 
     # -- theme variables every theme must provide (Textual's own themes included) ------
@@ -105,17 +106,21 @@ class GauntletApp(App[None]):
             settings.save(theme=theme.name)
 
     async def _load_store(self) -> None:
-        from gauntlet_tui.history import load_views  # the store is optional for live demos
+        """Show the store's attempts, and follow the ones other processes are running."""
+        from gauntlet_tui.follow import StoreFollower
 
+        self.follower = StoreFollower(self.adapter, self.store_path)
         try:
-            views = await load_views(self.store_path)
+            await self.follower.poll()
         except Exception as exc:  # noqa: BLE001 — an unreadable store must not crash the UI
             self.notify(f"could not read the store {self.store_path}: {exc}", severity="error", timeout=8)
+            await self.follower.close()
             return
-        for view in views:
-            if view.attempt not in self.adapter.views:
-                self.adapter.add_view(view)
         self.tick(full=True)
+        if self.live_refresh:
+            await self.follower.run()
+        else:
+            await self.follower.close()
 
     # -- the refresh timer ----------------------------------------------------------
     def tick(self, full: bool = False) -> None:

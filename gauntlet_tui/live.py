@@ -24,6 +24,11 @@ class LiveHandle:
     def workspace(self) -> Path:
         return self.attempt.workspace
 
+    @property
+    def env(self) -> dict[str, str]:
+        """GAUNTLET_SOCKET, GAUNTLET_WORKSPACE, ... so `gauntlet agent ...` works in the shell."""
+        return dict(self.attempt.env)
+
     async def stop(self) -> None:
         self.attempt.finish("interrupted", "stopped by the operator")
 

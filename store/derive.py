@@ -30,7 +30,6 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 _std_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
 
-
 if orjson is not None:
     _dumps, _OPT = orjson.dumps, orjson.OPT_NON_STR_KEYS
 
@@ -44,14 +43,6 @@ if orjson is not None:
             return _std_encode(value)
 else:  # pragma: no cover - depends on the environment
     encode = _std_encode
-
-
-_encode = encode
-
-
-def event_row(e: Event) -> tuple:
-    """The ``events`` table row of ``e`` (encoding its data)."""
-    return (e.attempt, e.seq, e.t, e.kind, encode(e.data))
 
 
 INSERT_EVENT = "INSERT INTO events (attempt, seq, t, kind, data) VALUES (?, ?, ?, ?, ?)"
@@ -121,8 +112,9 @@ def _text(value: Any) -> str | None:
 
 
 def plan(items: list[tuple[tuple, Event]], now: str) -> list[tuple[str, Any]]:
-    """Every statement for one batch of ``(event_row(e), e)`` pairs, in order, each
-    with its parameter rows."""
+    """Every statement for one batch, in order, each with its parameter rows. ``items``
+    are ``(row, event)`` pairs, ``row`` being the ``events`` row that
+    ``BatchWriter.append`` built (data already encoded)."""
     ops: dict[str, list[tuple]] = {sql: [] for sql in _ORDER}
     last_t: dict[str, float] = {}
     counted: set[str] = set()
@@ -161,7 +153,7 @@ def _derive(e: Event, now: str, ops: dict[str, list[tuple]], counted: set[str]) 
         n = d.get("submission")
         ops[RECEIVED].append((a, n, _num(d.get("iteration")), _text(d.get("hash")), e.t,
                               _num(d.get("files")), _num(d.get("bytes")),
-                              _num(d.get("identical_to")), _encode(d.get("diff") or {})))
+                              _num(d.get("identical_to")), encode(d.get("diff") or {})))
         if isinstance(d.get("replaces"), int):
             ops[REPLACED].append((n, a, d["replaces"]))
         counted.add(a)
@@ -171,11 +163,11 @@ def _derive(e: Event, now: str, ops: dict[str, list[tuple]], counted: set[str]) 
     elif e.kind == K.SUBMISSION_JUDGED:
         score = _num(d.get("score"))
         ops[JUDGED].append((a, d.get("submission"), e.t, score, _num(d.get("phase")),
-                            _encode(d.get("result"))))
+                            encode(d.get("result"))))
         if score is not None:
             ops[LAST_SCORE].append((score, a))
     elif e.kind == K.FEEDBACK_DELIVERED:
-        ops[DELIVERED].append((a, d.get("submission"), _encode(d.get("feedback") or {}), e.t))
+        ops[DELIVERED].append((a, d.get("submission"), encode(d.get("feedback") or {}), e.t))
     elif e.kind == K.FEEDBACK_READ:
         ops[READ].append((e.t, a, d.get("submission")))
     elif e.kind == K.PHASE_REVEALED:

@@ -99,7 +99,7 @@ class Store:
         return store
 
     async def close(self) -> None:
-        """Commit everything appended, then close both connections."""
+        """Commit everything appended, then close the connections."""
         try:
             await self._writer.close()
         finally:

@@ -1,21 +1,26 @@
 """The batched event writer: one task commits queued events in groups.
 
-``append`` is synchronous, thread-safe and cheap: it puts the event on a
-``collections.deque`` (atomic append under the GIL) and, once ``wake_at`` events wait,
-wakes the writer. The writer commits at most every ``interval`` seconds, or as soon
+``append`` is synchronous, thread-safe and cheap: it encodes the event's data and puts
+it on a ``collections.deque`` (atomic append under the GIL) and, once ``wake_at`` events
+wait, wakes the writer. The writer commits at most every ``interval`` seconds, or as soon
 as ``wake_at`` events are queued or someone awaits ``flush()``; while one group is
 being committed in the database thread the next one accumulates, so a group costs a
 handful of awaited database calls however many events it holds.
 
 ``flush()`` queues a marker behind everything appended so far and returns when the
 writer has committed up to it. Failures are surfaced, never swallowed:
-- the database refuses an event (duplicate ``(attempt, seq)``, data that is not JSON):
-  the group is bisected, every other event is committed, the refused ones are kept in
-  ``rejected`` and the next ``flush()`` raises ``StoreWriteError`` naming them;
+- an event cannot be stored (data no JSON can hold, refused at ``append``; a duplicate
+  ``(attempt, seq)``, refused by the database: the group is bisected and every other
+  event committed): it is kept in ``rejected`` and the next ``flush()`` raises
+  ``StoreWriteError`` naming it;
 - the database cannot write (locked past the busy timeout, disk full, I/O error): the
   transaction is rolled back, the group goes back to the head of the queue, ``error``
   holds the cause, pending ``flush()`` calls raise, and the writer retries; nothing
   committed before is touched (WAL + one transaction per group).
+
+Groups commit with ``synchronous=NORMAL`` (durable against any crash of the process);
+a group carrying a ``flush()`` marker commits with FULL, whose fsync of the WAL covers
+every earlier commit too (see docs/store.md, "Durability choice").
 """
 from __future__ import annotations
 

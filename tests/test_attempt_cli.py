@@ -134,3 +134,29 @@ def test_agent_command_without_socket_is_usage_error():
     out = subprocess.run([sys.executable, "-m", "arena", "agent", "status"], capture_output=True,
                          text=True, env=env)
     assert out.returncode == 2 and "GAUNTLET_SOCKET" in out.stderr
+
+
+def test_sigterm_closes_running_attempts_as_interrupted(tmp_path, pkg):
+    import signal
+    import sqlite3
+    import time
+
+    db = tmp_path / "g.db"
+    socks = tmp_path / "socks"
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(pkg), "--agent", "human",
+                             "--sandbox", "local", "--store", str(db), "--headless"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "GAUNTLET_SOCKETS": str(socks)})
+    deadline = time.monotonic() + 30
+    while not list(socks.glob("a-*/agent.sock")):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "closed as interrupted" in err
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT status, reason FROM attempts").fetchall()
+    con.close()
+    assert rows == [("interrupted", "stopped by the operator")]
+    assert not list(socks.glob("a-*"))

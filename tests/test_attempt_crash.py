@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from arena.bus import EventBus
 from arena.judge.results import JudgeResult
 from arena.telemetry import events as ev
@@ -51,14 +53,21 @@ def _wait_for(pred, timeout: float, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_sigkill_mid_attempt_then_resume(tmp_path):
+def _containers_of(pid: int) -> list[str]:
+    out = subprocess.run(["docker", "ps", "-aq", "--filter", f"label=gauntlet.owner={pid}"],
+                         capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+@pytest.mark.parametrize("sandbox", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+def test_sigkill_mid_attempt_then_resume(tmp_path, sandbox):
     steps = [{"overlay": "agents/half"}, "submit", {"run": "sleep 5"}, {"wait": "300s"},
              {"overlay": "agents/fixed"}, "submit", {"wait": "60s"}]
     pkg = make_package(tmp_path / "pkg", fmt="sprint", agents={"crashy": steps})
     db = tmp_path / "g.db"
     env = {**os.environ, "GAUNTLET_SOCKETS": str(tmp_path / "socks")}
     cmd = [sys.executable, "-m", "arena", "run", str(pkg), "--agent", "scripted:crashy",
-           "--time-scale", "60", "--sandbox", "local", "--store", str(db), "--headless"]
+           "--time-scale", "60", "--sandbox", sandbox, "--store", str(db), "--headless"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         _wait_for(lambda: db.exists() and _rows(db, "SELECT 1 FROM events WHERE kind = ?",
@@ -76,14 +85,14 @@ def test_sigkill_mid_attempt_then_resume(tmp_path):
     assert seqs == list(range(1, len(seqs) + 1))
     assert _rows(db, "SELECT n FROM feedback WHERE attempt = ?", attempt) == [(1,)]
     assert _rows(db, "SELECT status FROM attempts WHERE id = ?", attempt) == [("running",)]
-    # the sandbox's processes died with the runner
-    _wait_for(lambda: not _leftovers(attempt, proc.pid), 10, "leftover processes to go")
+    if sandbox == "local":  # the sandbox's processes died with the runner
+        _wait_for(lambda: not _leftovers(attempt, proc.pid), 10, "leftover processes to go")
 
     # restart: any run resumes what a crash left running
     steps2 = [{"overlay": "agents/fixed"}, "submit"]
     make_package(tmp_path / "pkg2", fmt="sprint", cid="kit-second", agents={"quick": steps2})
     out = subprocess.run([sys.executable, "-m", "arena", "run", str(tmp_path / "pkg2"), "--agent",
-                          "scripted:quick", "--time-scale", "60", "--sandbox", "local",
+                          "scripted:quick", "--time-scale", "60", "--sandbox", sandbox,
                           "--store", str(db), "--headless"], env=env, capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -99,6 +108,8 @@ def test_sigkill_mid_attempt_then_resume(tmp_path):
     assert received == [1, 2]
     assert _rows(db, "SELECT status, scored_submission FROM attempts WHERE id = ?", attempt) == [("finished", 2)]
     assert not _leftovers(attempt, proc.pid)
+    if sandbox == "docker":
+        assert _containers_of(proc.pid) == []
     state_root = Path(os.environ.get("GAUNTLET_SANDBOX_STATE", "/tmp/gauntlet-sandbox"))
     assert not [p for p in state_root.glob(f"{proc.pid}-*")] if state_root.exists() else True
 

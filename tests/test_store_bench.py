@@ -15,7 +15,7 @@ def test_bench_store_runs_small_and_prints_every_figure():
         [sys.executable, str(ROOT / "benchmarks" / "bench_store.py"), "--producers", "10",
          "--events", "3000", "--rate", "5000", "--seconds", "0.3", "--repeat", "1"],
         capture_output=True, text=True, timeout=120, check=True).stdout
-    for label in ("raw sqlite3 executemany (pre-encoded rows)", "Store, flat out", "ratio Store / raw",
+    for label in ("raw sqlite3 executemany (pre-encoded rows)", "Store, flat out", "ratio Store / raw", "flush()",
                   "append->commit p50"):
         assert label in out, out
     rate = re.search(r"Store, flat out \(append \.\. flush\)\s+([\d,]+) events/s", out)

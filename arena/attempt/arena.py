@@ -91,6 +91,13 @@ class Arena:
         self.attempts.append(a)
         return a
 
+    def widen(self, n: int) -> None:
+        """Allow ``n`` more attempts at once (resumed attempts must not take the slots
+        of the ones just asked for)."""
+        for _ in range(max(0, n)):
+            self._sem.release()
+        self.parallel += max(0, n)
+
     async def run_one(self, attempt: Attempt) -> str:
         async with self._sem:
             return await attempt.run()
@@ -154,6 +161,10 @@ class Arena:
                 await self._watch_task
         with contextlib.suppress(Exception):
             await self.store.flush()
+        judge_close = getattr(self.shared.judge, "aclose", None)  # pooled sandboxes (judge)
+        if judge_close is not None:
+            with contextlib.suppress(Exception):
+                await judge_close()
         self._unsub()
         if self._own_store:
             closer = getattr(self.store, "close", None)

@@ -69,6 +69,7 @@ class Attempt:
         self._holds = 0
         self.io_busy = 0
         self.ready = False  # set once set up and running (tests wait for it)
+        self._closed = False  # attempt.finished published
         self._released = asyncio.Event()
         self._server: AgentServer | None = None
         self._make_clock()
@@ -97,11 +98,8 @@ class Attempt:
         return await self.protocol.handle(req)
 
     async def scan(self) -> None:
-        self.io_busy += 1
-        try:
+        async with self.hold(io=True):  # our own I/O: never counted toward a hang
             await self.shared.watcher.scan(self.id)
-        finally:
-            self.io_busy -= 1
 
     @contextlib.asynccontextmanager
     async def hold(self, io: bool = False) -> AsyncIterator[None]:
@@ -246,7 +244,7 @@ class Attempt:
         return float(getattr(self.manifest, "hang_limit_s", 60.0))
 
     def _on_file_change(self, change: dict[str, Any]) -> None:
-        if not self.over:
+        if not self._closed:  # changes up to the end are logged, none after
             self.publish(ev.FILE_CHANGED, change)
 
     async def _on_mark(self, mark: clk.Mark) -> None:
@@ -321,6 +319,7 @@ class Attempt:
         if self.sandbox is not None:
             with contextlib.suppress(Exception):
                 await self.sandbox.close()
+        self._closed = True
         self.publish(ev.ATTEMPT_FINISHED, {"status": self.status or "finished", "reason": self.reason,
                                            "scored_submission": self.desk.scored_submission()})
         with contextlib.suppress(Exception):

@@ -124,6 +124,7 @@ async def run_headless(store: Path, backend: Any, jobs: list, *, parallel: int, 
     from arena.attempt.progress import printer
 
     out = out or sys.stdout
+    _stop_on_signals()
     try:
         arena = await Arena.open(store, backend=backend, parallel=parallel)
     except Exception as exc:  # noqa: BLE001 - e.g. StoreError: an unusable store file
@@ -131,6 +132,7 @@ async def run_headless(store: Path, backend: Any, jobs: list, *, parallel: int, 
     unsub = lambda: None  # noqa: E731
     try:
         resumed = await arena.recover()
+        arena.widen(len(resumed))
         unsub = arena.bus.subscribe(printer(out, prefix=len(jobs) > 1 or bool(resumed)))
         run_id = await arena.store.create_run(kind, argv)
         attempts = [arena.attempt(c, agent, time_scale=scale) for c, agent, scale in jobs]
@@ -138,11 +140,17 @@ async def run_headless(store: Path, backend: Any, jobs: list, *, parallel: int, 
             if a.agent.spec == "human":
                 out.write(f"{a.id}: human agent: export GAUNTLET_SOCKET={a.env['GAUNTLET_SOCKET']} "
                           "and use `gauntlet agent status|briefing|submit|feedback`\n")
-        statuses = await arena.run_all([*resumed, *attempts])
+        try:
+            statuses = await arena.run_all([*resumed, *attempts])
+        except asyncio.CancelledError:  # Ctrl-C / SIGTERM: attempts closed as interrupted
+            print("gauntlet: stopped; running attempts closed as interrupted", file=sys.stderr)
+            statuses = None
         await arena.store.finish_run(run_id)
     finally:
         unsub()
         await arena.close()
+    if statuses is None:
+        return 130
     mine = statuses[len(resumed):]
     for a in attempts:
         out.write(f"{a.id}\n")
@@ -168,6 +176,7 @@ def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
         arena = await Arena.open(store, backend=backend, parallel=parallel, bus=bus)
         try:
             resumed = await arena.recover()
+            arena.widen(len(resumed))
             run_id = await arena.store.create_run(kind, argv)
             attempts = [arena.attempt(c, agent, time_scale=scale) for c, agent, scale in jobs]
             done["ids"] = [a.id for a in attempts]
@@ -195,3 +204,19 @@ def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
     for aid in done["ids"]:
         print(aid)
     return 1 if "infra_error" in done["statuses"] else 0
+
+
+def _stop_on_signals() -> None:
+    """SIGINT/SIGTERM cancel the run: every attempt ends ``interrupted`` with its events
+    committed and its sandbox closed, instead of the process dying mid-attempt."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    if task is None:
+        return
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, task.cancel)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass

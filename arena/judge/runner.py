@@ -4,11 +4,13 @@
 never raises for the agent's faults; a failure of the sandbox, the image or the
 runner itself sets ``JudgeResult.infra_error`` (never scored as the agent's result).
 
-Per run, on the host, a private directory holds: ``ws/`` (a copy of the snapshot,
-bound read-only at /workspace), ``judge/`` (read-only at /judge: ``tests/<phase>/
-<suite>/`` copies of the judge-side tests and ``config/`` with the trusted
-bootstrap, plugin and pytest.ini) and ``out/`` (bound at /judge-out, where the
-report and the progress log are written; read back without following links).
+Every run sees: ``/workspace`` (a copy of the snapshot, read-only), ``/judge``
+(read-only: ``tests/<phase>/<suite>/`` copies of the judge-side tests and ``config/``
+with the trusted bootstrap, plugin and pytest.ini — a content-addressed directory,
+``tests_cache``) and ``/judge-out`` (the run's own writable directory, a small tmpfs
+on the host as root, where the report and the progress log are written; read back
+without following links). Local: a private run directory holds all three and goes
+with the sandbox. Docker: pre-started sandboxes from ``pools`` (see there).
 """
 from __future__ import annotations
 
@@ -27,9 +29,11 @@ from arena.judge.expected import Matcher, collect_expected, is_test_file
 from arena.judge.junit import JUnitError, parse_junit, read_report
 from arena.judge.lint import lint_snapshot
 from arena.judge.results import Coverage, Finding, JudgeResult
+from arena.judge.pools import JudgePools
 from arena.judge.scratch import make_out_dir, release_out_dir
 from arena.judge.snapshot import Snapshot, materialize
 from arena.judge.tamper import scan
+from arena.judge.tests_cache import judge_dir
 from arena.judge.verdict import (
     Progress,
     assemble,
@@ -43,7 +47,6 @@ from arena.sandbox import registry
 from arena.sandbox.base import Limits, Mount, SandboxError
 
 log = logging.getLogger(__name__)
-_SUITE_ORDER = {"static": 0, "hidden": 1, "adversarial": 2}
 START_MARK = trusted.START_MARK.encode()
 
 
@@ -77,18 +80,47 @@ class JudgeSpec:
 
 
 class Judge:
+    """``pool_size`` bounds the runs at once. On Docker, runs take pre-started sandboxes
+    from bounded pools (``prestart`` ready per challenge + phases, default ``pool_size``;
+    0 = a cold container per run) and the used container is removed after the verdict is
+    returned (``drain()`` waits for those closes, ``aclose()`` also empties the pools)."""
+
     def __init__(self, backend, pool_size: int = 2, *, work_root: Path | None = None,
-                 exec_grace_s: float = 30.0):
+                 exec_grace_s: float = 30.0, prestart: int | None = None, max_pools: int = 4,
+                 warm: bool = True):
         self.backend = backend
         self.pool_size = pool_size
         self._sem = asyncio.Semaphore(pool_size)
         self.work_root = Path(work_root) if work_root else None
         self.exec_grace_s = exec_grace_s
+        self.pooled = getattr(backend, "name", None) == "docker" and hasattr(backend, "pool")
+        self.pools = JudgePools(backend, pool_size if prestart is None else prestart,
+                                max_pools=max_pools, warm=warm)
+        self.last_phases: dict[str, float] = {}  # seconds per phase of the last run (profiling)
+
+    async def warm(self, challenge, phases: list[int] | None = None) -> None:
+        """Fill the pool for this challenge + phases now (Docker; a no-op elsewhere)."""
+        if not self.pooled:
+            return
+        phases = sorted(set(phases or [1]))
+        spec = challenge if isinstance(challenge, JudgeSpec) else JudgeSpec.from_challenge(challenge, phases)
+        jdir, _ = judge_dir(spec.test_dirs, self.pools.cache_root)
+        argv, is_pytest = cmd.build_argv(spec.command, [])
+        await self.pools.pool(spec.image, spec.limits, jdir, is_pytest).start()
+
+    async def drain(self) -> None:
+        """Wait until every sandbox used so far is removed."""
+        await self.pools.drain()
+
+    async def aclose(self) -> None:
+        """Remove every pooled and used sandbox and the judge-side cache."""
+        await self.pools.aclose()
 
     async def run(self, challenge, snapshot: Snapshot, *, submission: int,
                   phases: list[int] | None = None) -> JudgeResult:
         phases = sorted(set(phases or [1]))
         t0 = time.monotonic()
+        self.last_phases = {}
         result = JudgeResult(submission=submission, snapshot_hash=snapshot.hash)
         try:
             spec = challenge if isinstance(challenge, JudgeSpec) else JudgeSpec.from_challenge(challenge, phases)
@@ -104,9 +136,13 @@ class Judge:
         if errors:
             result.infra_error = "; ".join(errors)
             return result
+        self._mark("checks", t0)
         async with self._sem:
             try:
-                await self._run_sandboxed(spec, snapshot, expected, result)
+                if self.pooled:
+                    await self._run_pooled(spec, snapshot, expected, result)
+                else:
+                    await self._run_sandboxed(spec, snapshot, expected, result)
             except (OSError, ValueError, RuntimeError) as e:  # the judge's own host-side failure
                 log.exception("judge run failed")
                 result.infra_error = f"judge: {type(e).__name__}: {e}"
@@ -114,6 +150,47 @@ class Judge:
         result.deliverables = _deliverables(spec, snapshot, result)
         result.duration_s = round(time.monotonic() - t0, 3)
         return result
+
+    def _mark(self, phase: str, since: float) -> float:
+        now = time.monotonic()
+        self.last_phases[phase] = now - since
+        return now
+
+    async def _exec(self, sandbox, spec: JudgeSpec, argv: list[str], result: JudgeResult):
+        """The one exec of a judge run; None (infra_error set) when the sandbox failed."""
+        try:
+            return await asyncio.wait_for(
+                sandbox.exec(argv, timeout=spec.timeout_s, env=cmd.judge_env()),
+                spec.timeout_s + self.exec_grace_s)
+        except SandboxError as e:
+            result.infra_error = f"sandbox: {e}"
+        except asyncio.TimeoutError:
+            result.infra_error = "sandbox: the judge run did not end after its timeout"
+        return None
+
+    async def _run_pooled(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult):
+        """Docker: a pre-started sandbox (or a cold one created while the snapshot is
+        copied in), removed in the background once the verdict is built."""
+        t = time.monotonic()
+        jdir, tests_args = await asyncio.to_thread(judge_dir, spec.test_dirs, self.pools.cache_root)
+        argv, is_pytest = cmd.build_argv(spec.command, tests_args)
+        pool = self.pools.pool(spec.image, spec.limits, jdir, is_pytest)
+        t = self._mark("layout", t)
+        try:
+            sandbox = await pool.acquire(fill=lambda ws: materialize(snapshot, ws), refill=False)
+        except SandboxError as e:
+            result.infra_error = f"sandbox: {e}"
+            return
+        try:
+            t = self._mark("sandbox", t)
+            res = await self._exec(sandbox, spec, argv, result)
+            t = self._mark("exec", t)
+            if res is not None:
+                self._verdict(spec, expected, sandbox.scratch_dir, res, is_pytest, result)
+            self._mark("verdict", t)
+        finally:
+            self.pools.close_later(sandbox)
+            pool.refill()
 
     async def _run_sandboxed(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult):
         # Named "<pid>-judge-<random>" under the sandbox state root by default, so that
@@ -130,24 +207,27 @@ class Judge:
 
         registry.register(run_dir.name, cleanup)
         try:
+            t = time.monotonic()
             mounted = make_out_dir(run_dir / "out")
-            tests_args = _lay_out(run_dir, snapshot, spec)
+            materialize(snapshot, run_dir / "ws")
+            jdir, tests_args = judge_dir(spec.test_dirs, run_dir / "judge")
+            run_dir.chmod(0o755)
             argv, is_pytest = cmd.build_argv(spec.command, tests_args)
-            mounts = [Mount(run_dir / "judge", cmd.JUDGE_ROOT, readonly=True),
+            mounts = [Mount(jdir, cmd.JUDGE_ROOT, readonly=True),
                       Mount(run_dir / "out", cmd.OUT_DIR, readonly=False)]
+            t = self._mark("layout", t)
             try:
                 sandbox = await self.backend.create(run_dir / "ws", spec.limits, mounts=mounts,
                                                     image=spec.image, workspace_readonly=True)
-                res = await asyncio.wait_for(
-                    sandbox.exec(argv, timeout=spec.timeout_s, env=cmd.judge_env()),
-                    spec.timeout_s + self.exec_grace_s)
             except SandboxError as e:
                 result.infra_error = f"sandbox: {e}"
                 return
-            except asyncio.TimeoutError:
-                result.infra_error = "sandbox: the judge run did not end after its timeout"
-                return
-            self._verdict(spec, expected, run_dir / "out", res, is_pytest, result)
+            t = self._mark("sandbox", t)
+            res = await self._exec(sandbox, spec, argv, result)
+            t = self._mark("exec", t)
+            if res is not None:
+                self._verdict(spec, expected, run_dir / "out", res, is_pytest, result)
+            self._mark("verdict", t)
         finally:
             if sandbox is not None:
                 try:
@@ -212,35 +292,6 @@ class Judge:
                 severity="error", check="judge.leak_redacted",
                 detail=f"{len(leaked)} failure message(s) quoted judge-side test code and were withheld "
                        f"(first: {leaked[0]})"))
-
-
-def _lay_out(run_dir: Path, snapshot: Snapshot, spec: JudgeSpec) -> list[str]:
-    """Write the run's host directories; returns the in-sandbox test directories."""
-    materialize(snapshot, run_dir / "ws")
-    judge = run_dir / "judge"
-    conf = judge / "config"
-    conf.mkdir(parents=True)
-    (conf / "run.py").write_text(trusted.RUNNER)
-    (conf / "gauntlet_judge_plugin.py").write_text(trusted.PLUGIN)
-    (conf / "pytest.ini").write_text(trusted.PYTEST_INI)
-    tests_args = []
-    for phase, suites in sorted(spec.test_dirs.items()):
-        for suite, roots in sorted(suites.items(), key=lambda kv: _SUITE_ORDER.get(kv[0], 9)):
-            dest = judge / "tests" / str(phase) / suite
-            for root in roots:
-                if root.is_file():
-                    dest.mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(root, dest / root.name, follow_symlinks=False)
-                else:
-                    shutil.copytree(root, dest, symlinks=True, dirs_exist_ok=True,
-                                    ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
-            if dest.is_dir():
-                tests_args.append(f"{cmd.TESTS_ROOT}/{phase}/{suite}")
-    for p in [judge, *judge.rglob("*")]:
-        if not p.is_symlink():
-            p.chmod(0o755 if p.is_dir() else 0o644)
-    run_dir.chmod(0o755)
-    return tests_args
 
 
 def _coverage(path: Path) -> Coverage | None:

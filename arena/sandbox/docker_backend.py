@@ -62,14 +62,23 @@ class DockerBackend:
                                        list(mounts), image, workspace_readonly, None)
 
     def pool(self, limits: Limits, *, mounts: list[Mount] = (), image: str = "gauntlet-base",
-             workspace_readonly: bool = True, size: int = 2, scratch: str | None = None):
+             workspace_readonly: bool = True, size: int = 2, scratch: str | None = None,
+             **kw):
         from arena.sandbox.docker_pool import DockerPool  # noqa: PLC0415
 
         return DockerPool(self, limits, mounts=list(mounts), image=image,
-                          workspace_readonly=workspace_readonly, size=size, scratch=scratch)
+                          workspace_readonly=workspace_readonly, size=size, scratch=scratch,
+                          **kw)
 
     def create_sync(self, workspace: Path, limits: Limits, mounts: list[Mount], image: str,
-                    ro: bool, pool_dir: Path | None) -> "DockerSandbox":
+                    ro: bool, pool_dir: Path | None,
+                    host_mounts: list[Path] = ()) -> "DockerSandbox":
+        """Create and start one container. ``host_mounts``: host mounts (a pool's scratch
+        tmpfs) the sandbox unmounts at close, before removing ``pool_dir``."""
+        with registry.creating():  # an arena told to stop waits for this, then removes it
+            return self._create_sync(workspace, limits, mounts, image, ro, pool_dir, host_mounts)
+
+    def _create_sync(self, workspace, limits, mounts, image, ro, pool_dir, host_mounts):
         from docker.types import Mount as DMount, Ulimit  # noqa: PLC0415
 
         ref = self.image_ref(image)
@@ -103,6 +112,7 @@ class DockerBackend:
         except Exception as exc:  # noqa: BLE001
             raise SandboxError(f"docker: cannot create a sandbox from {ref}: {exc}") from None
         sb = DockerSandbox(self, sid, c, workspace, limits, pool_dir)
+        sb.host_mounts = list(host_mounts)
         registry.register(sid, sb._close_sync)
         try:
             c.start()
@@ -137,6 +147,7 @@ class DockerSandbox:
         self.workspace, self.limits, self.pool_dir = workspace, limits, pool_dir
         self.uid = SANDBOX_UID
         self.scratch_dir: Path | None = None  # set by a pool created with ``scratch=``
+        self.host_mounts: list[Path] = []  # unmounted at close
         self.closed = False
 
     @property
@@ -151,6 +162,18 @@ class DockerSandbox:
             self.api.exec_start(eid)
         except Exception:  # noqa: BLE001 — container may be gone already
             pass
+
+    def run_sync(self, argv: list[str], env: dict[str, str] | None = None) -> int | None:
+        """Run a trusted command to its end (no output kept, no timeout: pool warm-up),
+        then kill every process of the sandbox user, as ``exec`` does."""
+        argv = ["sh", "-c", '"$@"; rc=$?; kill -9 -1 2>/dev/null; exit $rc', "sh", *argv]
+        try:
+            eid = self.api.exec_create(self.container.id, argv, user=f"{SANDBOX_UID}:{SANDBOX_UID}",
+                                       environment=env or None)["Id"]
+            self.api.exec_start(eid)
+            return self.api.exec_inspect(eid).get("ExitCode")
+        except Exception as exc:  # noqa: BLE001
+            raise SandboxError(f"docker exec in sandbox {self.id} failed: {exc}") from None
 
     def _run_sync(self, eid: str, out: CappedBuffer, err: CappedBuffer) -> None:
         for o, e in self.api.exec_start(eid, stream=True, demux=True):
@@ -252,6 +275,9 @@ class DockerSandbox:
             if "No such container" not in str(exc) and "404" not in str(exc):
                 raise SandboxError(f"docker: cannot remove sandbox {self.id}: {exc}") from None
         finally:
+            for m in self.host_mounts:  # after the container is gone: nothing holds them
+                fsutil.umount_lazy(m)
+            self.host_mounts = []
             if self.pool_dir is not None:
                 shutil.rmtree(self.pool_dir, ignore_errors=True)
 

@@ -3,9 +3,16 @@
 Each pooled container binds its own fresh host directory at ``/workspace``; ``acquire``
 copies the caller's workspace (links kept as links) into it and hands the sandbox over.
 A sandbox leaves the pool once and is never reused: the caller closes it, and the pool
-starts a replacement in the background. With no ready container, ``acquire`` creates
-one cold (the same way). With ``scratch=<target>`` each container also binds its own
-writable directory there (``sandbox.scratch_dir`` on the host).
+starts a replacement in the background (at acquire, or — ``acquire(refill=False)`` —
+when the caller calls ``refill()``, e.g. after its run, so the engine's creation work
+does not compete with that run). With no ready container, ``acquire`` creates one cold
+(the same way; ``size=0`` is a pool that only ever creates cold). With
+``scratch=<target>`` each container also binds its own writable directory there
+(``sandbox.scratch_dir`` on the host), a ``scratch_mb`` tmpfs when given and root.
+``warm=argv``: a trusted command run once in each new container before it is handed out
+(e.g. importing the test runner), so the first real exec does not pay for the fresh
+overlay mount's cold file lookups; it runs before any submission is copied in and
+every process it started is killed when it ends.
 """
 from __future__ import annotations
 
@@ -22,12 +29,15 @@ from arena.sandbox.docker_backend import SANDBOX_UID
 
 class DockerPool:
     def __init__(self, backend, limits: Limits, *, mounts: list[Mount], image: str,
-                 workspace_readonly: bool, size: int = 2, scratch: str | None = None):
+                 workspace_readonly: bool, size: int = 2, scratch: str | None = None,
+                 scratch_mb: int | None = None, warm: list[str] | None = None,
+                 warm_env: dict[str, str] | None = None):
         if size < 0:
             raise SandboxError(f"pool size must be >= 0, got {size}")
         self.backend, self.limits, self.mounts = backend, limits, mounts
         self.image, self.ro, self.size = image, workspace_readonly, size
-        self.scratch = scratch
+        self.scratch, self.scratch_mb = scratch, scratch_mb
+        self.warm, self.warm_env = warm, warm_env
         self.ready: list = []
         self.pending: set[asyncio.Task] = set()
         self.closed = False
@@ -39,9 +49,13 @@ class DockerPool:
         if self.pending:
             await asyncio.gather(*self.pending, return_exceptions=True)
 
+    def refill(self) -> None:
+        """Start creating containers until ``size`` are ready or pending (needs a loop)."""
+        self._refill()
+
     def _refill(self) -> None:
         while not self.closed and len(self.ready) + len(self.pending) < self.size:
-            task = asyncio.ensure_future(asyncio.to_thread(self._make_one))
+            task = asyncio.ensure_future(asyncio.to_thread(self._make_one, None, True))
             self.pending.add(task)
             task.add_done_callback(self._done)
 
@@ -53,29 +67,48 @@ class DockerPool:
         if exc is not None:
             self.errors.append(str(exc))
             return
-        sb = task.result()
-        if self.closed:
-            asyncio.ensure_future(sb.close())
-        else:
-            self.ready.append(sb)
+        self.ready.append(task.result())  # closed pool: close() removes it (awaits pending)
 
-    def _make_one(self):
+    @staticmethod
+    def _new_dir() -> Path:
         d = registry.STATE_ROOT / f"{registry.owner_tag()}-pool-{secrets.token_hex(5)}"
-        ws = d / "ws"
-        ws.mkdir(parents=True)
+        (d / "ws").mkdir(parents=True)
         os.chmod(d, 0o755)
+        return d
+
+    def _make_one(self, d: Path | None = None, warm: bool = False):
+        # The whole making (host dirs, tmpfs, container, warm-up) is one creation for
+        # the registry: an arena told to stop waits for it, then removes what it made.
+        with registry.creating():
+            return self._make(d or self._new_dir(), warm)
+
+    def _make(self, d: Path, warm: bool):
+        ws = d / "ws"
         mounts = list(self.mounts)
-        if self.scratch:
-            (d / "scratch").mkdir()
-            os.chown(d / "scratch", SANDBOX_UID, SANDBOX_UID)
-            mounts.append(Mount(d / "scratch", self.scratch, readonly=False))
+        tmpfs = []
         try:
-            sb = self.backend.create_sync(ws, self.limits, mounts, self.image, self.ro, d)
+            if self.scratch:
+                (d / "scratch").mkdir()
+                if self.scratch_mb and fsutil.mount_tmpfs(d / "scratch", self.scratch_mb, SANDBOX_UID):
+                    tmpfs.append(d / "scratch")
+                else:
+                    os.chown(d / "scratch", SANDBOX_UID, SANDBOX_UID)
+                mounts.append(Mount(d / "scratch", self.scratch, readonly=False))
+            sb = self.backend.create_sync(ws, self.limits, mounts, self.image, self.ro, d,
+                                          tmpfs)
         except BaseException:
+            for m in tmpfs:
+                fsutil.umount_lazy(m)
             shutil.rmtree(d, ignore_errors=True)
             raise
         if self.scratch:
             sb.scratch_dir = d / "scratch"
+        if self.warm and warm:  # not on a cold acquire: the caller is waiting
+            try:
+                sb.run_sync(self.warm, self.warm_env)
+            except BaseException:
+                sb._close_sync()
+                raise
         return sb
 
     @staticmethod
@@ -84,32 +117,55 @@ class DockerPool:
         if uid is not None:
             fsutil.chown_tree(ws, uid)
 
-    async def acquire(self, workspace: Path):
-        """A fresh sandbox holding a copy of ``workspace``; the caller closes it."""
+    async def acquire(self, workspace: Path | None = None, *, fill=None, refill: bool = True):
+        """A fresh sandbox holding a copy of ``workspace`` (or what ``fill(ws_dir)``
+        writes there, run in a thread); the caller closes it. Cold (none ready): the
+        container is created while the workspace is filled."""
         if self.closed:
             raise SandboxError("pool is closed")
-        workspace = Path(workspace)
-        if not workspace.is_dir():
-            raise SandboxError(f"workspace {workspace} is not a directory")
+        if fill is None:
+            workspace = Path(workspace)
+            if not workspace.is_dir():
+                raise SandboxError(f"workspace {workspace} is not a directory")
+            uid = None if self.ro else SANDBOX_UID
+
+            def fill(ws: Path) -> None:
+                self._fill_workspace(workspace, ws, uid)
+
         if self.ready:
             sb = self.ready.pop(0)
-        else:  # none ready: create one cold, the same way
-            sb = await asyncio.to_thread(self._make_one)
-        self._refill()
-        try:
-            await asyncio.to_thread(self._fill_workspace, workspace, sb.workspace,
-                                    None if self.ro else sb.uid)
-        except BaseException:
+            if refill:
+                self._refill()
+            try:
+                await asyncio.to_thread(fill, sb.workspace)
+            except BaseException:
+                await sb.close()
+                raise
+            return sb
+        return await self._cold(fill, refill)
+
+    async def _cold(self, fill, refill: bool):
+        # The workspace dir is made first, then filled while the container is created:
+        # the bind mount shows what is in the directory whenever it is written.
+        d = self._new_dir()
+        made = asyncio.ensure_future(asyncio.to_thread(self._make_one, d))
+        filled = asyncio.ensure_future(asyncio.to_thread(fill, d / "ws"))
+        await asyncio.gather(made, filled, return_exceptions=True)
+        if refill:
+            self._refill()
+        if made.exception() is not None:
+            shutil.rmtree(d, ignore_errors=True)
+            raise made.exception()
+        sb = made.result()
+        if filled.exception() is not None:
             await sb.close()
-            raise
+            raise filled.exception()
         return sb
 
     async def close(self) -> None:
         self.closed = True
-        for t in list(self.pending):
-            try:
-                await t  # let a creation in flight finish, then remove it
-            except Exception:  # noqa: BLE001
-                pass
+        while self.pending:  # let creations in flight finish (_done adds them to ready)
+            await asyncio.gather(*list(self.pending), return_exceptions=True)
+            await asyncio.sleep(0)
         ready, self.ready = self.ready, []
         await asyncio.gather(*(sb.close() for sb in ready), return_exceptions=True)

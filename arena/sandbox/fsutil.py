@@ -117,3 +117,35 @@ def chown_tree(path: Path, uid: int) -> None:
         for root, dirs, files in os.walk(path):
             for n in dirs + files:
                 os.lchown(os.path.join(root, n), uid, uid)
+
+
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MNT_DETACH = 2, 4, 8, 2
+
+
+def _libc():
+    import ctypes  # noqa: PLC0415
+
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:  # pragma: no cover — no libc: plain directories only
+        return None
+
+
+def mount_tmpfs(path: Path, size_mb: int, uid: int | None = None) -> bool:
+    """Mount a size-limited tmpfs (nosuid, nodev, noexec) on ``path``; True when mounted
+    (root only). ``uid``: owner of its root (mode 0755), else mode 0777."""
+    import ctypes  # noqa: PLC0415
+
+    libc = _libc()
+    if libc is None or os.geteuid() != 0:
+        return False
+    own = f"mode=0755,uid={uid},gid={uid}" if uid is not None else "mode=0777"
+    opts = f"size={size_mb}m,nr_inodes=1024,{own}".encode()
+    flags = ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+    return libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs", flags, opts) == 0
+
+
+def umount_lazy(path: Path) -> None:
+    libc = _libc()
+    if libc is not None:
+        libc.umount2(os.fsencode(path), _MNT_DETACH)

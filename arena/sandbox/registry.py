@@ -44,15 +44,61 @@ def live_ids() -> list[str]:
         return list(_live)
 
 
-def close_all() -> None:
+_creating: dict[int, int] = {}  # thread id -> sandboxes it is creating right now
+_closing = False
+
+
+class creating:
+    """Wrap the creation of a sandbox (``with registry.creating(): ...; register(...)``):
+    ``close_all`` waits (up to 20 s) for creations in flight in other threads, so that a
+    container a pool's background thread is creating as the arena is told to stop is
+    removed too; while it closes, no creation starts (SandboxError)."""
+
+    def __enter__(self):
+        with _lock:
+            if _closing:
+                from arena.sandbox.base import SandboxError  # noqa: PLC0415
+
+                raise SandboxError("the arena is shutting down: no new sandbox")
+            tid = threading.get_ident()
+            _creating[tid] = _creating.get(tid, 0) + 1
+        return self
+
+    def __exit__(self, *exc):
+        with _lock:
+            tid = threading.get_ident()
+            _creating[tid] -= 1
+            if not _creating[tid]:
+                del _creating[tid]
+        return False
+
+
+def _others_creating() -> bool:
     with _lock:
-        items = list(_live.items())
-        _live.clear()
-    for _sid, fn in items:
-        try:
-            fn()
-        except Exception:  # noqa: BLE001 — best effort on the way out
-            pass
+        return any(t != threading.get_ident() for t in _creating)
+
+
+def close_all() -> None:
+    global _closing
+    import time  # noqa: PLC0415
+
+    with _lock:
+        _closing = True
+    try:
+        deadline = time.monotonic() + 20
+        while _others_creating() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with _lock:
+            items = list(_live.items())
+            _live.clear()
+        for _sid, fn in items:
+            try:
+                fn()
+            except Exception:  # noqa: BLE001 — best effort on the way out
+                pass
+    finally:
+        with _lock:
+            _closing = False
 
 
 def _on_signal(signum, frame):  # noqa: ARG001

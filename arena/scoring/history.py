@@ -8,17 +8,24 @@ the finish data and the integrity findings.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from collections.abc import Mapping
+from typing import Any, Iterable
 
 from arena.formats import rules_for, FormatRules
+from arena.scoring.objective import deliverable_items
 from arena.scoring.resultview import ResultView, view
 from arena.telemetry import events as ev
 from arena.telemetry.events import Event
 
 DEFAULT_PHASE1_ID = "foundation"
+_JUDGED_KINDS = frozenset({ev.ATTEMPT_STARTED, ev.ATTEMPT_FINISHED, ev.SUBMISSION_RECEIVED, ev.SUBMISSION_REPLACED,
+                           ev.SUBMISSION_JUDGED, ev.FEEDBACK_DELIVERED, ev.FEEDBACK_READ, ev.INTEGRITY_FINDING,
+                           ev.PHASE_REVEALED})
 
 
 def as_event(e: Any) -> Event:
+    if type(e) is Event:
+        return e
     if isinstance(e, Event):
         return e
     if isinstance(e, Mapping):
@@ -67,14 +74,19 @@ class AttemptHistory:
     submissions: list[Submission] = field(default_factory=list)
     findings: list[dict] = field(default_factory=list)  # integrity.finding data
     phase_reveals: list[dict] = field(default_factory=list)  # phase.revealed data + t
+    _counted: list | None = field(default=None, repr=False)
+    _deliverables: list | None = field(default=None, repr=False)
 
     @classmethod
     def from_events(cls, events: Iterable[Any]) -> "AttemptHistory":
         evs = [as_event(e) for e in events]
-        evs.sort(key=lambda e: (e.seq, e.t) if e.seq else (0, e.t))
+        if any(evs[i].seq >= evs[i + 1].seq for i in range(len(evs) - 1)):  # not in store order
+            evs.sort(key=lambda e: (e.seq, e.t) if e.seq else (0, e.t))
         h = cls(events=evs)
         by_number: dict[int, Submission] = {}
         for pos, e in enumerate(evs):
+            if e.kind not in _JUDGED_KINDS:
+                continue
             d = e.data
             h.attempt = h.attempt or e.attempt
             if e.kind == ev.ATTEMPT_STARTED:
@@ -97,7 +109,7 @@ class AttemptHistory:
                 n = int(d.get("submission", 0))
                 s = by_number.setdefault(n, Submission(number=n, t=e.t))
                 raw = d.get("result")
-                s.result = view(raw) if isinstance(raw, Mapping) else (raw or ResultView({"submission": n}))
+                s.result = view(raw) if raw else ResultView({"submission": n})
                 s.score = d.get("score")
                 s.phase = int(d.get("phase") or 1)
                 s.judged_t = e.t
@@ -129,8 +141,11 @@ class AttemptHistory:
             return rules_for("standard")
 
     @property
-    def deliverables(self) -> list:
-        return list(self.started.get("deliverables") or [])
+    def deliverables(self) -> list[tuple[str, str, float]]:
+        """The manifest's deliverables as parsed (name, kind, weight) tuples."""
+        if self._deliverables is None:
+            self._deliverables = deliverable_items(self.started.get("deliverables") or [])
+        return self._deliverables
 
     @property
     def time_limit_s(self) -> float:
@@ -139,7 +154,9 @@ class AttemptHistory:
     @property
     def counted(self) -> list[Submission]:
         """Counted, judged submissions in order (the trajectory's submissions)."""
-        return [s for s in self.submissions if s.counted]
+        if self._counted is None:
+            self._counted = [s for s in self.submissions if s.counted]
+        return self._counted
 
     @property
     def final(self) -> Submission | None:

@@ -46,12 +46,21 @@ def suite_rates(result: Any, phase: int | None = None) -> dict[str, float]:
 
 
 def _suite_rates(result: Any, phase: int | None) -> dict[str, float]:
-    totals: dict[str, list[int]] = {}
-    for t in result.tests:
-        if phase is None or t.phase == phase:
-            c = totals.setdefault(t.suite, [0, 0])
-            c[0] += 1
-            c[1] += t.outcome == "passed"
+    cache = getattr(result, "cache", None)
+    if cache is not None and "counts" in cache:  # a ResultView counted while it was built
+        totals: dict[str, list[int]] = {}
+        for (ph, suite), (n, ok) in cache["counts"].items():
+            if phase is None or ph == phase:
+                c = totals.setdefault(suite, [0, 0])
+                c[0] += n
+                c[1] += ok
+    else:
+        totals = {}
+        for t in result.tests:
+            if phase is None or t.phase == phase:
+                c = totals.setdefault(t.suite, [0, 0])
+                c[0] += 1
+                c[1] += t.outcome == "passed"
     return {s: totals[s][1] / totals[s][0] for s in SUITE_WEIGHTS if s in totals}
 
 
@@ -64,14 +73,21 @@ def tests_score(result: JudgeResult, phase: int | None = None) -> float:
     return 100.0 * sum(SUITE_WEIGHTS[s] * r for s, r in rates.items()) / total_w
 
 
-def phases_in(result: JudgeResult) -> list[int]:
+def phases_in(result: Any) -> list[int]:
+    cache = getattr(result, "cache", None)
+    if cache is not None and "counts" in cache:
+        return sorted({ph for ph, _ in cache["counts"]}) or [1]
     return sorted({t.phase for t in result.tests}) or [1]
 
 
-def _deliverable_items(deliverables: Any) -> list[tuple[str, str, float]]:
+def deliverable_items(deliverables: Any) -> list[tuple[str, str, float]]:
+    """(name, kind, weight) of each deliverable: dicts, manifest models or parsed tuples."""
     items: list[tuple[str, str, float]] = []
     for d in deliverables or []:
-        if isinstance(d, Mapping):
+        if type(d) is tuple and len(d) == 3:  # already parsed (AttemptHistory.deliverables)
+            items.append(d)
+            continue
+        if isinstance(d, dict) or isinstance(d, Mapping):
             name, kind, weight = d.get("name", ""), d.get("kind", "tests"), d.get("weight", 0.0)
         else:  # a pydantic model of the manifest
             name, kind, weight = getattr(d, "name", ""), getattr(d, "kind", "tests"), getattr(d, "weight", 0.0)
@@ -96,7 +112,7 @@ def submission_score(result: JudgeResult | Mapping, deliverables: Any = None, ph
     result = view(result)
     if result.infra_error or result.build.status == "failure":
         return 0.0
-    items = _deliverable_items(deliverables)
+    items = deliverable_items(deliverables)
     in_play = [p for p in phases_in(result) if phase is None or p <= phase] or [1]
     per_phase = [_score_one_phase(result, items, p) for p in in_play]
     return r1(sum(per_phase) / len(per_phase))
@@ -107,4 +123,4 @@ def phase_score(result: JudgeResult | Mapping, deliverables: Any, phase: int) ->
     result = view(result)
     if result.infra_error or result.build.status == "failure":
         return 0.0
-    return r1(_score_one_phase(result, _deliverable_items(deliverables), phase))
+    return r1(_score_one_phase(result, deliverable_items(deliverables), phase))

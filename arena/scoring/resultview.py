@@ -6,7 +6,8 @@ attribute names as ``JudgeResult``), with defaults for missing keys.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from arena.telemetry.record import memo  # noqa: F401 (re-exported for the judges)
 
@@ -31,6 +32,9 @@ class BuildView(NamedTuple):
     status: str
 
 
+_new = tuple.__new__
+
+
 class ResultView:
     __slots__ = ("submission", "build", "tests", "integrity", "infra_error", "deliverables", "cache")
 
@@ -38,14 +42,33 @@ class ResultView:
         self.submission = int(d.get("submission") or 0)
         build = d.get("build") or {}
         self.build = BuildView(str(build.get("status", "success")) if isinstance(build, Mapping) else "success")
-        self.tests = [TestView(str(t.get("id", "")), str(t.get("name", "")), str(t.get("suite", "static")),
-                               int(t.get("phase") or 1), str(t.get("outcome", "failed")))
-                      for t in d.get("tests") or ()]
+        tests = d.get("tests") or ()
+        outcomes: dict[str, bool] = {}
+        counts: dict[tuple, list[int]] = {}  # (phase, suite) -> [total, passed]
+        views: list[TestView] = []
+        for t in tests:
+            try:  # the stored shape (JudgeResult.model_dump): every key present
+                tv = _new(TestView, (t["id"], t["name"], t["suite"], t["phase"] or 1, t["outcome"]))
+            except (KeyError, TypeError):
+                tv = TestView(str(t.get("id", "")), str(t.get("name", "")), str(t.get("suite", "static")),
+                              int(t.get("phase") or 1), str(t.get("outcome", "failed")))
+            views.append(tv)
+            ok = tv[4] == "passed"
+            outcomes[tv[0]] = ok
+            c = counts.get((tv[3], tv[2]))
+            if c is None:
+                counts[(tv[3], tv[2])] = [1, int(ok)]
+            else:
+                c[0] += 1
+                c[1] += ok
+        self.tests = views
         self.integrity = [FindingView(str(f.get("severity", "warning")), str(f.get("check", "")),
                                       str(f.get("detail", ""))) for f in d.get("integrity") or ()]
         self.infra_error = d.get("infra_error")
         self.deliverables = dict(d.get("deliverables") or {})
-        self.cache: dict = {}  # per-result memo for the judges (pass rates, outcomes)
+        # per-result memo for the judges: outcomes by test id and (phase, suite) counts are
+        # gathered in the one pass above; pass rates etc. are added as they are asked for
+        self.cache: dict = {"outcomes": outcomes, "counts": counts}
 
     def suite(self, suite: str, phase: int | None = None) -> list[TestView]:
         return [t for t in self.tests if t.suite == suite and (phase is None or t.phase == phase)]
@@ -56,4 +79,4 @@ class ResultView:
 
 def view(result: Any) -> Any:
     """A ``JudgeResult`` (or anything shaped like it) as is; a mapping as a ``ResultView``."""
-    return ResultView(result) if isinstance(result, Mapping) else result
+    return ResultView(result) if isinstance(result, dict) or isinstance(result, Mapping) else result

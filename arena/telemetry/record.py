@@ -127,6 +127,9 @@ def _counts(result: Any) -> dict:
 def _outcomes(result: Any) -> dict[str, bool]:
     if result is None:
         return {}
+    cache = getattr(result, "cache", None)
+    if cache is not None and "outcomes" in cache:
+        return cache["outcomes"]
     return memo(result, "outcomes", lambda: {t.id: t.outcome == "passed" for t in result.tests})
 
 

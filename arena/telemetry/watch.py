@@ -35,7 +35,7 @@ class _Watch:
     root: Path
     emit: Emit
     seen: dict[str, _Entry] = field(default_factory=dict)
-    error: str | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def _read_lines(path: str, size: int) -> list[str] | None:
@@ -123,7 +123,6 @@ class WorkspaceWatcher:
         self.root = Path(root) if root else None
         self.interval = interval
         self._watches: dict[str, _Watch] = {}
-        self._lock = asyncio.Lock()
 
     def __len__(self) -> int:
         return len(self._watches)
@@ -138,20 +137,22 @@ class WorkspaceWatcher:
         self._watches.pop(attempt, None)
 
     async def scan(self, attempt: str | None = None) -> int:
-        """Scan all workspaces (or one) now; emit and return the number of changes."""
-        async with self._lock:
-            targets = ([(attempt, self._watches[attempt])] if attempt in self._watches
-                       else [] if attempt is not None else list(self._watches.items()))
-            if not targets:
-                return 0
-            results = await asyncio.to_thread(lambda: [(a, w, _diff(w)) for a, w in targets])
+        """Scan all workspaces (or one) now; emit and return the number of changes.
+        Each workspace has its own lock, so one attempt's scan never waits for a scan
+        of all the others."""
+        targets = ([(attempt, self._watches[attempt])] if attempt in self._watches
+                   else [] if attempt is not None else list(self._watches.items()))
         n = 0
-        for a, w, changes in results:
-            if self._watches.get(a) is not w:
-                continue  # unregistered meanwhile
-            for change in changes:
-                n += 1
-                w.emit(change)
+        for a, w in targets:
+            async with w.lock:
+                if self._watches.get(a) is not w:
+                    continue  # unregistered meanwhile
+                changes = await asyncio.to_thread(_diff, w)
+                if self._watches.get(a) is not w:
+                    continue
+                for change in changes:
+                    n += 1
+                    w.emit(change)
         return n
 
     async def run(self) -> None:

@@ -205,9 +205,11 @@ class AttemptScreen(Screen):
             self.notify("This attempt has no workspace to open.", severity="error")
             return
         argv = handle.shell_command() if hasattr(handle, "shell_command") else [os.environ.get("SHELL", "/bin/sh")]
+        env = {**os.environ, **getattr(handle, "env", {})}
         with self.app.suspend():
-            print(f"Gauntlet: a shell in {workspace}. Exit it to return; then press u to submit.")
-            subprocess.call(argv, cwd=str(workspace))
+            print(f"Gauntlet: a shell in {workspace} (`gauntlet agent status` works here)."
+                  " Exit it to return; then press u to submit.")
+            subprocess.call(argv, cwd=str(workspace), env=env)
         self.refresh_view()
 
     @work(exclusive=True, group="submit")

@@ -93,6 +93,10 @@ class PastScreen(Screen):
             return
         body.update(render_scorecard(card))
 
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.app.open_replay(str(event.row_key.value))
+
     def action_open(self) -> None:
         table = self.query_one(DataTable)
         if table.row_count:

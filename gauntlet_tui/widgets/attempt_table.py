@@ -93,6 +93,23 @@ class AttemptTable(DataTable):
         for key, label, width in COLUMNS:
             self.add_column(label, key=key, width=width)
 
+    def on_resize(self) -> None:
+        """Give wide terminals' spare columns to the challenge and agent names."""
+        base = {key: width for key, _, width in COLUMNS}
+        spare = self.size.width - sum(base.values()) - 2 * len(COLUMNS) - 2
+        widths = dict(base)
+        if spare > 0:
+            widths["challenge"] += min(22, spare * 2 // 3)
+            widths["agent"] += min(10, spare - (widths["challenge"] - base["challenge"]))
+        if all(self.columns[ColumnKey(k)].width == w for k, w in widths.items()):
+            return
+        for key, width in widths.items():
+            self.columns[ColumnKey(key)].width = width
+        self._strip_cache.clear()
+        self._clear_caches()
+        self._require_update_dimensions = True
+        self.refresh()
+
     def matches(self, view: AttemptView) -> bool:
         if not self.filter_text:
             return True

@@ -74,13 +74,22 @@ async def judge_files(tmp_path: Path, backend, challenge, files: dict, name: str
     work = tmp_path / f"work-{name}"
     work.mkdir()
     judge = Judge(backend, pool_size=1, work_root=work)
-    result = await judge.run(challenge, snap, submission=1, phases=[1])
+    try:
+        result = await judge.run(challenge, snap, submission=1, phases=[1])
+    finally:
+        await judge.aclose()  # the used sandbox is removed after the verdict: wait for it
     return result, snap, work
 
 
-def assert_nothing_left_behind(work: Path):
+def assert_nothing_left_behind(work: Path, pid: int | None = None):
+    pid = pid or os.getpid()
     assert list(work.iterdir()) == [], "judge run directory left behind"
-    assert str(work) not in Path("/proc/self/mountinfo").read_text(), "judge tmpfs left mounted"
+    mounts = Path("/proc/self/mountinfo").read_text()
+    assert str(work) not in mounts, "judge tmpfs left mounted"
+    assert f"{registry.STATE_ROOT}/{pid}-" not in mounts, "a pool's scratch tmpfs left mounted"
+    if registry.STATE_ROOT.is_dir():
+        assert [d.name for d in registry.STATE_ROOT.iterdir()
+                if d.name.startswith(f"{pid}-")] == [], "sandbox state left behind"
     assert [s for s in registry.live_ids() if s.startswith(f"{os.getpid()}-")] == []
     assert our_containers() == []
     deadline = 50
@@ -191,7 +200,10 @@ def test_an_interrupted_arena_leaves_nothing_behind(backend_name, tmp_path):
             break
         time.sleep(0.1)
     assert ghostile_processes() == []
-    assert str(tmp_path) not in Path("/proc/self/mountinfo").read_text()
+    mounts = Path("/proc/self/mountinfo").read_text()
+    assert str(tmp_path) not in mounts
+    assert f"{registry.STATE_ROOT}/{proc.pid}-" not in mounts
+    assert [d.name for d in registry.STATE_ROOT.iterdir() if d.name.startswith(f"{proc.pid}-")] == []
     assert list((tmp_path / "work").iterdir()) == []
     if backend_name == "docker":
         import docker

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-import scenarios as S
+import tui_scenarios as S
 from gauntlet_tui.app import GauntletApp
 from gauntlet_tui.demo import demo_specs, demo_starter
 from gauntlet_tui.widgets import AttemptTable

@@ -2,7 +2,7 @@
 a notification at each warning and at cutoff, grace shown as grace."""
 from __future__ import annotations
 
-import scenarios as S
+import tui_scenarios as S
 from gauntlet_tui.widgets import AttemptClock
 
 
@@ -89,3 +89,20 @@ async def test_the_clock_reads_the_injected_clock_between_events(rig):
         await pilot.pause()
         assert clock.has_class("-warning") and clock.level == "warning"
         assert "06:00 left of 30:00" in str(clock.query_one("#clock-line").render())
+
+
+async def test_p_holds_the_attempt_view_and_resumes(rig):
+    rig.start("a-1", "standard")
+    app = rig.app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        clock = await _open(rig, pilot, app)
+        await pilot.press("p")
+        assert app.screen.has_class("-paused")
+        rig.time.set(1500)
+        S.submit(rig.bus, "a-1", 1, 1400, S.doc("standard", 1, 1400), 50.0)
+        app.tick()
+        await pilot.pause()
+        assert not clock.has_class("-warning") and not app.screen.query("FeedbackPane")
+        await pilot.press("p")
+        await pilot.pause()
+        assert clock.has_class("-warning") and len(app.screen.query("FeedbackPane")) == 1

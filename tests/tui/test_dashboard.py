@@ -4,20 +4,9 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-import scenarios as S
+import tui_scenarios as S
 from gauntlet_tui.widgets import AttemptTable
 from gauntlet_tui.widgets.clock import fmt_clock
-
-
-class RecordingHandle:
-    """Observes what the screen asks of a live attempt (the real one is gauntlet_tui.live.LiveHandle)."""
-
-    def __init__(self, rig, attempt):
-        self.rig, self.attempt, self.stopped = rig, attempt, 0
-
-    async def stop(self):
-        self.stopped += 1
-        S.finish(self.rig.bus, self.attempt, self.rig.time.now())
 
 
 def _three(rig):
@@ -155,7 +144,7 @@ async def test_enter_opens_the_selected_attempt_and_escape_comes_back(rig):
 
 async def test_stop_asks_first_and_only_yes_stops(rig):
     _three(rig)
-    handle = RecordingHandle(rig, "a-1")
+    handle = S.RecordingHandle(rig, "a-1")
     rig.adapter.attach_handle("a-1", handle)
     app = rig.app()
     async with app.run_test(size=(160, 30)) as pilot:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import TabbedContent
 
-import scenarios as S
+import tui_scenarios as S
 from gauntlet_tui.widgets import FeedbackPane
 from gauntlet_tui.widgets.feedback_pane import render_feedback
 

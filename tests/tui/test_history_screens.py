@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable
 
-import scenarios as S
+import tui_scenarios as S
 from arena.clock import ManualTime
 from gauntlet_tui.app import GauntletApp
 from gauntlet_tui.history import load_events
@@ -66,6 +66,12 @@ async def test_past_attempts_show_the_scorecard_from_judging(tmp_path):
         assert {first, second} == {"a-0000000a", "a-0000000b"}
         text = await card_for(second)
         assert "objective" in text and "integrity" in text
+        await pilot.press("enter")  # replay the selected attempt
+        for _ in range(100):
+            if type(app.screen).__name__ == "ReplayScreen":
+                break
+            await pilot.pause(0.05)
+        assert type(app.screen).__name__ == "ReplayScreen" and app.screen.attempt_id == second
 
 
 async def test_leaderboard_screen_reads_the_store_ratings(tmp_path):
@@ -106,8 +112,10 @@ async def test_replay_plays_on_the_clock_with_pause_speed_and_seek(tmp_path):
         screen.step()
         assert sorted(view().feedback) == [1]
         assert "PAUSED" in str(screen.query_one("#replay-bar").render())
-        await pilot.press("space", "plus")  # resume, twice as fast
-        assert screen.replay.speed == 200.0
+        await pilot.press("minus")
+        assert screen.replay.speed == 50.0
+        await pilot.press("plus", "space", "plus")  # back to x100, resume, twice as fast
+        assert screen.replay.speed == 200.0 and not screen.replay.paused
         time.advance(1.6)  # 320 attempt seconds
         screen.step()
         await pilot.pause()
@@ -122,3 +130,39 @@ async def test_replay_plays_on_the_clock_with_pause_speed_and_seek(tmp_path):
         assert view().finished and screen.query_one("AttemptClock").has_class("-over")
         assert len(screen.query("FeedbackPane")) == 3
         assert "Adversarial" in str(screen.query_one("#sub-3 .feedback-body").render())
+
+
+async def test_home_follows_attempts_that_another_process_runs(tmp_path):
+    """Events appended to the store by someone else (here: a second Store connection,
+    as `gauntlet arena` in another terminal would) show up on the dashboard live."""
+    from arena.bus import EventBus
+    from store import Store
+
+    db = tmp_path / "g.db"
+    writer = await Store.open(db)
+    bus = EventBus()
+    bus.subscribe(writer.append)
+    S.start(bus, "a-000000f1", "sprint", title="Followed")
+    await writer.flush()
+    app = GauntletApp(store=db)  # live refresh on: the follower polls
+    try:
+        async with app.run_test(size=(140, 30)) as pilot:
+            table = app.screen.query_one(AttemptTable)
+
+            async def until(cond):
+                for _ in range(100):
+                    if cond():
+                        return
+                    await pilot.pause(0.1)
+                raise AssertionError("not shown in time")
+
+            await until(lambda: table.row_count == 1)
+            assert table.get_cell("a-000000f1", "score") == "—"
+            S.submit(bus, "a-000000f1", 1, 120.0, S.doc("sprint", 1, 120.0), 66.0)
+            await writer.flush()
+            await until(lambda: table.get_cell("a-000000f1", "score") == "66.0")
+            S.finish(bus, "a-000000f1", 200.0)
+            await writer.flush()
+            await until(lambda: table.get_cell("a-000000f1", "status") == "finished")
+    finally:
+        await writer.close()

@@ -5,6 +5,7 @@ import json
 
 from textual.command import CommandPalette
 
+import tui_scenarios as S
 from gauntlet_tui import settings
 from themes import THEME_NAMES
 
@@ -42,10 +43,8 @@ async def test_q_at_home_quits(rig):
 
 
 async def test_q_at_home_with_live_attempts_asks_before_stopping_them(rig):
-    from test_dashboard import RecordingHandle
-
     rig.start("a-1", "sprint")
-    handle = RecordingHandle(rig, "a-1")
+    handle = S.RecordingHandle(rig, "a-1")
     rig.adapter.attach_handle("a-1", handle)
     app = rig.app()
     async with app.run_test(size=(100, 30)) as pilot:

@@ -31,7 +31,7 @@ def shell_script(tmp_path, monkeypatch):
 
     solution = resolve_challenge("off-by-one") / "solution"
     script = tmp_path / "fake-shell.sh"
-    script.write_text(f"#!/bin/sh\ncp -r {solution}/. .\necho edited > .shell-ran\n")
+    script.write_text(f"#!/bin/sh\ncp -r {solution}/. .\necho \"$GAUNTLET_ATTEMPT\" > .shell-ran\n")
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("SHELL", str(script))
     return script
@@ -56,7 +56,7 @@ async def test_human_play_shell_then_submit_with_confirmation_shows_feedback(tmp
             await pilot.press("exclamation_mark")
             await pilot.pause()
             workspace = adapter.handle(attempt).workspace
-            assert (workspace / ".shell-ran").read_text() == "edited\n"
+            assert (workspace / ".shell-ran").read_text() == f"{attempt}\n"  # the agent env is set
             await pilot.press("u")
             await pilot.pause()
             question = str(app.screen.query_one("#confirm-question").render())

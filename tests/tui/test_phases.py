@@ -1,7 +1,7 @@
 """The Marathon phase timeline: later phases visibly locked, then revealed with their briefing."""
 from __future__ import annotations
 
-import scenarios as S
+import tui_scenarios as S
 from gauntlet_tui.widgets.phase_timeline import PhaseBadge
 
 

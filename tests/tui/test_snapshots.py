@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import scenarios as S
-from conftest import Rig
+import tui_scenarios as S
+from tui_scenarios import Rig
 from themes import THEME_NAMES
 
 

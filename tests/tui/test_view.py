@@ -4,7 +4,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import scenarios as S
+import tui_scenarios as S
 from arena.bus import EventBus
 from arena.view import AttemptView, view_of
 

@@ -4,6 +4,7 @@ categories, no messages; Standard: messages, adversarial from the 3rd submission
 from __future__ import annotations
 
 from arena.bus import EventBus
+from arena.clock import AttemptClock, ManualTime
 from arena.formats import rules_for
 from arena.judge.results import Coverage, JudgeResult, Lint, TestResult
 from arena.rules import disclose
@@ -121,3 +122,40 @@ async def stored_attempts(db) -> list[str]:
     await store.flush()
     await store.close()
     return ["a-0000000a", "a-0000000b"]
+
+
+class Rig:
+    """An adapter with attempts started on a bus, each with an AttemptClock on one ManualTime."""
+
+    def __init__(self) -> None:
+        from gauntlet_tui.engine import EngineAdapter
+
+        self.time = ManualTime()
+        self.adapter = EngineAdapter()
+        self.bus = self.adapter.bus
+        self.clocks: dict[str, AttemptClock] = {}
+
+    def start(self, attempt: str, fmt: str, *, head_start: float = 0.0, **kw) -> AttemptClock:
+        """``head_start``: attempt seconds already gone when the manual time reads 0."""
+        start(self.bus, attempt, fmt, **kw)
+        clock = AttemptClock(self.time, rules_for(fmt), LIMITS[fmt], elapsed_at_start=head_start)
+        self.clocks[attempt] = clock
+        self.adapter.attach_clock(attempt, clock.elapsed)
+        return clock
+
+    def app(self, **kw):
+        from gauntlet_tui.app import GauntletApp
+
+        kw.setdefault("live_refresh", False)
+        return GauntletApp(self.adapter, **kw)
+
+
+class RecordingHandle:
+    """Observes what a screen asks of a live attempt (the real one is gauntlet_tui.live.LiveHandle)."""
+
+    def __init__(self, rig: Rig, attempt: str) -> None:
+        self.rig, self.attempt, self.stopped = rig, attempt, 0
+
+    async def stop(self) -> None:
+        self.stopped += 1
+        finish(self.rig.bus, self.attempt, self.rig.time.now())
