@@ -13,8 +13,9 @@ import asyncio
 import heapq
 import itertools
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Iterable, Protocol
+from typing import Awaitable, Callable, Iterable, Iterator, Protocol
 
 from arena.formats import FormatRules
 
@@ -124,13 +125,50 @@ class AttemptClock:
         self.rules = rules
         self.time_limit_s = float(time_limit_s)
         self.scale = float(scale)
-        self._origin = source.now() - elapsed_at_start / self.scale
+        # Attempt time advances in segments: from ``_anchor`` (source time) at
+        # ``_rate`` attempt-seconds per source second, starting from ``_offset``.
+        self._anchor = source.now()
+        self._offset = float(elapsed_at_start)
+        self._rate = self.scale
+        self._unscaled_depth = 0
+        self._rate_changed: asyncio.Event | None = None
         self.marks = marks_for(rules, self.time_limit_s, reveal_at)
         self._fired = 0
 
     # -- reading -----------------------------------------------------------------
     def elapsed(self) -> float:
-        return (self.source.now() - self._origin) * self.scale
+        return self._offset + (self.source.now() - self._anchor) * self._rate
+
+    @property
+    def rate(self) -> float:
+        """Attempt seconds per source second right now (``scale``, or 1 while unscaled)."""
+        return self._rate
+
+    def _set_rate(self, rate: float) -> None:
+        self._offset = self.elapsed()
+        self._anchor = self.source.now()
+        self._rate = rate
+        if self._rate_changed is not None:
+            self._rate_changed.set()
+            self._rate_changed = None
+
+    @contextmanager
+    def unscaled(self) -> Iterator[None]:
+        """Run infrastructure work (judging) at real speed in a sped-up attempt.
+
+        The clock keeps running (seed 000: it never pauses), but a judge run that takes
+        2 real seconds costs 2 attempt seconds, not 2 x scale: a demo at 60x must not
+        lose two minutes of its attempt to sandbox latency. At scale <= 1 nothing changes.
+        """
+        self._unscaled_depth += 1
+        if self._unscaled_depth == 1 and self.scale > 1.0:
+            self._set_rate(1.0)
+        try:
+            yield
+        finally:
+            self._unscaled_depth -= 1
+            if self._unscaled_depth == 0 and self._rate != self.scale:
+                self._set_rate(self.scale)
 
     def remaining(self) -> float:
         return max(0.0, self.cutoff_s - self.elapsed())
@@ -157,10 +195,23 @@ class AttemptClock:
 
     # -- waiting -----------------------------------------------------------------
     def source_time(self, attempt_t: float) -> float:
-        return self._origin + attempt_t / self.scale
+        """When, on the source, attempt time reaches ``attempt_t`` at the current rate."""
+        return self._anchor + (attempt_t - self._offset) / self._rate
 
     async def sleep_until(self, attempt_t: float) -> None:
-        await self.source.sleep_until(self.source_time(attempt_t))
+        # Re-plan whenever the rate changes (entering or leaving an unscaled section).
+        while self.elapsed() < attempt_t - 1e-6:
+            if self._rate_changed is None:
+                self._rate_changed = asyncio.Event()
+            changed = self._rate_changed
+            sleeper = asyncio.ensure_future(self.source.sleep_until(self.source_time(attempt_t)))
+            waiter = asyncio.ensure_future(changed.wait())
+            try:
+                await asyncio.wait({sleeper, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for fut in (sleeper, waiter):
+                    if not fut.done():
+                        fut.cancel()
 
     async def sleep(self, attempt_seconds: float) -> None:
         await self.sleep_until(self.elapsed() + attempt_seconds)

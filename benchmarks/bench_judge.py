@@ -9,7 +9,8 @@ unmeasured, between runs, as it does between submissions). A judge run is timed 
 verdict; removing the used container happens after the verdict (``Judge.drain()``,
 timed apart as "close"). "start" = getting a sandbox (create or acquire) from the
 judge's own phase timer. Targets (issue 3): local < 50 ms, Docker cold < 500 ms,
-Docker pool < 120 ms median overhead over bare.
+Docker pool < 120 ms median overhead over bare. A second baseline, "bare +cov", runs
+the same command under coverage with branches (what the judge's command also does).
 
 Same tests every time: the calc fixture challenge (tests/fixtures/calc) with its reference
 solution. The bare baseline runs /usr/bin/python3 -m pytest (the interpreter the local
@@ -43,12 +44,16 @@ from arena.sandbox import get_backend  # noqa: E402
 FIXTURE = ROOT / "tests" / "fixtures" / "calc"
 
 
-def bare_once(tmp: Path) -> float:
+def bare_once(tmp: Path, cov: bool = False) -> float:
+    """The bare command; ``cov``: under coverage with branches, as the judge measures it
+    (the same work as the judge's command, without sandbox or judge)."""
     ws = tmp / f"bare-{time.monotonic_ns()}"
     shutil.copytree(FIXTURE / "solution", ws)
     shutil.copytree(FIXTURE / "tests", ws / "judge_tests")
+    pre = ["-m", "coverage", "run", "--branch", "--source=.", "--omit=judge_tests/*",
+           f"--data-file={ws}/.coverage"] if cov else []
     t0 = time.perf_counter()
-    subprocess.run(["/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    subprocess.run(["/usr/bin/python3", *pre, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                     f"--junitxml={ws}/report.xml", "judge_tests/static", "judge_tests/hidden",
                     "judge_tests/adversarial"], cwd=ws, capture_output=True, check=True,
                    env={"PATH": "/usr/bin:/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
@@ -98,7 +103,8 @@ async def main() -> None:
             dk = get_backend("docker")
             judges["docker cold"] = Judge(dk, pool_size=1, prestart=0)
             judges["docker pool"] = Judge(dk, pool_size=1, prestart=1)
-        series = {"bare pytest": lambda: asyncio.to_thread(lambda: (bare_once(tmp), 0.0, 0.0))}
+        series = {"bare pytest": lambda: asyncio.to_thread(lambda: (bare_once(tmp), 0.0, 0.0)),
+                  "bare +cov": lambda: asyncio.to_thread(lambda: (bare_once(tmp, True), 0.0, 0.0))}
         for name, j in judges.items():
             series[name] = (lambda j=j: judge_once(j, ch, snap))
         acc = {name: ([], [], []) for name in series}
@@ -118,8 +124,15 @@ async def main() -> None:
     print(f"runs per series: {args.runs} (interleaved); tests: the calc fixture, 8 tests; "
           f"load average {load0:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     base = statistics.median(acc["bare pytest"][0])
+    cov = statistics.median(acc["bare +cov"][0])
     for name, (xs, starts, closes) in acc.items():
-        print(fmt(name, xs, None if name == "bare pytest" else base, starts, closes))
+        print(fmt(name, xs, None if name.startswith("bare") else base, starts, closes))
+    print("overhead over 'bare +cov' (the same work minus sandbox and judge: the judge also "
+          "measures branch coverage):")
+    for name, (xs, _, _) in acc.items():
+        if not name.startswith("bare"):
+            m = statistics.median(xs)
+            print(f"  {name:<13} {1000 * (m - cov):+7.1f} ms  ratio {m / cov:4.2f}x")
 
 
 if __name__ == "__main__":

@@ -85,7 +85,7 @@ async def sandboxed(be, ws: Path, pool=None) -> tuple[float, float, float, float
     """(time to the result, start time, CPU inside, close time)."""
     t = time.perf_counter()
     (ws.parent / "out" / "report.xml").unlink(missing_ok=True)
-    sb = await (pool.acquire(ws) if pool else
+    sb = await (pool.acquire(ws, refill=False) if pool else
                 be.create(ws, LIMITS, mounts=mounts(ws), workspace_readonly=True))
     start = time.perf_counter() - t
     try:

@@ -21,7 +21,7 @@ from gauntlet_tui.screens.attempt import AttemptScreen
 from gauntlet_tui.screens.help import HelpScreen
 from gauntlet_tui.screens.home import HomeScreen
 from gauntlet_tui.widgets.clock import PROJECTOR_CSS
-from themes import DEFAULT_THEME, THEME_NAMES, THEMES, register_all
+from themes import DEFAULT_THEME, THEME_NAMES, THEMES, VARIABLE_DEFAULTS, register_all
 
 
 class GauntletApp(App[None]):
@@ -66,13 +66,13 @@ class GauntletApp(App[None]):
         self.ticks = 0
         self.replay_events = replay_events
         self.replay_speed = replay_speed
-        self.live_runs: dict[str | None, Any] = {}
-        self.follower: Any = None  # sandbox choice -> gauntlet_tui.live.LiveRun
+        self.live_runs: dict[str | None, Any] = {}  # sandbox choice -> gauntlet_tui.live.LiveRun
+        self.follower: Any = None  # gauntlet_tui.follow.StoreFollower
         register_all(self)
 
     # -- theme variables every theme must provide (Textual's own themes included) ------
     def get_theme_variable_defaults(self) -> dict[str, str]:
-        return {"gauntlet-locked": "#808080", "gauntlet-clock-weight": "normal"}
+        return dict(VARIABLE_DEFAULTS)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

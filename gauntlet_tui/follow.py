@@ -10,11 +10,14 @@ attempt's clock runs from its last event at its time scale (``TimeSource``, inje
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from typing import Any
 
 from arena.clock import RealTime, TimeSource
 from gauntlet_tui.engine import EngineAdapter
+
+log = logging.getLogger(__name__)
 
 
 class StoreFollower:
@@ -55,10 +58,9 @@ class StoreFollower:
                     self.adapter.attach_clock(aid, lambda a=aid: self._elapsed(a))
             else:
                 self._seen.setdefault(aid, 0)
-            if row.get("status") not in (None, "running") and any(e.kind == "attempt.finished" for e in events):
-                self._done.add(aid)
-            elif row.get("status") not in (None, "running") and not events:
-                self._done.add(aid)
+            if row.get("status") not in (None, "running"):  # over: done once fully read
+                if not events or any(e.kind == "attempt.finished" for e in events):
+                    self._done.add(aid)
         return delivered
 
     def _elapsed(self, attempt: str) -> float:
@@ -68,7 +70,10 @@ class StoreFollower:
     async def run(self) -> None:
         try:
             while True:
-                await self.poll()
+                try:
+                    await self.poll()
+                except Exception as exc:  # noqa: BLE001 — a busy or broken store must not end the UI
+                    log.warning("following %s failed: %s", self.store_path, exc)
                 await asyncio.sleep(self.interval)  # UI polling cadence, not attempt logic
         finally:
             await self.close()

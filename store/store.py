@@ -20,7 +20,7 @@ import aiosqlite
 from arena.telemetry.events import Event
 from store import reads
 from store.derive import AGENT_SEEN, CHALLENGE_SEEN, encode
-from store.errors import StoreError
+from store.errors import StoreError, StoreWriteError
 from store.schema import STATUSES, migrate, open_error
 from store.writer import BatchWriter, CommitListener
 
@@ -202,7 +202,12 @@ class Store:
         ``attempt.finished`` cannot overwrite it afterwards)."""
         if status not in STATUSES:
             raise StoreError(f"status {status!r}: expected one of {', '.join(STATUSES)}")
-        await self.flush()
+        try:
+            await self.flush()
+        except StoreWriteError as exc:
+            if not exc.rejected:  # events still uncommitted: the order is not settled
+                raise
+            # else: a refused event (already logged, kept in ``rejected``); the rest is in
         finished = None if status == "running" else self._wall()
         await self._write([("UPDATE attempts SET status = ?, reason = ?, finished_at = ? WHERE id = ?",
                             (status, reason, finished, attempt_id))])

@@ -37,7 +37,11 @@ def _workspace(tmp_path: Path, *layers: Path, extra: dict | None = None) -> Path
 
 async def _judge(backend, challenge, ws: Path, tmp_path: Path, phases=(1,), pool_size=1):
     snap = take_snapshot(ws, tmp_path / "snaps")
-    return await Judge(backend, pool_size=pool_size).run(challenge, snap, submission=1, phases=list(phases))
+    judge = Judge(backend, pool_size=pool_size)
+    try:
+        return await judge.run(challenge, snap, submission=1, phases=list(phases))
+    finally:
+        await judge.aclose()
 
 
 def _all_phases(ch) -> list[int]:

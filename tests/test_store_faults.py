@@ -144,3 +144,14 @@ async def test_acknowledged_groups_commit_with_full_sync_telemetry_with_normal(t
     await store.flush()  # already durable: nothing to do
     assert modes() == []
     await store.close()
+
+
+async def test_set_status_is_not_blocked_by_an_earlier_refused_event(tmp_path):
+    store = await Store.open(tmp_path / "g.db")
+    aid = await store.create_attempt(challenge="c", agent="a", format="sprint")
+    store.append(ev(aid, 1))
+    store.append(ev(aid, 1))  # a duplicate, refused
+    await store.set_status(aid, "interrupted", "arena restarted")
+    assert (await store.get_attempt(aid))["status"] == "interrupted"
+    assert [e.seq for e in store.rejected] == [1]
+    await store.close()

@@ -27,7 +27,6 @@ GAUNTLET_DARK = Theme(
     dark=True,
     variables={
         "gauntlet-locked": "#6E7681",
-        "gauntlet-clock-weight": "normal",
         "footer-key-foreground": "#4FA3E0",
     },
 )
@@ -47,7 +46,6 @@ GAUNTLET_LIGHT = Theme(
     dark=False,
     variables={
         "gauntlet-locked": "#8C959F",
-        "gauntlet-clock-weight": "normal",
         "footer-key-foreground": "#0A5FA8",
     },
 )
@@ -70,13 +68,15 @@ GAUNTLET_PROJECTOR = Theme(
     text_alpha=1.0,
     variables={
         "gauntlet-locked": "#B0B0B0",
-        "gauntlet-clock-weight": "bold",
         "footer-key-foreground": "#FFD400",
         "block-cursor-text-style": "bold",
     },
 )
 
 THEMES: tuple[Theme, ...] = (GAUNTLET_DARK, GAUNTLET_LIGHT, GAUNTLET_PROJECTOR)
+
+# Values of our extra variables under themes that do not define them (Textual's own).
+VARIABLE_DEFAULTS: dict[str, str] = {"gauntlet-locked": "#808080"}
 THEME_NAMES: tuple[str, ...] = tuple(t.name for t in THEMES)
 
 

@@ -8,6 +8,7 @@ runs in its own task: an agent stopped mid-submit does not abort a judgement.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
@@ -166,8 +167,12 @@ class SubmissionDesk:
         acc = Accepted(number, at, snap.hash, snap)
         self.accepted.append(acc)
         phase = a.phases.current
-        result = await a.shared.judge.run(a.challenge, snap, submission=number,
-                                          phases=list(range(1, phase + 1)))
+        # Judging runs at real speed in a sped-up attempt (the clock never pauses, but
+        # sandbox latency must not eat scale x its duration of attempt time).
+        unscaled = getattr(a.clock, "unscaled", None)
+        with unscaled() if unscaled else contextlib.nullcontext():
+            result = await a.shared.judge.run(a.challenge, snap, submission=number,
+                                              phases=list(range(1, phase + 1)))
         if result.infra_error:
             acc.infra, acc.counted = True, False
             a.infra("judge", result.infra_error)

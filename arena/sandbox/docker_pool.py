@@ -27,6 +27,11 @@ from arena.sandbox.base import Limits, Mount, SandboxError
 from arena.sandbox.docker_backend import SANDBOX_UID
 
 
+def _close_result(fut: asyncio.Future) -> None:
+    if not fut.cancelled() and fut.exception() is None:
+        asyncio.ensure_future(fut.result().close())
+
+
 class DockerPool:
     def __init__(self, backend, limits: Limits, *, mounts: list[Mount], image: str,
                  workspace_readonly: bool, size: int = 2, scratch: str | None = None,
@@ -150,7 +155,11 @@ class DockerPool:
         d = self._new_dir()
         made = asyncio.ensure_future(asyncio.to_thread(self._make_one, d))
         filled = asyncio.ensure_future(asyncio.to_thread(fill, d / "ws"))
-        await asyncio.gather(made, filled, return_exceptions=True)
+        try:
+            await asyncio.wait({made, filled})  # (wait does not cancel them if we are)
+        except asyncio.CancelledError:  # the caller gave up: remove what is being made
+            made.add_done_callback(_close_result)
+            raise
         if refill:
             self._refill()
         if made.exception() is not None:

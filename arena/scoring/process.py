@@ -10,7 +10,7 @@ from typing import Callable
 
 from arena.scoring.context import Adjustment, JudgeContext, fmt_scores, same_phase_steps, steps, test_chasing_gap
 from arena.scoring.objective import phase_score
-from arena.telemetry.record import stem
+from arena.telemetry.record import stem, test_names
 
 RAW_MIN, RAW_MAX = -30.0, 20.0
 Rule = Callable[[JudgeContext], "Adjustment | None"]
@@ -111,12 +111,11 @@ def _related_words(c: JudgeContext, k: int) -> set[str]:
     """Words that make a changed file relevant in iteration k: the failing tests' modules
     and names (before k) and the files the agent read during the iteration."""
     r, prev = c.records[k], c.counted[k - 1].result
-    failing = set(r.failing_before)
+    names = test_names(prev)
     words: set[str] = set()
-    for t in prev.tests:
-        if t.id in failing:
-            s = stem(t.id.split("::", 1)[0])
-            words |= {s, s.removeprefix("test_"), t.name}
+    for tid in r.failing_before:
+        s = stem(tid.split("::", 1)[0])
+        words |= {s, s.removeprefix("test_"), names.get(tid, "")}
     words |= {stem(p) for p in r.read_paths}
     return {w for w in words if w}
 

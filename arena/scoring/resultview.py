@@ -32,43 +32,53 @@ class BuildView(NamedTuple):
     status: str
 
 
-_new = tuple.__new__
-
-
 class ResultView:
-    __slots__ = ("submission", "build", "tests", "integrity", "infra_error", "deliverables", "cache")
+    __slots__ = ("submission", "build", "_raw", "_tests", "integrity", "infra_error", "deliverables", "cache")
 
     def __init__(self, d: Mapping[str, Any]) -> None:
         self.submission = int(d.get("submission") or 0)
         build = d.get("build") or {}
         self.build = BuildView(str(build.get("status", "success")) if isinstance(build, Mapping) else "success")
-        tests = d.get("tests") or ()
+        self._raw = d.get("tests") or ()
+        self._tests: list[TestView] | None = None
         outcomes: dict[str, bool] = {}
+        names: dict[str, str] = {}
         counts: dict[tuple, list[int]] = {}  # (phase, suite) -> [total, passed]
-        views: list[TestView] = []
-        for t in tests:
-            try:  # the stored shape (JudgeResult.model_dump): every key present
-                tv = _new(TestView, (t["id"], t["name"], t["suite"], t["phase"] or 1, t["outcome"]))
-            except (KeyError, TypeError):
-                tv = TestView(str(t.get("id", "")), str(t.get("name", "")), str(t.get("suite", "static")),
-                              int(t.get("phase") or 1), str(t.get("outcome", "failed")))
-            views.append(tv)
-            ok = tv[4] == "passed"
-            outcomes[tv[0]] = ok
-            c = counts.get((tv[3], tv[2]))
-            if c is None:
-                counts[(tv[3], tv[2])] = [1, int(ok)]
-            else:
+        try:  # the stored shape (JudgeResult.model_dump): every key present
+            for t in self._raw:
+                tid, ok, key = t["id"], t["outcome"] == "passed", (t["phase"] or 1, t["suite"])
+                outcomes[tid] = ok
+                names[tid] = t["name"]
+                c = counts.get(key)
+                if c is None:
+                    counts[key] = [1, int(ok)]
+                else:
+                    c[0] += 1
+                    c[1] += ok
+        except (KeyError, TypeError):
+            outcomes, names, counts = {}, {}, {}
+            for tv in self.tests:
+                outcomes[tv.id] = tv.outcome == "passed"
+                names[tv.id] = tv.name
+                c = counts.setdefault((tv.phase, tv.suite), [0, 0])
                 c[0] += 1
-                c[1] += ok
-        self.tests = views
+                c[1] += tv.outcome == "passed"
         self.integrity = [FindingView(str(f.get("severity", "warning")), str(f.get("check", "")),
                                       str(f.get("detail", ""))) for f in d.get("integrity") or ()]
         self.infra_error = d.get("infra_error")
         self.deliverables = dict(d.get("deliverables") or {})
-        # per-result memo for the judges: outcomes by test id and (phase, suite) counts are
-        # gathered in the one pass above; pass rates etc. are added as they are asked for
-        self.cache: dict = {"outcomes": outcomes, "counts": counts}
+        # per-result memo for the judges: outcomes and names by test id and (phase, suite)
+        # counts come from the one pass above; pass rates etc. are added as they are asked for
+        self.cache: dict = {"outcomes": outcomes, "names": names, "counts": counts}
+
+    @property
+    def tests(self) -> list[TestView]:
+        """Every test as a ``TestView`` (built on first use: most judging needs only the
+        one-pass summaries in ``cache``)."""
+        if self._tests is None:
+            self._tests = [TestView(str(t.get("id", "")), str(t.get("name", "")), str(t.get("suite", "static")),
+                                    int(t.get("phase") or 1), str(t.get("outcome", "failed"))) for t in self._raw]
+        return self._tests
 
     def suite(self, suite: str, phase: int | None = None) -> list[TestView]:
         return [t for t in self.tests if t.suite == suite and (phase is None or t.phase == phase)]

@@ -4,8 +4,8 @@ from __future__ import annotations
 import math
 from html import escape
 
-W, H = 560, 240
-PAD_L, PAD_R, PAD_T, PAD_B = 48, 16, 28, 40
+W, H = 560, 256
+PAD_L, PAD_R, PAD_T, PAD_B = 48, 16, 46, 40
 
 
 def _frame(title: str, y_max: float, y_label: str, ticks: int = 4) -> list[str]:

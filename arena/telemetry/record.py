@@ -120,8 +120,9 @@ def memo(result: Any, key: Any, compute) -> Any:
 
 
 def _counts(result: Any) -> dict:
-    passed = sum(_outcomes(result).values())
-    return {"passed": passed, "failed": len(result.tests) - passed, "total": len(result.tests)}
+    outcomes = _outcomes(result)
+    passed = sum(outcomes.values())
+    return {"passed": passed, "failed": len(outcomes) - passed, "total": len(outcomes)}
 
 
 def _outcomes(result: Any) -> dict[str, bool]:
@@ -131,6 +132,11 @@ def _outcomes(result: Any) -> dict[str, bool]:
     if cache is not None and "outcomes" in cache:
         return cache["outcomes"]
     return memo(result, "outcomes", lambda: {t.id: t.outcome == "passed" for t in result.tests})
+
+
+def test_names(result: Any) -> dict[str, str]:
+    """Test id → name (from the result view's one-pass summary when it has one)."""
+    return memo(result, "names", lambda: {t.id: t.name for t in result.tests})
 
 
 def _failing(result: Any) -> list[str]:
@@ -270,7 +276,7 @@ def _fill_tests(rec: IterationRecord, prev, sub) -> None:
     rec.regressions = sorted(i for i, ok in before.items() if ok and after.get(i) is False)
     touched = {stem(p) for p in rec.read_paths + rec.edited_paths}
     if touched:
-        names = {t.id: t.name for t in prev.result.tests}
+        names = test_names(prev.result)
         rec.failure_messages_referenced = sum(
             1 for i in rec.failing_before if _module_of(i) in touched or names.get(i, "") in touched
         )

@@ -153,3 +153,14 @@ def test_accepts_manifest_deliverable_models():
     res = make_result(1, static=passing(10, 10), deliverables={"NOTES.md": 0.0})
     assert submission_score(res, dl) == 80.0
     assert submission_score(JudgeResult.model_validate(res), dl, 1) == 80.0
+
+
+def test_result_with_missing_keys_is_read_with_defaults():
+    """A stored result missing optional keys (an older writer) still judges; the fast path
+    falls back to defaults instead of raising."""
+    raw = {"submission": 1, "tests": [{"id": "static/t.py::a", "outcome": "passed", "suite": "static"},
+                                      {"id": "static/t.py::b", "outcome": "failed"}]}
+    assert submission_score(raw, TESTS_ONLY) == 50.0
+    a = Attempt("standard")
+    a.wait(300).submit(raw)
+    assert judge_attempt(a.finish()).trajectory == [50.0]

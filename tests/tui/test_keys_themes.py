@@ -110,3 +110,27 @@ def test_a_broken_settings_file_means_defaults(_config_dir):
     assert settings.load() == {}
     settings.save(theme="gauntlet-light")
     assert settings.load() == {"theme": "gauntlet-light"}
+
+
+def test_screens_use_theme_variables_never_colour_literals():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "gauntlet_tui"
+    literal = re.compile(r"#[0-9A-Fa-f]{3,8}\b|\brgb\(|\b(?:red|green|yellow|blue|magenta|cyan|white|black)\b")
+    offenders = [f"{p.name}:{i}: {line.strip()}" for p in root.rglob("*.py")
+                 for i, line in enumerate(p.read_text().splitlines(), 1) if literal.search(line)]
+    assert offenders == []
+
+
+async def test_textual_own_themes_still_work(rig):
+    """Our extra variables have defaults, so switching to a stock theme cannot break CSS."""
+    rig.start("a-1", "marathon")
+    app = rig.app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.tick(full=True)
+        await pilot.press("enter")
+        await pilot.pause()
+        app.theme = "textual-dark"
+        await pilot.pause()
+        assert app.theme == "textual-dark" and app.screen.query("PhaseBadge")
