@@ -26,6 +26,7 @@ import asyncio
 import gc
 import json
 import os
+import shutil
 import sqlite3
 import statistics
 import sys
@@ -217,12 +218,15 @@ def main() -> int:
     gc.freeze()
     tmp = Path(tempfile.mkdtemp(prefix="bench-store-"))
     raws, raws_enc, stores, paced = [], [], [], []
-    for _ in range(args.repeat):  # raw and store back to back: each pair sees the same load
-        raws.append(raw_rate(tmp / "raw.db", rows, args.synchronous, encode_inside=False))
-        stores.append(asyncio.run(store_flat_out(tmp / "store.db", flat, args.synchronous, **opts)))
-        raws_enc.append(raw_rate(tmp / "raw.db", rows, args.synchronous, encode_inside=True))
-        paced.append(asyncio.run(store_paced(tmp / "paced.db", paced_evs, args.rate, args.seconds,
-                                             args.synchronous, **opts)))
+    try:
+        for _ in range(args.repeat):  # raw and store back to back: each pair sees the same load
+            raws.append(raw_rate(tmp / "raw.db", rows, args.synchronous, encode_inside=False))
+            stores.append(asyncio.run(store_flat_out(tmp / "store.db", flat, args.synchronous, **opts)))
+            raws_enc.append(raw_rate(tmp / "raw.db", rows, args.synchronous, encode_inside=True))
+            paced.append(asyncio.run(store_paced(tmp / "paced.db", paced_evs, args.rate, args.seconds,
+                                                 args.synchronous, **opts)))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     (raw, raw_cpu), (raw_enc, _), (flat_rate, store_cpu) = max(raws), max(raws_enc), max(stores)
     pair_ratios = [s / r for (r, _), (s, _) in zip(raws, stores)]
     ratio = statistics.median(pair_ratios)

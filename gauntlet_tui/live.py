@@ -9,11 +9,31 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gauntlet_tui.engine import EngineAdapter
+
+
+HOST_SHELL_WARNING = ("this attempt has no sandbox: the shell runs on the HOST, unconfined, "
+                      "as you, in the workspace directory")
+
+
+class ShellUnavailable(RuntimeError):
+    """No shell can be opened for the attempt right now (the message says why)."""
+
+
+@dataclass(frozen=True)
+class ShellCommand:
+    argv: list[str]
+    cwd: Path  # host directory the launcher starts in
+    env: dict[str, str]  # environment of the launched host process
+    where: str  # "in the attempt's local sandbox" / "on the host"
+    shown_cwd: str  # the directory the shell starts in, as the shell sees it
+    sandboxed: bool
+    warning: str | None = None
 
 
 @dataclass
@@ -28,6 +48,31 @@ class LiveHandle:
     def env(self) -> dict[str, str]:
         """GAUNTLET_SOCKET, GAUNTLET_WORKSPACE, ... so `gauntlet agent ...` works in the shell."""
         return dict(self.attempt.env)
+
+    def shell_command(self) -> ShellCommand:
+        """The shell for ``--agent human``: inside the attempt's own sandbox
+        (``Sandbox.shell_argv`` with the in-sandbox agent environment), or — only when the
+        attempt has no sandbox at all — ``$SHELL`` on the host, with a warning.
+        Raises ``ShellUnavailable`` while the sandbox is being created or once it is closed."""
+        a = self.attempt
+        sb = a.sandbox
+        if sb is not None:
+            if getattr(sb, "closed", False) or a.over:
+                raise ShellUnavailable("the attempt is over: its sandbox is closed")
+            argv = sb.shell_argv(dict(a.sandbox_env))
+            return ShellCommand(argv, a.workspace, dict(os.environ),
+                                f"in the attempt's {sb.backend} sandbox", "/workspace", True)
+        if getattr(a.agent, "needs_sandbox", False) and not a.over:
+            raise ShellUnavailable("the attempt's sandbox is not ready yet: try again in a moment")
+        argv = [os.environ.get("SHELL") or "/bin/sh"]
+        return ShellCommand(argv, a.workspace, {**os.environ, **self.env}, "on the host",
+                            str(a.workspace), False, HOST_SHELL_WARNING)
+
+    def shell_session(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """Held while the person's shell is open: the attempt's hang watchdog does not
+        count that time (the commands typed are not seen, only file edits are), and it
+        counts afresh from the moment the shell exits."""
+        return self.attempt.hold()
 
     async def stop(self) -> None:
         self.attempt.finish("interrupted", "stopped by the operator")

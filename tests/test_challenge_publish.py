@@ -22,17 +22,18 @@ from arena.challenge.sealing import SealError, key_id, parse_key
 MINIMAL = Path(__file__).parent / "fixtures" / "minimal"
 
 # A calibration report in the shape `gauntlet challenge calibrate --json` prints, with
-# scores inside the gate 3 bands. The minimal fixture does not calibrate inside them for
-# real (its naive agent scores ~29): publish trusts gate 3 to the report it is given and
+# scores inside the gate 3 bands of the minimal fixture's class (lightweight: seed 002's
+# naive 60-80, standard 80-95, elite 90-100, spread 20-35). The minimal fixture does not
+# calibrate inside them for real (its naive agent scores ~29): publish trusts gate 3 to the report it is given and
 # re-judges the scores in it, which is what these tests exercise. The real calibration
 # run is exercised by test_publish_without_a_report_calibrates_for_real.
-PASSING_RUNS = {"naive": [15.0], "standard": [40.0, 42.0, 38.0], "elite": [70.0, 72.0, 69.0], "reference": [95.0]}
+PASSING_RUNS = {"naive": [68.0], "standard": [86.0, 88.0, 84.0], "elite": [94.0, 96.0, 93.0], "reference": [98.0]}
 
 
 def report_doc(challenge: str = "tiny-add", runs=None, **extra) -> dict:
     runs = runs or PASSING_RUNS
     doc = {"challenge": challenge, "findings": [], "ok": True, "scores": {a: r[0] for a, r in runs.items()},
-           "runs": runs, "spread": 34.88}
+           "runs": runs, "spread": 26.0}
     doc.update(extra)
     return doc
 
@@ -97,8 +98,8 @@ def test_metadata_lifecycle_lineage_and_monitors_follow_the_seed(published):
     assert meta["id"] == "tiny-add" and meta["version"] == 1
     assert meta["category"] == "debug-gauntlet" and meta["weight_class"] == "lightweight"
     assert meta["difficulty_profile"]["time_pressure"] == 0.4
-    assert meta["calibration_scores"] == {"reference": 95.0, "elite": 70.0, "standard": 40.0, "naive": 15.0}
-    assert meta["calibration_spread"] == pytest.approx(34.88, abs=0.01)
+    assert meta["calibration_scores"] == {"reference": 98.0, "elite": 94.0, "standard": 86.0, "naive": 68.0}
+    assert meta["calibration_spread"] == pytest.approx(26.0, abs=0.01)  # elite - naive
     assert meta["calibration_confidence"] == "high"  # elite and standard have their three runs
     assert meta["integrity_verdict"] == "pass_clean" and meta["integrity_flags"] == []
     assert meta["fingerprint"] == "debug:arithmetic:wrong-operator:python:tiny:0rh"

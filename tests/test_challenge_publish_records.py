@@ -27,9 +27,9 @@ def test_report_scores_are_judged_again_not_trusted():
     real = {"naive": [28.9], "standard": [79.0], "elite": [79.6], "reference": [92.5]}
     bad = calibration_findings(ch, parse_calibration(report_doc(runs=real, package_hash=phash), "r.json"), phash)
     details = [f.detail for f in bad if f.severity == "error"]
-    assert any("naive.yaml: scored 28.9: expected 5-25" in d for d in details)
-    assert any("standard.yaml: scored 79: expected 25-55" in d for d in details)
-    flaky = dict(PASSING_RUNS, elite=[70.0, 58.0, 71.0])
+    assert any("naive.yaml: scored 28.9: expected 60-80" in d for d in details)
+    assert any("standard.yaml: scored 79: expected 80-95" in d for d in details)
+    flaky = dict(PASSING_RUNS, elite=[94.0, 82.0, 95.0])
     assert any(f.check == "flakiness" for f in calibration_findings(ch, parse_calibration(report_doc(runs=flaky), "r"), phash))
 
 

@@ -215,3 +215,47 @@ async def test_concurrent_pooled_runs_get_their_own_sandboxes(calc, snap, tmp_pa
     finally:
         await judge.aclose()
     assert _ours() == [] and _mine_left() == []
+
+
+REFILL_THEN_WAIT = r'''
+import asyncio, sys
+sys.path.insert(0, sys.argv[1])
+from arena.challenge import load_challenge
+from arena.judge import Judge
+from arena.sandbox import get_backend
+
+async def main():
+    judge = Judge(get_backend("docker"), pool_size=2, prestart=2)
+    asyncio.ensure_future(judge.warm(load_challenge(sys.argv[2]), [1]))
+    await asyncio.sleep(0.05)  # the pool's threads are creating containers now
+    print("GO", flush=True)
+    await asyncio.sleep(60)
+
+asyncio.run(main())
+'''
+
+
+@pytest.mark.docker
+def test_sigterm_while_the_pool_refills_leaves_nothing_behind():
+    """SIGTERM as the pool's background threads create containers: the exit waits for
+    those creations and removes them with everything else (no container, dir or mount)."""
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen([sys.executable, "-c", REFILL_THEN_WAIT, str(root), str(FIXTURE)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "GO"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == -signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    import docker
+
+    client = docker.from_env(timeout=30)
+    assert client.containers.list(all=True, filters={"label": f"gauntlet.owner={proc.pid}"}) == []
+    assert f"{registry.STATE_ROOT}/{proc.pid}-" not in Path("/proc/self/mountinfo").read_text()
+    assert [d.name for d in registry.STATE_ROOT.glob(f"{proc.pid}-*")] == []

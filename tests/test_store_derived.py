@@ -1,6 +1,8 @@
 """Derived tables are kept from the events the writer ingests."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from arena.bus import EventBus
@@ -128,6 +130,9 @@ async def test_runs_and_ratings(setup):
     store, _ = setup
     run = await store.create_run("arena", {"plan": "plan.yaml"})
     aid = await store.create_attempt(challenge="c1", agent="scripted:naive", format="standard", run=run)
+    await store.update_attempt(aid, workspace=Path("/w/ws"), sandbox="docker")
+    got = await store.get_attempt(aid)
+    assert (got["workspace"], got["sandbox"], got["run"]) == ("/w/ws", "docker", run)
     await store.set_status(aid, "finished")
     await store.finish_run(run)
     (r,) = await store.runs()

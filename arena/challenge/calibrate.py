@@ -1,7 +1,11 @@
 """Seed 003 gate 3 (difficulty calibration): the package's four benchmark agents
 (``agents/{naive,standard,elite,reference}.yaml``) run as real attempts — sandbox, judge,
-store — and are scored by ``arena.scoring.judge_attempt``; the scores must fall in the
-seed's bands, spread, order, and repeat within 10 points (flakiness)."""
+store — and are scored by ``arena.scoring.judge_attempt``. The naive/standard/elite scores
+must fall in seed 002's bands for the package's weight class and their spread
+(elite - naive) in that class's range; seed 003 adds the class-independent conditions:
+reference above 85, strict order, repeats within 10 points (flakiness). Seed 003's
+"stddev > 15" is only a warning (it contradicts seed 002's lightweight bands; see
+docs/foundation.md, "Calibration bands: where seeds 002 and 003 disagree")."""
 from __future__ import annotations
 
 import shutil
@@ -11,15 +15,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.challenge.errors import error, info
+from arena.challenge.errors import error, info, warning
 from arena.challenge.loader import Challenge
 from arena.judge.results import Finding
 
 AGENTS = ("naive", "standard", "elite", "reference")
-# Seed 003 step 3.2 bands (inclusive, except reference: strictly above 85).
-BANDS = {"naive": (5.0, 25.0), "standard": (25.0, 55.0), "elite": (55.0, 80.0)}
-REFERENCE_ABOVE = 85.0
-MIN_SPREAD = 15.0  # sample standard deviation of the four scores must exceed it
+Band = tuple[float, float]
+# Seed 002 "Weight Class Validation" -> "Benchmark Agent Calibration": per weight class, the
+# inclusive bands of the naive, standard and elite agents and of the spread (elite - naive).
+# The one source of truth for gate 3's bands (publish re-checks reports against it).
+CLASS_BANDS: dict[str, dict[str, Band]] = {
+    "lightweight": {"naive": (60.0, 80.0), "standard": (80.0, 95.0), "elite": (90.0, 100.0), "spread": (20.0, 35.0)},
+    "middleweight": {"naive": (25.0, 50.0), "standard": (50.0, 75.0), "elite": (70.0, 90.0), "spread": (35.0, 55.0)},
+    "contender": {"naive": (10.0, 30.0), "standard": (35.0, 55.0), "elite": (55.0, 80.0), "spread": (45.0, 65.0)},
+    "heavyweight": {"naive": (0.0, 15.0), "standard": (15.0, 40.0), "elite": (40.0, 60.0), "spread": (50.0, 65.0)},
+    "frontier": {"naive": (0.0, 5.0), "standard": (5.0, 20.0), "elite": (20.0, 40.0), "spread": (25.0, 40.0)},
+}
+BANDED = ("naive", "standard", "elite")
+REFERENCE_ABOVE = 85.0  # seed 003, every class: strictly above
+MIN_STDEV = 15.0  # seed 003 "stddev > 15": a warning only (lightweight's own bands give ~12)
 FLAKY_AGENTS = ("elite", "standard")
 FLAKY_RUNS = 3
 FLAKY_LIMIT = 10.0  # max - min over the runs
@@ -37,8 +51,9 @@ class Calibration:
 
     @property
     def spread(self) -> float | None:
+        """Seed 002's spread: elite - naive (first runs)."""
         s = self.scores
-        return round(statistics.stdev(s[a] for a in AGENTS), 2) if all(a in s for a in AGENTS) else None
+        return round(s["elite"] - s["naive"], 2) if "elite" in s and "naive" in s else None
 
 
 def default_time_scale(ch: Challenge) -> float:
@@ -47,19 +62,30 @@ def default_time_scale(ch: Challenge) -> float:
     return max(1.0, ch.manifest.time_limit_s / 60.0)
 
 
-def assess(runs: dict[str, list[float]]) -> list[Finding]:
-    """The gate 3 conditions on the scores (pure)."""
+def bands(weight_class: str) -> dict[str, Band]:
+    """Seed 002's bands for a weight class (name as ``Manifest.weight_class`` normalises it)."""
+    try:
+        return CLASS_BANDS[weight_class]
+    except KeyError:
+        raise ValueError(f"weight class {weight_class!r}: expected one of {', '.join(CLASS_BANDS)}") from None
+
+
+def assess(runs: dict[str, list[float]], weight_class: str) -> list[Finding]:
+    """The gate 3 conditions on the scores (pure); ``runs`` holds all four agents."""
+    band = bands(weight_class)
     s = {a: r[0] for a, r in runs.items() if r}
     out: list[Finding] = []
     if s["reference"] <= REFERENCE_ABOVE:
         out.append(error("calibration", f"agents/reference.yaml: scored {s['reference']:g}: expected above {REFERENCE_ABOVE:g} (the challenge must be solvable)"))
-    for agent, (lo, hi) in BANDS.items():
+    for agent in BANDED:
+        lo, hi = band[agent]
         if not lo <= s[agent] <= hi:
             why = "too easy" if s[agent] > hi else "too hard"
-            out.append(error("calibration", f"agents/{agent}.yaml: scored {s[agent]:g}: expected {lo:g}-{hi:g} ({why} for the {agent} agent)"))
-    spread = statistics.stdev(s[a] for a in AGENTS)
-    if spread <= MIN_SPREAD:
-        out.append(error("calibration", f"score spread (stddev) {spread:.1f}: expected above {MIN_SPREAD:g} (the challenge must discriminate)"))
+            out.append(error("calibration", f"agents/{agent}.yaml: scored {s[agent]:g}: expected {lo:g}-{hi:g} ({why} for the {agent} agent in {weight_class})"))
+    spread = round(s["elite"] - s["naive"], 2)
+    lo, hi = band["spread"]
+    if not lo <= spread <= hi:
+        out.append(error("calibration", f"score spread (elite - naive) {spread:g}: expected {lo:g}-{hi:g} for {weight_class}"))
     if not s["reference"] > s["elite"] > s["standard"] > s["naive"]:
         got = " > ".join(f"{a} {s[a]:g}" for a in reversed(AGENTS))
         out.append(error("calibration", f"score order: expected reference > elite > standard > naive, got {got}"))
@@ -67,8 +93,11 @@ def assess(runs: dict[str, list[float]]) -> list[Finding]:
         r = runs.get(agent, [])
         if len(r) > 1 and max(r) - min(r) > FLAKY_LIMIT:
             out.append(error("flakiness", f"agents/{agent}.yaml: scores {', '.join(f'{x:g}' for x in r)} over {len(r)} runs vary by {max(r) - min(r):g}: expected at most {FLAKY_LIMIT:g}"))
-    if not out:
-        out.append(info("calibration", "scores " + ", ".join(f"{a} {s[a]:g}" for a in AGENTS) + f"; spread {spread:.1f}"))
+    stdev = statistics.stdev(s[a] for a in AGENTS)
+    if stdev <= MIN_STDEV:
+        out.append(warning("calibration", f"score stddev {stdev:.1f}: seed 003 asks above {MIN_STDEV:g} (a warning only: seed 002's {weight_class} bands take precedence)"))
+    if not [f for f in out if f.severity == "error"]:
+        out.append(info("calibration", f"{weight_class}: scores " + ", ".join(f"{a} {s[a]:g}" for a in AGENTS) + f"; spread {spread:g}"))
     return out
 
 
@@ -94,7 +123,7 @@ async def _run(ch: Challenge, store_path: Path, backend: Any, time_scale: float,
         _, events = await attempt_events(store_path, attempt.id)
         cal.runs.setdefault(name, []).append(round(float(judge_attempt(events).total), 2))
     if not broken:
-        cal.findings += assess(cal.runs)
+        cal.findings += assess(cal.runs, ch.manifest.weight_class)
     return cal
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import math
 import secrets
-import statistics
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -139,7 +138,7 @@ def calibration_findings(ch: Challenge, rep: CalibrationReport, package_hash: st
             seen.add(f.detail)
             out.append(f)
     if not missing:
-        out += [f for f in assess(rep.runs) if f.detail not in seen]
+        out += [f for f in assess(rep.runs, ch.manifest.weight_class) if f.detail not in seen]
     return out
 
 
@@ -232,7 +231,7 @@ def publish(ref: str | Path, *, store: Path, key: bytes | Callable[[], bytes], c
     moment = now()
     run_id = "p-" + secrets.token_hex(4)
     scores = {a: calibration.runs[a][0] for a in AGENTS}
-    cal_summary = {"scores": scores, "spread": round(statistics.stdev(scores.values()), 2),
+    cal_summary = {"scores": scores, "spread": round(scores["elite"] - scores["naive"], 2),  # seed 002's spread
                    "confidence": confidence(calibration.runs, FLAKY_AGENTS, FLAKY_RUNS)}
     life = lifecycle(moment)
     cal_hash = sha256(canonical(calibration.doc))

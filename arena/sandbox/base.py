@@ -65,6 +65,12 @@ class Sandbox(Protocol):
 
     async def alive(self) -> bool: ...
 
+    def shell_argv(self, env: dict[str, str]) -> list[str]:
+        """The argv of an interactive shell inside this sandbox (cwd /workspace, ``env``
+        added, same limits and isolation as ``exec``), to run in the foreground of a real
+        terminal with stdin/stdout/stderr inherited. See ``arena/sandbox/shell.py``."""
+        ...
+
     async def close(self) -> None: ...
 
 

@@ -239,6 +239,12 @@ class DockerSandbox:
                           truncated=out.truncated or err.truncated,
                           duration_s=time.monotonic() - t0)
 
+    def shell_argv(self, env: dict[str, str] | None = None) -> list[str]:
+        """An interactive shell in this container, for the real terminal (see shell.py)."""
+        from arena.sandbox.shell import docker_shell_argv  # noqa: PLC0415
+
+        return docker_shell_argv(self, env)
+
     def _host(self, path: str) -> str:
         rel = fsutil.inside(WORKSPACE, path)
         if rel is None:

@@ -267,6 +267,12 @@ class LocalSandbox:
                           truncated=out.truncated or err.truncated,
                           duration_s=time.monotonic() - t0)
 
+    def shell_argv(self, env: dict[str, str] | None = None) -> list[str]:
+        """An interactive shell in this sandbox, for the real terminal (see shell.py)."""
+        from arena.sandbox.shell import local_shell_argv  # noqa: PLC0415
+
+        return local_shell_argv(self, env)
+
     def _sweep(self) -> None:
         if self.cg is not None:
             self.cg.kill_all()

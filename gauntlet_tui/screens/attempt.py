@@ -7,9 +7,6 @@ time, and redraws what changed since the view's last version.
 """
 from __future__ import annotations
 
-import os
-import subprocess
-
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -18,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from arena.view import AttemptView
-from gauntlet_tui import keys
+from gauntlet_tui import keys, shell
 from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.screens.confirm import ConfirmScreen
 from gauntlet_tui.widgets import ActivityStream, AttemptClock, FeedbackPane, PhaseTimeline, Trajectory
@@ -198,18 +195,24 @@ class AttemptScreen(Screen):
     def action_next(self) -> None:
         self._step_tab(1)
 
-    def action_shell(self) -> None:
+    @work(exclusive=True, group="shell")
+    async def action_shell(self) -> None:
+        """Suspend the app and open the shell in the attempt's sandbox (gauntlet_tui.shell)."""
         handle = self.adapter.handle(self.attempt_id)
-        workspace = getattr(handle, "workspace", None)
-        if workspace is None:
-            self.notify("This attempt has no workspace to open.", severity="error")
+        if handle is None or not hasattr(handle, "shell_command"):
+            self.notify("This attempt has no shell to open.", severity="error")
             return
-        argv = handle.shell_command() if hasattr(handle, "shell_command") else [os.environ.get("SHELL", "/bin/sh")]
-        env = {**os.environ, **getattr(handle, "env", {})}
-        with self.app.suspend():
-            print(f"Gauntlet: a shell in {workspace} (`gauntlet agent status` works here)."
-                  " Exit it to return; then press u to submit.")
-            subprocess.call(argv, cwd=str(workspace), env=env)
+        try:
+            command = handle.shell_command()
+        except Exception as exc:  # noqa: BLE001 - ShellUnavailable, SandboxError
+            self.notify(f"Cannot open a shell: {exc}", severity="error")
+            return
+        async with handle.shell_session():
+            rc = await shell.open_shell(self.app, command)
+        if command.warning:
+            self.notify(f"The shell ran on the host: {command.warning}.", severity="warning", timeout=6)
+        elif rc == 125:
+            self.notify("The sandbox shell could not start (exit 125).", severity="error")
         self.refresh_view()
 
     @work(exclusive=True, group="submit")
