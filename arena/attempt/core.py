@@ -53,6 +53,7 @@ class Attempt:
         self.agent = agent
         self.shared = shared
         self.id = attempt_id or new_attempt_id()
+        self.run_id: str | None = None  # the `runs` row this attempt belongs to, if any
         self.resume = resume  # arena.attempt.recover.ResumeState or None
         self.time_scale = float(time_scale)
         self.source: TimeSource = time_source or RealTime()
@@ -237,6 +238,7 @@ class Attempt:
             "category": m.category, "hang_limit_s": self.hang_limit_s,
             "challenge_path": str(Path(self.challenge.root).resolve()), "agent_spec": self.agent.spec,
             "workspace": str(self.workspace), "runner_pid": os.getpid(),
+            **({"run": self.run_id} if self.run_id else {}),
         }
 
     @property

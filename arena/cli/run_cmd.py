@@ -137,6 +137,7 @@ async def run_headless(store: Path, backend: Any, jobs: list, *, parallel: int, 
         run_id = await arena.store.create_run(kind, argv)
         attempts = [arena.attempt(c, agent, time_scale=scale) for c, agent, scale in jobs]
         for a in attempts:
+            a.run_id = run_id
             if a.agent.spec == "human":
                 out.write(f"{a.id}: human agent: export GAUNTLET_SOCKET={a.env['GAUNTLET_SOCKET']} "
                           "and use `gauntlet agent status|briefing|submit|feedback`\n")
@@ -179,6 +180,8 @@ def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
             arena.widen(len(resumed))
             run_id = await arena.store.create_run(kind, argv)
             attempts = [arena.attempt(c, agent, time_scale=scale) for c, agent, scale in jobs]
+            for a in attempts:
+                a.run_id = run_id
             done["ids"] = [a.id for a in attempts]
             try:
                 from gauntlet_tui.live import LiveHandle  # stop / submit / workspace for screens

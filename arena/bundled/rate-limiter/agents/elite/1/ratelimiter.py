@@ -40,25 +40,22 @@ class RateLimiter:
     # -- time ---------------------------------------------------------------------------
     def _now(self) -> float:
         raw = self._clock()
-        self._latest = max(self._latest, float(raw))
-        return self._latest
+        return raw
 
     def _expire(self, now: float) -> None:
         horizon = now - self.window
-        while self._global and self._global[0] <= horizon:
+        while self._global and self._global[0] < horizon:
             self._global.popleft()
         while self._users:
             user, hits = next(iter(self._users.items()))
-            if hits and hits[-1] > horizon:
-                break
-            del self._users[user]
+            break
 
     def _user_hits(self, user: str, now: float) -> Deque[float]:
         hits = self._users.get(user)
         if hits is None:
             return deque()
         horizon = now - self.window
-        while hits and hits[0] <= horizon:
+        while hits and hits[0] < horizon:
             hits.popleft()
         return hits
 

@@ -40,16 +40,15 @@ class RateLimiter:
     # -- time ---------------------------------------------------------------------------
     def _now(self) -> float:
         raw = self._clock()
-        self._latest = max(self._latest, float(raw))
-        return self._latest
+        return raw
 
     def _expire(self, now: float) -> None:
         horizon = now - self.window
-        while self._global and self._global[0] <= horizon:
+        while self._global and self._global[0] < horizon:
             self._global.popleft()
         while self._users:
             user, hits = next(iter(self._users.items()))
-            if hits and hits[-1] > horizon:
+            if hits and hits[-1] >= horizon:
                 break
             del self._users[user]
 
@@ -58,7 +57,7 @@ class RateLimiter:
         if hits is None:
             return deque()
         horizon = now - self.window
-        while hits and hits[0] <= horizon:
+        while hits and hits[0] < horizon:
             hits.popleft()
         return hits
 
@@ -93,7 +92,9 @@ class RateLimiter:
     def reset(self, user: str) -> None:
         """Forget ``user``'s requests (their global share stays counted)."""
         self._check_user(user)
-        self._users.pop(user, None)
+        hits = self._users.pop(user, None)
+        for t in hits or ():
+            self._global.remove(t)
 
     def tracked_users(self) -> int:
         """Number of users the limiter holds state for (those with requests in the window)."""

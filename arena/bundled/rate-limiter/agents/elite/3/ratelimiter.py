@@ -40,18 +40,15 @@ class RateLimiter:
     # -- time ---------------------------------------------------------------------------
     def _now(self) -> float:
         raw = self._clock()
-        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
-            raise ValueError(f"clock returned {raw!r}, expected a finite number of seconds")
-        self._latest = max(self._latest, float(raw))
-        return self._latest
+        return raw
 
     def _expire(self, now: float) -> None:
         horizon = now - self.window
-        while self._global and self._global[0] <= horizon:
+        while self._global and self._global[0] < horizon:
             self._global.popleft()
         while self._users:
             user, hits = next(iter(self._users.items()))
-            if hits and hits[-1] > horizon:
+            if hits and hits[-1] >= horizon:
                 break
             del self._users[user]
 
@@ -60,7 +57,7 @@ class RateLimiter:
         if hits is None:
             return deque()
         horizon = now - self.window
-        while hits and hits[0] <= horizon:
+        while hits and hits[0] < horizon:
             hits.popleft()
         return hits
 

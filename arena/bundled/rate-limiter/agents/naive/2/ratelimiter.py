@@ -28,7 +28,7 @@ class RateLimiter:
         now = self._clock()
         self._all.append(now)
         self._all = [t for t in self._all if t > now - self.window]
-        if len(self._all) > self.global_limit:
+        if len(self._all) > self.global_limit
             return False
         hits = self._hits.setdefault(user, [])
         hits.append(now)

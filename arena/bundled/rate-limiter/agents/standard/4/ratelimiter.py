@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import deque
 from typing import Callable
 
 Clock = Callable[[], float]
@@ -22,9 +21,12 @@ class RateLimiter:
         self.global_limit = global_limit
         self.window = float(window)
         self._clock = clock
-        self._users = {}
-        self._global = deque()
         self._latest = float('-inf')
+        # Rewritten after the adversarial results: one counter per window bucket, so memory
+        # is bounded (the bucket's counts are dropped when the bucket changes).
+        self._bucket = None
+        self._counts = {}
+        self._total = 0
 
     def _now(self):
         raw = self._clock()
@@ -33,45 +35,32 @@ class RateLimiter:
         if raw < self._latest:
             raise ValueError("clock went backwards")
         self._latest = raw
+        bucket = int(raw // self.window)
+        if bucket != self._bucket:
+            self._bucket = bucket
+            self._counts = {}
+            self._total = 0
         return raw
-
-    def _prune(self, hits, now):
-        # drop timestamps that have left the window [now - window, now)
-        while hits and hits[0] <= now - self.window:
-            hits.popleft()
 
     def allow(self, user: str) -> bool:
         if not isinstance(user, str) or not user:
             raise ValueError("user must be a non-empty string")
-        now = self._now()
-        hits = self._users.setdefault(user, deque())
-        self._prune(hits, now)
-        if not hits:
-            del self._users[user]
-            hits = self._users.setdefault(user, deque())
-        self._prune(self._global, now)
-        if len(hits) >= self.per_user or len(self._global) >= self.global_limit:
+        self._now()
+        used = self._counts.get(user, 0)
+        if used >= self.per_user or self._total >= self.global_limit:
+            self._denied += 1  # flood detection: count refusals per bucket
             return False
-        hits.append(now)
-        self._global.append(now)
+        self._counts[user] = used + 1
+        self._total += 1
         return True
 
     def remaining(self, user: str) -> int:
-        now = self._now()
-        hits = self._users.get(user, deque())
-        self._prune(hits, now)
-        self._prune(self._global, now)
-        return max(0, min(self.per_user - len(hits), self.global_limit - len(self._global)))
+        self._now()
+        return max(0, min(self.per_user - self._counts.get(user, 0), self.global_limit - self._total))
 
     def reset(self, user: str) -> None:
-        for t in self._users.pop(user, ()):
-            self._global.remove(t)
+        self._total -= self._counts.pop(user, 0)
 
     def tracked_users(self) -> int:
-        now = self._now()
-        active = 0
-        for hits in self._users.values():
-            self._prune(hits, now)
-            if hits:
-                active += 1
-        return active
+        self._now()
+        return len(self._counts)
