@@ -75,6 +75,10 @@ class ManualTime:
             await asyncio.sleep(0)
 
 
+# Instants closer than this (attempt seconds) are the same instant: float rounding of
+# the scaled time must neither fire a mark early nor leave a sleeper spinning.
+_EPS = 1e-9
+
 # Kinds of marks the clock emits (CONTRACT §5 event kinds).
 SOFT = "clock.soft_warning"
 HARD = "clock.hard_warning"
@@ -200,7 +204,7 @@ class AttemptClock:
 
     async def sleep_until(self, attempt_t: float) -> None:
         # Re-plan whenever the rate changes (entering or leaving an unscaled section).
-        while self.elapsed() < attempt_t - 1e-6:
+        while self.elapsed() < attempt_t - _EPS:
             if self._rate_changed is None:
                 self._rate_changed = asyncio.Event()
             changed = self._rate_changed
@@ -220,7 +224,7 @@ class AttemptClock:
         """Marks whose instant has passed and that were not yet handed out."""
         now = self.elapsed()
         out: list[Mark] = []
-        while self._fired < len(self.marks) and self.marks[self._fired].t <= now + 1e-9:
+        while self._fired < len(self.marks) and self.marks[self._fired].t <= now + _EPS:
             out.append(self.marks[self._fired])
             self._fired += 1
         return out
@@ -235,7 +239,10 @@ class AttemptClock:
         while self._fired < len(self.marks):
             nxt = self.marks[self._fired]
             await self.sleep_until(nxt.t)
-            for mark in self.due():
+            marks = self.due()
+            if not marks:  # woke a hair early: yield, never spin
+                await asyncio.sleep(0)
+            for mark in marks:
                 result = on_mark(mark)
                 if asyncio.iscoroutine(result):
                     await result

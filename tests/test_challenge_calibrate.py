@@ -130,13 +130,13 @@ def test_order_must_be_strict():
         "score order: expected reference > elite > standard > naive, got reference 99 > elite 91 > standard 92 > naive 70"]
 
 
-def test_seed_003_stddev_is_a_warning_only():
+def test_seed_003_stddev_is_a_note_never_a_failure():
     light = {"naive": [70.0], "standard": [87.0], "elite": [95.0], "reference": [97.0]}  # seed 002's lightweight midpoints
     stdev = statistics.stdev([70.0, 87.0, 95.0, 97.0])
     found = assess(light, "lightweight")
-    assert [f.severity for f in found] == ["warning", "info"]
-    assert found[0].detail == f"score stddev {stdev:.1f}: seed 003 asks above 15 (a warning only: seed 002's lightweight bands take precedence)"
-    assert not [f for f in assess(runs(), "contender") if f.severity == "warning"]  # 20, 45, 70, 92: 31.2
+    assert [f.severity for f in found] == ["info", "info"]  # info: a warning would fail the gate's exit code
+    assert found[1].detail == f"score stddev {stdev:.1f}: seed 003 asks above 15 (a note, not a failure: seed 002's lightweight bands take precedence)"
+    assert not [f for f in assess(runs(), "contender") if "stddev" in f.detail]  # 20, 45, 70, 92: 31.2
 
 
 def test_flakiness_limit_is_10_points():

@@ -57,7 +57,7 @@ async def test_shell_key_runs_the_sandbox_shell_while_the_attempt_keeps_running(
         launched.append((command, app._batch_count))
         with typed.open("rb") as i, screen.open("wb") as o:
             rc = await asyncio.wait_for(real_launch(command, stdin=i, stdout=o), 60)
-        launched.append(screen.read_text())
+        launched.append(screen.read_text()); print("SCREEN", launched[-1])
         return rc
 
     monkeypatch.setattr(tui_shell, "launch", launcher)

@@ -22,13 +22,12 @@ class RateLimiter:
         self.window = float(window)
         self._clock = clock
         self._hits = {}
-        self._all = []
 
     def allow(self, user: str) -> bool:
         now = self._clock()
         self._all.append(now)
         self._all = [t for t in self._all if t > now - self.window]
-        if len(self._all) > self.global_limit
+        if len(self._all) > self.global_limit:
             return False
         hits = self._hits.setdefault(user, [])
         hits.append(now)

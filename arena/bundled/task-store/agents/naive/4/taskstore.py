@@ -63,7 +63,7 @@ class TenantView:
 
 class TaskStore:
     def __init__(self) -> None:
-        self._tasks: Dict[int, Task] = {}
+        self.tasks: Dict[int, Task] = {}  # public now: the tenant views read it
         self._next_id = 1
 
     def tenant(self, name):
