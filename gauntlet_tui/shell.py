@@ -22,8 +22,6 @@ from gauntlet_tui.live import ShellCommand
 async def launch(command: ShellCommand, *, stdin: Any = None, stdout: Any = None) -> int:
     """Run the shell with the terminal's stdin/stdout/stderr (tests pass files); its exit
     status. Awaited, so the event loop keeps running while the shell is open."""
-    import subprocess
-    return subprocess.call(command.argv, cwd=str(command.cwd), env=command.env, stdin=stdin, stdout=stdout, stderr=stdout)
     proc = await asyncio.create_subprocess_exec(*command.argv, cwd=str(command.cwd),
                                                 env=command.env, stdin=stdin, stdout=stdout,
                                                 stderr=stdout)

@@ -10,6 +10,7 @@ import os
 import select
 import struct
 import subprocess
+import sys
 import termios
 import time
 from pathlib import Path
@@ -156,3 +157,17 @@ async def test_shell_argv_refuses_a_closed_sandbox(tmp_path):
     await sb.close()
     with pytest.raises(SandboxError, match="closed"):
         sb.shell_argv({})
+
+
+def test_relay_reports_a_sandbox_that_never_started():
+    """bwrap writes on --info-fd once the sandbox exists; nothing written = it never
+    started: exit 125 and a line saying so (not the shell's own exit status)."""
+    from arena.sandbox.shell import RELAY
+
+    bad = subprocess.run([sys.executable, "-I", str(RELAY), "--", "bwrap", "--no-such-option"],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    assert bad.returncode == 125 and "could not start" in bad.stderr
+    ok = subprocess.run([sys.executable, "-I", str(RELAY), "--", "bwrap", "--ro-bind", "/", "/",
+                         "--info-fd", "{info_fd}", "sh", "-c", "exit 3"],
+                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    assert ok.returncode == 3, ok.stderr

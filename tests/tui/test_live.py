@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import stat
-
 import pytest
 
 from arena.clock import ManualTime
@@ -26,14 +24,25 @@ async def _until(pilot, app, cond, timeout=60.0):
 
 @pytest.fixture
 def shell_script(tmp_path, monkeypatch):
-    """A non-interactive "shell": lays the reference solution over the workspace it runs in."""
+    """What a person types in the sandbox shell: writes the reference solution over the
+    workspace (the shell runs inside the attempt's sandbox, which does not see the package).
+    The headless pilot has no terminal: the real launcher runs the real sandbox shell with
+    this script on stdin (gauntlet_tui.shell.launch)."""
     from arena.challenge import resolve_challenge
+    from gauntlet_tui import shell
 
     solution = resolve_challenge("off-by-one") / "solution"
-    script = tmp_path / "fake-shell.sh"
-    script.write_text(f"#!/bin/sh\ncp -r {solution}/. .\necho \"$GAUNTLET_ATTEMPT\" > .shell-ran\n")
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("SHELL", str(script))
+    typed = "".join(f"cat > {f.name} <<'GAUNTLET_EOF'\n{f.read_text()}GAUNTLET_EOF\n"
+                    for f in sorted(solution.glob("*")) if f.is_file())
+    script = tmp_path / "typed.sh"
+    script.write_text(typed + 'echo "$GAUNTLET_ATTEMPT" > .shell-ran\nexit\n')
+    real_launch = shell.launch
+
+    async def launcher(command):
+        with script.open("rb") as stdin, (tmp_path / "screen").open("wb") as out:
+            return await real_launch(command, stdin=stdin, stdout=out)
+
+    monkeypatch.setattr(shell, "launch", launcher)
     return script
 
 
@@ -54,8 +63,8 @@ async def test_human_play_shell_then_submit_with_confirmation_shows_feedback(tmp
             assert screen.attempt_id == attempt
             assert screen.check_action("shell", ()) and screen.check_action("submit", ())
             await pilot.press("exclamation_mark")
-            await pilot.pause()
             workspace = adapter.handle(attempt).workspace
+            await _until(pilot, app, (workspace / ".shell-ran").exists, timeout=30)
             assert (workspace / ".shell-ran").read_text() == f"{attempt}\n"  # the agent env is set
             await pilot.press("u")
             await pilot.pause()
