@@ -223,7 +223,10 @@ async def test_pool_size_bounds_concurrent_sandboxes(pool_size, tmp_path):
     be = _CountingBackend()
     judge = Judge(be, pool_size=pool_size)
     snap = take_snapshot(_workspace(tmp_path, ch.solution_dir), tmp_path / "snaps")
-    results = await asyncio.gather(*(judge.run(ch, snap, submission=i, phases=[1]) for i in range(1, 5)))
+    try:
+        results = await asyncio.gather(*(judge.run(ch, snap, submission=i, phases=[1]) for i in range(1, 5)))
+    finally:
+        await judge.aclose()
     assert [r.submission for r in results] == [1, 2, 3, 4]
     assert all(r.infra_error is None for r in results)
     assert be.peak <= pool_size and be.live == 0
@@ -252,7 +255,11 @@ async def test_run_directories_are_owned_for_stale_cleanup(tmp_path, monkeypatch
 
     be.create = create
     snap = take_snapshot(_workspace(tmp_path, ch.solution_dir), tmp_path / "snaps")
-    r = await Judge(be, pool_size=1).run(ch, snap, submission=1)
+    judge = Judge(be, pool_size=1)
+    try:
+        r = await judge.run(ch, snap, submission=1)
+    finally:
+        await judge.aclose()
     assert r.infra_error is None
     assert seen[0].parent == tmp_path / "state" and registry.owner_of(seen[0].name) == os.getpid()
     assert not seen[0].exists()

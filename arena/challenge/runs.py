@@ -21,7 +21,10 @@ async def judge_tree(ch: Challenge, tree: Path, backend: str | None, work: Path)
     snap = take_snapshot(tree, work / "snapshots")
     (work / "judge").mkdir(exist_ok=True)
     judge = Judge(get_backend(backend), 1, work_root=work / "judge", prestart=0)  # one-shot: no pool
-    return await judge.run(ch, snap, submission=1, phases=list(range(1, ch.phase_count + 1)))
+    try:
+        return await judge.run(ch, snap, submission=1, phases=list(range(1, ch.phase_count + 1)))
+    finally:
+        await judge.aclose()  # the used sandbox and the judge-side cache go with it
 
 
 def _names(tests, outcome: str) -> str:
