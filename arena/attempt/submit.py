@@ -8,7 +8,6 @@ runs in its own task: an agent stopped mid-submit does not abort a judgement.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
@@ -169,8 +168,7 @@ class SubmissionDesk:
         phase = a.phases.current
         # Judging runs at real speed in a sped-up attempt (the clock never pauses, but
         # sandbox latency must not eat scale x its duration of attempt time).
-        unscaled = getattr(a.clock, "unscaled", None)
-        with unscaled() if unscaled else contextlib.nullcontext():
+        with a.clock.unscaled():
             result = await a.shared.judge.run(a.challenge, snap, submission=number,
                                               phases=list(range(1, phase + 1)))
         if result.infra_error:
