@@ -15,9 +15,11 @@
    commit listener), reported as p50 / p99 / max, and the rate actually sustained; meanwhile
    one task awaits ``flush()`` every 100 ms, as an attempt does before answering a submit.
 
-Each figure is the best of ``--repeat`` runs (the machine is shared); the pre-built events
-are moved out of the garbage collector's sight (``gc.freeze``) before timing. Targets (issue 4):
->= 100,000 events/s sustained, >= half the raw rate, <= 100 ms event -> commit.
+Each figure is the best of ``--repeat`` runs (the machine is shared; every run's latency is
+printed too); the pre-built events are moved out of the garbage collector's sight
+(``gc.freeze``) before timing. Targets (issue 4): >= 100,000 events/s flat out and sustained
+when paced, >= half the raw rate, and at most 100 ms between an event's append and its
+commit at 100,000 events/s paced: p99 AND max <= 100 ms.
 """
 from __future__ import annotations
 
@@ -244,17 +246,21 @@ def main() -> int:
     print(f"  ratio Store / raw (median of back-to-back pairs) {ratio:>6.2f}   "
           f"(pairs {[round(x, 2) for x in pair_ratios]}; in CPU per event {cpu_ratio:.2f}; "
           f"vs raw incl. encoding {flat_rate / raw_enc:.2f})")
-    print(f"  Store, paced at {args.rate:,.0f}/s for {args.seconds:g}s: sustained {paced_rate:,.0f} events/s; "
-          f"append->commit p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {worst:.1f} ms")
+    print(f"  Store, paced at {args.rate:,.0f}/s for {args.seconds:g}s: sustained {paced_rate:,.0f} events/s")
+    print(f"  append->commit latency (target: <= 100 ms, p99 and max): "
+          f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {worst:.1f} ms")
     print(f"  flush() every 100 ms during that run (an acknowledged submission): "
           f"p50 {pct(flushes, 0.5):.1f} ms, max {max(flushes):.1f} ms")
     print(f"  all runs: raw {[round(r) for r, _ in raws]}, store {[round(s) for s, _ in stores]}, "
-          f"paced sustained {[round(p[0]) for p in paced]}, p99 {[round(pct(p[1], 0.99), 1) for p in paced]} ms")
+          f"paced sustained {[round(p[0]) for p in paced]}")
+    print("  all paced runs, latency p50/p99/max ms: "
+          + "; ".join(f"{pct(p[1], 0.5):.1f}/{pct(p[1], 0.99):.1f}/{max(p[1]):.1f}" for p in paced))
     checks = {
         ">= 100,000 events/s flat out": flat_rate >= 100_000,
         f">= {args.rate:,.0f}/s sustained when paced": paced_rate >= 0.97 * args.rate,
         ">= half the raw rate": ratio >= 0.5,
-        "<= 100 ms append->commit (max)": worst <= 100,
+        "<= 100 ms append->commit at p99": p99 <= 100,
+        "<= 100 ms append->commit at max": worst <= 100,
     }
     for name, ok in checks.items():
         print(f"  [{'ok' if ok else 'MISSED'}] {name}")

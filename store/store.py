@@ -83,7 +83,9 @@ class Store:
         created = not p.exists() and await _create(p, busy_timeout_ms)
         wconn = rconn = None
         try:
-            wconn = await _connect(p, isolation_level=None)
+            # Room in the statement cache for the writer's multi-row INSERTs (one text per
+            # power-of-two size, see store.derive.Bulk) beside everything else.
+            wconn = await _connect(p, isolation_level=None, cached_statements=256)
             await _pragmas(wconn, p, busy_timeout_ms)
             found = await migrate(wconn, str(p))
             rconn = await _connect(p, isolation_level=None)
@@ -94,7 +96,12 @@ class Store:
                     await c.close()
             raise
         writer_opts["always_full"] = synchronous.upper() == "FULL"
-        store = cls(p, wconn, rconn, wall, writer_opts)
+        try:
+            store = cls(p, wconn, rconn, wall, writer_opts)
+        except BaseException:  # e.g. an unknown writer option: close what was opened
+            await rconn.close()
+            await wconn.close()
+            raise
         store.migrated_from = 0 if created else found
         return store
 

@@ -4,8 +4,9 @@
 it on a ``collections.deque`` (atomic append under the GIL) and, once ``wake_at`` events
 wait, wakes the writer. The writer commits at most every ``interval`` seconds, or as soon
 as ``wake_at`` events are queued or someone awaits ``flush()``; while one group is
-being committed in the database thread the next one accumulates, so a group costs a
-handful of awaited database calls however many events it holds.
+being committed in the database thread the next one accumulates. A group is one call into
+the database thread (the whole transaction), and its events go in with one statement
+step per up to 2,048 rows (``store.derive.Bulk``), however many events it holds.
 
 ``flush()`` queues a marker behind everything appended so far and returns when the
 writer has committed up to it. Failures are surfaced, never swallowed:
@@ -34,7 +35,7 @@ from typing import Callable
 import aiosqlite
 
 from arena.telemetry.events import Event
-from store.derive import encode, plan
+from store.derive import BULK, encode, plan
 from store.errors import StoreError, StoreWriteError
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,9 @@ class BatchWriter:
         always_full: bool = False,
     ) -> None:
         self._conn, self._lock, self._path, self._wall = conn, lock, path, wall
+        if not callable(getattr(conn, "_execute", None)):  # see _transaction
+            raise StoreError(f"{path}: this aiosqlite ({aiosqlite.__version__}) cannot run a function "
+                             "in its database thread (no Connection._execute); the store needs it")
         self.interval, self.wake_at, self.max_batch = interval, wake_at, max_batch
         self._q: deque = deque()
         self._loop = asyncio.get_running_loop()
@@ -89,6 +93,7 @@ class BatchWriter:
         # with FULL, whose fsync of the WAL also covers every earlier NORMAL commit.
         self._always_full = always_full
         self._full_now: bool | None = None
+        self._max_vars: int | None = None
         self._unsynced = False
         self._unreported: list[Event] = []
         self._listeners: list[CommitListener] = []
@@ -293,16 +298,34 @@ class BatchWriter:
                 raise
 
     async def _transaction(self, items: list[tuple[tuple, Event]], durable: bool) -> None:
-        conn = self._conn
+        steps = plan(items, self._wall())
         async with self._lock:
-            await self.use_sync(durable)
-            await conn.execute("BEGIN IMMEDIATE")
-            try:
-                for sql, rows in plan(items, self._wall()):
-                    await conn.executemany(sql, rows)
-                await conn.execute("COMMIT")
-                self.committed_one()
-            except BaseException:
-                if conn.in_transaction:
-                    await conn.execute("ROLLBACK")
-                raise
+            # The whole transaction is ONE call into the database thread (aiosqlite's
+            # ``_execute``: run a function there): every awaited call is a hand-over
+            # between the two threads, each of which may wait for the GIL while the
+            # event loop is busy.
+            await self._conn._execute(self._transaction_sync, steps, durable or self._always_full)
+
+    def _transaction_sync(self, steps: list[tuple[str, list]], full: bool) -> None:
+        """In the database thread: set the sync mode, BEGIN, every statement, COMMIT."""
+        conn: sqlite3.Connection = self._conn._conn
+        if full != self._full_now:
+            conn.execute(f"PRAGMA synchronous = {'FULL' if full else 'NORMAL'}")
+            self._full_now = full
+        if self._max_vars is None:
+            self._max_vars = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for sql, rows in steps:
+                bulk = BULK.get(sql)
+                if bulk is None:
+                    conn.executemany(sql, rows)
+                else:
+                    for text, params in bulk.statements(rows, self._max_vars):
+                        conn.execute(text, params)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        self.committed_one()
