@@ -3,9 +3,11 @@
     python benchmarks/bench_judge.py [--runs 7] [--no-docker]
 
 Series (interleaved, rotating order, so machine load hits all alike): bare pytest,
-judge on the local backend, judge on Docker cold (``prestart=0``: a container created
-per run) and judge on Docker from the pool (a pre-started container; the pool refills,
-unmeasured, between runs, as it does between submissions). A judge run is timed to its
+judge on the local backend from a prepared sandbox (its launcher waiting before the
+submission; prepared again, unmeasured, between runs, as between submissions), the
+local judge cold (``prestart=0``: sandbox and test process started per run), judge on
+Docker cold (``prestart=0``: a container created per run) and judge on Docker from the
+pool (a pre-started container whose launcher waits; refilled, unmeasured, between runs). A judge run is timed to its
 verdict; removing the used container happens after the verdict (``Judge.drain()``,
 timed apart as "close"). "start" = getting a sandbox (create or acquire) from the
 judge's own phase timer. Targets (issue 3): local < 50 ms, Docker cold < 500 ms,
@@ -61,6 +63,7 @@ def bare_once(tmp: Path, cov: bool = False) -> float:
 
 
 TARGETS = {"judge local": 0.050, "docker cold": 0.500, "docker pool": 0.120}
+POOLED = ("judge local", "docker pool")  # refilled, unmeasured, before every measured run
 
 
 async def judge_once(judge: Judge, ch, snap) -> tuple[float, float, float]:
@@ -98,7 +101,9 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         snap = take_snapshot(FIXTURE / "solution", tmp / "snaps")
-        judges = {"judge local": Judge(get_backend("local"), pool_size=1)}
+        local = get_backend("local")
+        judges = {"judge local": Judge(local, pool_size=1),
+                  "local cold": Judge(local, pool_size=1, prestart=0)}
         if not args.no_docker:
             dk = get_backend("docker")
             judges["docker cold"] = Judge(dk, pool_size=1, prestart=0)
@@ -114,8 +119,10 @@ async def main() -> None:
             names = list(series)
             for k in range(args.runs):
                 for name in names[k % len(names):] + names[:k % len(names)]:
-                    if "docker pool" in judges:
-                        await judges["docker pool"].warm(ch, [1])  # refill, unmeasured
+                    for pooled in POOLED:
+                        if pooled in judges:
+                            await judges[pooled].drain()
+                            await judges[pooled].warm(ch, [1])  # refill, unmeasured
                     for a, v in zip(acc[name], await series[name]()):
                         a.append(v)
         finally:

@@ -7,9 +7,10 @@ Each round times, in rotating order so machine load hits all alike:
     exec ``true``, exec of the judge's pytest command, remove — on the calc fixture;
   - judge-cold: a full ``Judge.run`` with the pool off (``prestart=0``), split by the
     judge's own phase timer (``Judge.last_phases``);
-  - judge-pool: a full ``Judge.run`` taking a pre-started container (the pool refills,
-    unmeasured, between rounds), split the same way; judge-pool-nowarm: the same
-    without the pool's warm-up exec (``warm=False``).
+  - judge-pool: a full ``Judge.run`` taking a pre-started container whose launcher
+    waits for the request (the pool refills, unmeasured, between rounds), split the
+    same way; judge-pool-exec: the same with ``launcher=False`` (an idle container, a
+    warm-up exec, then the run as a ``docker exec``: the path before the launcher).
 Prints the median of every phase in milliseconds.
 """
 from __future__ import annotations
@@ -111,12 +112,12 @@ async def main(runs: int) -> None:
         sdk_ws.chmod(0o755)
         cold = Judge(be, pool_size=1, prestart=0)
         pooled = Judge(be, pool_size=1, prestart=1)
-        nowarm = Judge(be, pool_size=1, prestart=1, warm=False)
+        nowarm = Judge(be, pool_size=1, prestart=1, launcher=False)
         series = {
             "sdk": lambda: asyncio.to_thread(sdk_round, be, spec, jdir, sdk_ws, tmp),
             "judge-cold": lambda: judge_round(cold, ch, snap),
             "judge-pool": lambda: judge_round(pooled, ch, snap),
-            "judge-pool-nowarm": lambda: judge_round(nowarm, ch, snap),
+            "judge-pool-exec": lambda: judge_round(nowarm, ch, snap),
         }
         acc: dict[str, dict[str, list[float]]] = {k: defaultdict(list) for k in series}
         try:

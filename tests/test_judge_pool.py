@@ -155,9 +155,13 @@ async def test_pooled_sandbox_keeps_the_hardening(calc, snap):
         hc, cfg = sb.container.attrs["HostConfig"], sb.container.attrs["Config"]
         assert hc["NetworkMode"] == "none" and hc["CapDrop"] == ["ALL"] and hc["ReadonlyRootfs"]
         assert "no-new-privileges" in hc["SecurityOpt"]
+        # The main process is the trusted launcher as the sandbox user, PID 1 (no
+        # docker-init), its output never logged on the host.
+        assert not hc.get("Init") and hc["LogConfig"]["Type"] == "none"
+        assert cfg["Cmd"][:3] == ["python3", "-I", "-B"] and sb.launcher
         m = calc.manifest.sandbox
         assert hc["PidsLimit"] == int(m.pids) and hc["Memory"] == hc["MemorySwap"] == int(m.memory_mb) << 20
-        assert hc["NanoCpus"] == int(float(m.cpus) * 1e9) and cfg["User"] == "65534:65534"
+        assert hc["NanoCpus"] == int(float(m.cpus) * 1e9) and cfg["User"] == "1000:1000"
         mounts = {x["Destination"]: x for x in sb.container.attrs["Mounts"]}
         assert mounts["/workspace"]["RW"] is False and mounts["/judge"]["RW"] is False
         assert mounts["/judge-out"]["RW"] is True
@@ -168,7 +172,38 @@ async def test_pooled_sandbox_keeps_the_hardening(calc, snap):
         assert out.splitlines()[0] == "1000"
         assert out.count("Read-only file system") == 2 and "NoNewPrivs:\t1" in out
         r = await sb.exec(["ls", "-A", "/tmp", "/judge-out"], timeout=30)
-        assert r.exit_code == 0 and r.stdout.split() == [b"/judge-out:", b"/tmp:"]  # warm-up left nothing
+        # the launcher's protocol files only (progress.jsonl: the plugin opens it at import)
+        assert r.exit_code == 0 and r.stdout.split() == [
+            b"/judge-out:", b".done", b".ready", b".request", b"progress.jsonl", b"/tmp:"]
+    finally:
+        await judge.aclose()
+    assert _ours() == [] and _mine_left() == []
+
+
+@pytest.mark.docker
+async def test_a_launcher_container_serves_one_request(calc, snap):
+    from arena.sandbox.base import SandboxError
+
+    judge = Judge(get_backend("docker"), pool_size=1, prestart=1)
+    got: list = []
+    _spy(judge, got)
+    try:
+        await judge.warm(calc, [1])
+        (pool,) = judge.pools.pools.values()
+        pool.refill = lambda: None  # keep the used one: look at it before it is removed
+        judge.pools.close_later = lambda sb: None
+        r = await judge.run(calc, snap, submission=1, phases=[1])
+        assert r.infra_error is None and all(t.outcome == "passed" for t in r.tests)
+        (sb,) = got
+        out = sb.scratch_dir
+        names = sorted(x.name for x in out.iterdir())
+        assert ".request" not in names and ".done" not in names  # unlinked before the run
+        assert {".stdout", ".stderr", "report.xml"} <= set(names)
+        with pytest.raises(SandboxError):
+            await sb.launch(["-q"], timeout=5)  # no second request
+        # the launcher exited right after its status (the run's exit code: all passed)
+        assert (await asyncio.to_thread(sb.api.wait, sb.container.id, timeout=10))["StatusCode"] == 0
+        await sb.close()
     finally:
         await judge.aclose()
     assert _ours() == [] and _mine_left() == []

@@ -33,8 +33,10 @@ WARM_ARGV = ["python3", "-I", "-B", "-c",
 
 
 class JudgePools:
-    def __init__(self, backend, size: int, max_pools: int = 4, warm: bool = True):
+    def __init__(self, backend, size: int, max_pools: int = 4, warm: bool = True,
+                 launcher: bool = True):
         self.backend, self.size, self.max_pools, self.warm = backend, size, max_pools, warm
+        self.launcher = launcher
         self.pools: OrderedDict[tuple, object] = OrderedDict()
         self.closing: set[asyncio.Future] = set()
         self._cache: Path | None = None
@@ -50,7 +52,8 @@ class JudgePools:
         return self._cache
 
     def pool(self, image: str, limits: Limits, judge_dir: Path, pytest: bool):
-        key = (image, limits, judge_dir.name, pytest and self.warm)
+        launch = pytest and self.launcher
+        key = (image, limits, judge_dir.name, pytest and self.warm, launch)
         pool = self.pools.get(key)
         if pool is not None:
             self.pools.move_to_end(key)
@@ -58,7 +61,9 @@ class JudgePools:
         pool = self.backend.pool(
             limits, mounts=[Mount(judge_dir, cmd.JUDGE_ROOT, readonly=True)], image=image,
             workspace_readonly=True, size=self.size, scratch=cmd.OUT_DIR, scratch_mb=OUT_MB,
-            warm=WARM_ARGV if key[3] else None, warm_env=cmd.judge_env())
+            warm=WARM_ARGV if key[3] else None, warm_env=cmd.judge_env(),
+            launcher=(list(cmd.BOOTSTRAP), {**cmd.judge_env(), "GAUNTLET_JUDGE_REQUEST":
+                                            f"{cmd.OUT_DIR}/.request"}) if launch else None)
         self.pools[key] = pool
         while len(self.pools) > self.max_pools:
             _, old = self.pools.popitem(last=False)

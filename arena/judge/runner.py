@@ -15,7 +15,6 @@ with the sandbox. Docker: pre-started sandboxes from ``pools`` (see there).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import shutil
 import tempfile
@@ -28,7 +27,8 @@ from arena.judge import trusted
 from arena.judge.expected import Matcher, collect_expected, is_test_file
 from arena.judge.junit import JUnitError, parse_junit, read_report
 from arena.judge.lint import lint_snapshot
-from arena.judge.results import Coverage, Finding, JudgeResult
+from arena.judge.results import Finding, JudgeResult
+from arena.judge.local_pool import LocalPools
 from arena.judge.pools import JudgePools
 from arena.judge.scratch import make_out_dir, release_out_dir
 from arena.judge.snapshot import Snapshot, materialize
@@ -37,6 +37,8 @@ from arena.judge.tests_cache import judge_dir
 from arena.judge.verdict import (
     Progress,
     assemble,
+    deliverables,
+    read_coverage,
     judge_source_lines,
     parse_progress,
     raw_results,
@@ -87,7 +89,7 @@ class Judge:
 
     def __init__(self, backend, pool_size: int = 2, *, work_root: Path | None = None,
                  exec_grace_s: float = 30.0, prestart: int | None = None, max_pools: int = 4,
-                 warm: bool = True):
+                 warm: bool = True, launcher: bool = True):
         self.backend = backend
         self.pool_size = pool_size
         self._sem = asyncio.Semaphore(pool_size)
@@ -95,15 +97,24 @@ class Judge:
         self.exec_grace_s = exec_grace_s
         self.pooled = getattr(backend, "name", None) == "docker" and hasattr(backend, "pool")
         self.pools = JudgePools(backend, pool_size if prestart is None else prestart,
-                                max_pools=max_pools, warm=warm)
+                                max_pools=max_pools, warm=warm, launcher=launcher)
         self.last_phases: dict[str, float] = {}  # seconds per phase of the last run (profiling)
+        # Local pytest runs: sandboxes prepared with a waiting launcher (local_pool.py).
+        self.local = (LocalPools(backend, self.work_root, max_keys=max_pools)
+                      if getattr(backend, "name", None) == "local" and launcher and prestart != 0
+                      else None)
 
     async def warm(self, challenge, phases: list[int] | None = None) -> None:
-        """Fill the pool for this challenge + phases now (Docker; a no-op elsewhere)."""
-        if not self.pooled:
+        """Fill the pool for this challenge + phases now (Docker), or prepare a local
+        sandbox for it (and keep one prepared after each run from now on)."""
+        if not self.pooled and self.local is None:
             return
         phases = sorted(set(phases or [1]))
         spec = challenge if isinstance(challenge, JudgeSpec) else JudgeSpec.from_challenge(challenge, phases)
+        if not self.pooled:
+            if cmd.build_argv(spec.command, [])[1]:
+                await self.local.warm(spec)
+            return
         jdir, _ = judge_dir(spec.test_dirs, self.pools.cache_root)
         argv, is_pytest = cmd.build_argv(spec.command, [])
         await self.pools.pool(spec.image, spec.limits, jdir, is_pytest).start()
@@ -113,7 +124,9 @@ class Judge:
         await self.pools.drain()
 
     async def aclose(self) -> None:
-        """Remove every pooled and used sandbox and the judge-side cache."""
+        """Remove every pooled, prepared and used sandbox and the judge-side cache."""
+        if self.local is not None:
+            await self.local.aclose()
         await self.pools.aclose()
 
     async def run(self, challenge, snapshot: Snapshot, *, submission: int,
@@ -141,13 +154,16 @@ class Judge:
             try:
                 if self.pooled:
                     await self._run_pooled(spec, snapshot, expected, result)
+                elif self.local is not None and cmd.build_argv(spec.command, [])[1]:
+                    if not await self._run_prepared(spec, snapshot, expected, result):
+                        await self._run_sandboxed(spec, snapshot, expected, result)
                 else:
                     await self._run_sandboxed(spec, snapshot, expected, result)
             except (OSError, ValueError, RuntimeError) as e:  # the judge's own host-side failure
                 log.exception("judge run failed")
                 result.infra_error = f"judge: {type(e).__name__}: {e}"
                 result.tests = []
-        result.deliverables = _deliverables(spec, snapshot, result)
+        result.deliverables = deliverables(spec, snapshot, result)
         result.duration_s = round(time.monotonic() - t0, 3)
         return result
 
@@ -157,11 +173,15 @@ class Judge:
         return now
 
     async def _exec(self, sandbox, spec: JudgeSpec, argv: list[str], result: JudgeResult):
-        """The one exec of a judge run; None (infra_error set) when the sandbox failed."""
+        """The one exec of a judge run; None (infra_error set) when the sandbox failed.
+        A pooled launcher container (already running the bootstrap) gets the pytest
+        arguments as its one request instead of an exec."""
+        if getattr(sandbox, "launcher", False) and argv[:len(cmd.BOOTSTRAP)] == cmd.BOOTSTRAP:
+            run = sandbox.launch(argv[len(cmd.BOOTSTRAP):], timeout=spec.timeout_s)
+        else:
+            run = sandbox.exec(argv, timeout=spec.timeout_s, env=cmd.judge_env())
         try:
-            return await asyncio.wait_for(
-                sandbox.exec(argv, timeout=spec.timeout_s, env=cmd.judge_env()),
-                spec.timeout_s + self.exec_grace_s)
+            return await asyncio.wait_for(run, spec.timeout_s + self.exec_grace_s)
         except SandboxError as e:
             result.infra_error = f"sandbox: {e}"
         except asyncio.TimeoutError:
@@ -191,6 +211,35 @@ class Judge:
         finally:
             self.pools.close_later(sandbox)
             pool.refill()
+
+    async def _run_prepared(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult):
+        """Local pytest run in a prepared sandbox, closed in the background once the
+        verdict is built; False (nothing done) when none is ready."""
+        t = time.monotonic()
+        prepared, key = await self.local.take(spec)
+        if prepared is None:
+            self.local.refill(key, spec)  # (for a warmed key: the next one)
+            return False
+        try:
+            t = self._mark("sandbox", t)
+            argv, _ = cmd.build_argv(spec.command, prepared.tests_args)
+            res = None
+            try:
+                res = await asyncio.wait_for(
+                    prepared.run(snapshot, argv[len(cmd.BOOTSTRAP):], spec.timeout_s),
+                    spec.timeout_s + self.exec_grace_s)
+            except SandboxError as e:
+                result.infra_error = f"sandbox: {e}"
+            except asyncio.TimeoutError:
+                result.infra_error = "sandbox: the judge run did not end after its timeout"
+            t = self._mark("exec", t)
+            if res is not None:
+                self._verdict(spec, expected, prepared.out, res, True, result)
+            self._mark("verdict", t)
+        finally:
+            self.pools._later(prepared.close())
+            self.local.refill(key, spec)
+        return True
 
     async def _run_sandboxed(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult):
         # Named "<pid>-judge-<random>" under the sandbox state root by default, so that
@@ -283,7 +332,7 @@ class Judge:
         result.notices += v.notices
         if res.truncated:
             result.notices.append("Test output was over the sandbox's output cap and was cut.")
-        result.coverage = _coverage(out / "coverage.json")
+        result.coverage = read_coverage(out / "coverage.json")
         files = [p for suites in spec.test_dirs.values() for roots in suites.values() for root in roots
                  for p in ([root] if root.is_file() else sorted(root.rglob("*.py")))]
         leaked = redact_leaks(result.tests, judge_source_lines(files))
@@ -292,41 +341,6 @@ class Judge:
                 severity="error", check="judge.leak_redacted",
                 detail=f"{len(leaked)} failure message(s) quoted judge-side test code and were withheld "
                        f"(first: {leaked[0]})"))
-
-
-def _coverage(path: Path) -> Coverage | None:
-    data = read_report(str(path))
-    if not data:
-        return None
-    try:
-        doc = json.loads(data)
-        totals = doc["totals"]
-        line = float(totals["percent_covered"]) if not totals.get("num_branches") else \
-            100.0 * totals["covered_lines"] / max(1, totals["num_statements"])
-        branch = (100.0 * totals["covered_branches"] / totals["num_branches"]
-                  if totals.get("num_branches") else None)
-        uncovered = sorted(f.removeprefix("/workspace/") for f, v in doc.get("files", {}).items()
-                           if v.get("summary", {}).get("covered_lines", 1) == 0)
-        return Coverage(line_percent=round(line, 1),
-                        branch_percent=None if branch is None else round(branch, 1),
-                        uncovered_files=uncovered[:50])
-    except (ValueError, KeyError, TypeError, ZeroDivisionError):
-        return None
-
-
-def _deliverables(spec: JudgeSpec, snapshot: Snapshot, result: JudgeResult) -> dict[str, float]:
-    out: dict[str, float] = {}
-    tests = result.tests
-    rate = (sum(1 for t in tests if t.outcome == "passed") / len(tests)) if tests else 0.0
-    if result.build.status == "failure" or result.infra_error:
-        rate = 0.0
-    for name, kind in spec.deliverables:
-        if kind == "tests":
-            out[name] = round(rate, 4)
-        else:
-            e = snapshot.entries.get(name.lstrip("./"))
-            out[name] = 1.0 if e is not None and e.kind == "file" and e.size > 0 else 0.0
-    return out
 
 
 __all__ = ["Judge", "JudgeSpec", "is_test_file"]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from arena.judge import command as cmd
 from arena.judge import trusted
+from arena.judge.launcher import LAUNCHER
 
 SUITE_ORDER = {"static": 0, "hidden": 1, "adversarial": 2}
 _SKIP = {"__pycache__", ".pytest_cache"}
@@ -30,6 +31,7 @@ def _entries(test_dirs: dict[int, dict[str, list[Path]]]) -> tuple[list[tuple], 
     out: list[tuple] = [("config", "dir", b""),
                         ("config/run.py", "file", trusted.RUNNER.encode()),
                         ("config/gauntlet_judge_plugin.py", "file", trusted.PLUGIN.encode()),
+                        ("config/gauntlet_judge_launcher.py", "file", LAUNCHER.encode()),
                         ("config/pytest.ini", "file", trusted.PYTEST_INI.encode())]
     tests_args: list[str] = []
     for phase, suites in sorted(test_dirs.items()):
@@ -70,6 +72,11 @@ def _digest(entries: list[tuple]) -> str:
         h.update(f"{rel}\0{kind}\0{len(data)}\0".encode())
         h.update(data)
     return h.hexdigest()
+
+
+def digest(test_dirs: dict[int, dict[str, list[Path]]]) -> str:
+    """The name ``judge_dir`` gives these tests (without building anything)."""
+    return _digest(_entries(test_dirs)[0])[:24]
 
 
 def judge_dir(test_dirs: dict[int, dict[str, list[Path]]], cache_root: Path) -> tuple[Path, list[str]]:

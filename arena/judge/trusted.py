@@ -88,12 +88,13 @@ START_MARK = "GAUNTLET-JUDGE-RUNNER-START"
 RUNNER = r'''
 import json, os, sys
 
-# Written before any submission code can run: proof the runner started.
-sys.stdout.write("GAUNTLET-JUDGE-RUNNER-START\n")
-sys.stdout.flush()
-
 OUT = os.environ.get("GAUNTLET_JUDGE_OUT", "/judge-out")
 WS = os.environ.get("GAUNTLET_JUDGE_WORKSPACE", "/workspace")
+REQUEST = os.environ.pop("GAUNTLET_JUDGE_REQUEST", "")
+if not REQUEST:
+    # Written before any submission code can run: proof the runner started.
+    sys.stdout.write("GAUNTLET-JUDGE-RUNNER-START\n")
+    sys.stdout.flush()
 sys.path.insert(0, "/judge/config")
 # Everything the runner needs is imported before the submission is on sys.path,
 # so a submission file named pytest.py (or json.py ...) cannot stand in for it.
@@ -105,21 +106,53 @@ try:
 except Exception:
     coverage = None
 
+cov = None
+if coverage is not None:
+    try:
+        cov = coverage.Coverage(data_file=None, source=[WS], branch=True, config_file=False,
+                                omit=["*/test_*.py", "*_test.py", "*/conftest.py"])
+        if REQUEST:  # set it up before the submission exists (start-up off the run)
+            cov.start()
+            cov.stop()
+    except Exception:
+        cov = None
+
+args = sys.argv[1:]
+if REQUEST:  # a pooled container's launcher: wait for the submission (see launcher.py)
+    import gauntlet_judge_launcher
+    args = gauntlet_judge_launcher.serve(REQUEST, OUT)
+    sys.argv[1:] = args  # what an exec'd run has
+    sys.stdout.write("GAUNTLET-JUDGE-RUNNER-START\n")
+    sys.stdout.flush()
+
 sys.path.insert(1, WS)
 src = os.path.join(WS, "src")
 if os.path.isdir(src) and not os.path.exists(os.path.join(src, "__init__.py")):
     sys.path.insert(2, src)
 
-cov = None
-if coverage is not None:
-    try:
-        cov = coverage.Coverage(data_file=None, source=[WS], branch=True,
-                                omit=["*/test_*.py", "*_test.py", "*/conftest.py"])
-        cov.start()
-    except Exception:
-        cov = None
 
-rc = pytest.main(sys.argv[1:], plugins=[plugin])
+class CoverageWindow:
+    """Trace from collection (where the submission is imported) to the end of the
+    test loop: pytest's own start-up and reporting run untraced."""
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_collection(self, session):
+        global cov
+        if cov is not None:
+            try:
+                cov.start()
+            except Exception:
+                cov = None
+        yield
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtestloop(self, session):
+        yield
+        if cov is not None:
+            cov.stop()
+
+
+rc = pytest.main(args, plugins=[plugin, CoverageWindow()])
 if cov is not None:
     try:
         cov.stop()

@@ -16,10 +16,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from arena.judge.expected import Expected, Matcher, test_id, to_result
-from arena.judge.junit import RawCase, cap_message
-from arena.judge.results import Build, Finding, TestResult
+from arena.judge.junit import RawCase, cap_message, read_report
+from arena.judge.results import Build, Coverage, Finding, TestResult
 
 _RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 
@@ -243,3 +244,40 @@ def redact_leaks(tests: list[TestResult], lines: set[str]) -> list[str]:
             t.message = "message withheld: it quoted judge-side test code"
             hit.append(t.id)
     return hit
+
+
+def read_coverage(path: Path) -> Coverage | None:
+    """The coverage the run wrote (``coverage.json``), None when absent or unreadable."""
+    data = read_report(str(path))
+    if not data:
+        return None
+    try:
+        doc = json.loads(data)
+        totals = doc["totals"]
+        line = float(totals["percent_covered"]) if not totals.get("num_branches") else \
+            100.0 * totals["covered_lines"] / max(1, totals["num_statements"])
+        branch = (100.0 * totals["covered_branches"] / totals["num_branches"]
+                  if totals.get("num_branches") else None)
+        uncovered = sorted(f.removeprefix("/workspace/") for f, v in doc.get("files", {}).items()
+                           if v.get("summary", {}).get("covered_lines", 1) == 0)
+        return Coverage(line_percent=round(line, 1),
+                        branch_percent=None if branch is None else round(branch, 1),
+                        uncovered_files=uncovered[:50])
+    except (ValueError, KeyError, TypeError, ZeroDivisionError):
+        return None
+
+
+def deliverables(spec, snapshot, result) -> dict[str, float]:
+    """Each deliverable's score: ``tests`` = the pass rate, ``file`` = present and non-empty."""
+    out: dict[str, float] = {}
+    tests = result.tests
+    rate = (sum(1 for t in tests if t.outcome == "passed") / len(tests)) if tests else 0.0
+    if result.build.status == "failure" or result.infra_error:
+        rate = 0.0
+    for name, kind in spec.deliverables:
+        if kind == "tests":
+            out[name] = round(rate, 4)
+        else:
+            e = snapshot.entries.get(name.lstrip("./"))
+            out[name] = 1.0 if e is not None and e.kind == "file" and e.size > 0 else 0.0
+    return out

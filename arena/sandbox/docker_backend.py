@@ -4,7 +4,8 @@ Containers run ``sleep infinity`` under docker-init as uid 65534 (execs run as u
 memory+swap, a CPU quota, ``pids_limit``, a read-only root with a size-limited ``/tmp``
 tmpfs, ``cap_drop=ALL``, ``no-new-privileges``, an ``fsize`` ulimit, and are labelled
 ``gauntlet=1`` (+ owner pid) so cleanup finds them. Blocking SDK calls run in threads.
-The workspace is chowned to uid 1000 at create (unless bound read-only).
+The workspace is chowned to uid 1000 at create (unless bound read-only). A pool's
+launcher container runs a trusted main process instead (``main=``, docker_launch.py).
 """
 from __future__ import annotations
 
@@ -72,14 +73,19 @@ class DockerBackend:
 
     def create_sync(self, workspace: Path, limits: Limits, mounts: list[Mount], image: str,
                     ro: bool, pool_dir: Path | None,
-                    host_mounts: list[Path] = ()) -> "DockerSandbox":
+                    host_mounts: list[Path] = (),
+                    main: tuple[list[str], dict[str, str]] | None = None) -> "DockerSandbox":
         """Create and start one container. ``host_mounts``: host mounts (a pool's scratch
-        tmpfs) the sandbox unmounts at close, before removing ``pool_dir``."""
+        tmpfs) the sandbox unmounts at close, before removing ``pool_dir``. ``main``:
+        (argv, env) of a trusted main process run as the sandbox user instead of the
+        idle ``sleep`` under docker-init: it is PID 1 itself, so nothing inside can signal
+        it (a pooled judge launcher; its output is never logged)."""
         with registry.creating():  # an arena told to stop waits for this, then removes it
-            return self._create_sync(workspace, limits, mounts, image, ro, pool_dir, host_mounts)
+            return self._create_sync(workspace, limits, mounts, image, ro, pool_dir, host_mounts,
+                                     main)
 
-    def _create_sync(self, workspace, limits, mounts, image, ro, pool_dir, host_mounts):
-        from docker.types import Mount as DMount, Ulimit  # noqa: PLC0415
+    def _create_sync(self, workspace, limits, mounts, image, ro, pool_dir, host_mounts, main):
+        from docker.types import LogConfig, Mount as DMount, Ulimit  # noqa: PLC0415
 
         ref = self.image_ref(image)
         for m in mounts:
@@ -95,10 +101,12 @@ class DockerBackend:
         labels = {"gauntlet": "1", "gauntlet.owner": registry.owner_tag(), "gauntlet.sid": sid}
         if pool_dir is not None:
             labels["gauntlet.dir"] = str(pool_dir)
+        uid = SANDBOX_UID if main else INIT_UID
+        extra = {"environment": main[1], "log_config": LogConfig(type="none")} if main else {}
         try:
             c = self.client.containers.create(
-                ref, ["sleep", "infinity"], name=f"gauntlet-{sid}", user=f"{INIT_UID}:{INIT_UID}",
-                init=True,
+                ref, main[0] if main else ["sleep", "infinity"], name=f"gauntlet-{sid}",
+                user=f"{uid}:{uid}", init=not main, **extra,
                 working_dir=WORKSPACE, network_mode="none" if not limits.network else "bridge",
                 mem_limit=f"{limits.memory_mb}m", memswap_limit=f"{limits.memory_mb}m",
                 nano_cpus=int(limits.cpus * 1e9), pids_limit=limits.pids, read_only=True,
@@ -148,6 +156,7 @@ class DockerSandbox:
         self.uid = SANDBOX_UID
         self.scratch_dir: Path | None = None  # set by a pool created with ``scratch=``
         self.host_mounts: list[Path] = []  # unmounted at close
+        self.request: Path | None = None  # a launcher's request FIFO (docker_launch.py)
         self.closed = False
 
     @property
@@ -238,6 +247,19 @@ class DockerSandbox:
                           stderr=err.value(), timed_out=timed_out,
                           truncated=out.truncated or err.truncated,
                           duration_s=time.monotonic() - t0)
+
+    @property
+    def launcher(self) -> bool:
+        """True when the main process is a pool's launcher: run with ``launch``, once."""
+        return self.request is not None
+
+    async def launch(self, args: list[str], *, timeout: float) -> ExecResult:
+        """The one run of a launcher container (see docker_launch.py)."""
+        from arena.sandbox.docker_launch import launch  # noqa: PLC0415
+
+        if self.request is None:
+            raise SandboxError(f"sandbox {self.id} has no launcher")
+        return await launch(self, args, timeout=timeout)
 
     def shell_argv(self, env: dict[str, str] | None = None) -> list[str]:
         """An interactive shell in this container, for the real terminal (see shell.py)."""

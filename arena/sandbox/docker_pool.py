@@ -12,7 +12,12 @@ does not compete with that run). With no ready container, ``acquire`` creates on
 ``warm=argv``: a trusted command run once in each new container before it is handed out
 (e.g. importing the test runner), so the first real exec does not pay for the fresh
 overlay mount's cold file lookups; it runs before any submission is copied in and
-every process it started is killed when it ends.
+every process it started is killed when it ends. ``launcher=(argv, env)`` (needs
+``scratch``): each container's main process is that trusted argv instead of an idle
+``sleep``, waiting for one request on a FIFO in the scratch directory
+(``sandbox.launch(args)``, see docker_launch.py); a pre-started one is handed out once
+the launcher is ready (``.ready``) — its start-up is the warm-up. A cold acquire gets an
+idle container (run with ``exec``): a launcher there would start while the caller waits.
 """
 from __future__ import annotations
 
@@ -22,7 +27,7 @@ import secrets
 import shutil
 from pathlib import Path
 
-from arena.sandbox import fsutil, registry
+from arena.sandbox import docker_launch, fsutil, launch, registry
 from arena.sandbox.base import Limits, Mount, SandboxError
 from arena.sandbox.docker_backend import SANDBOX_UID
 
@@ -36,9 +41,13 @@ class DockerPool:
     def __init__(self, backend, limits: Limits, *, mounts: list[Mount], image: str,
                  workspace_readonly: bool, size: int = 2, scratch: str | None = None,
                  scratch_mb: int | None = None, warm: list[str] | None = None,
-                 warm_env: dict[str, str] | None = None):
+                 warm_env: dict[str, str] | None = None,
+                 launcher: tuple[list[str], dict[str, str]] | None = None):
         if size < 0:
             raise SandboxError(f"pool size must be >= 0, got {size}")
+        if launcher is not None and not scratch:
+            raise SandboxError("a launcher pool needs a scratch directory (its request FIFO)")
+        self.launcher = launcher
         self.backend, self.limits, self.mounts = backend, limits, mounts
         self.image, self.ro, self.size = image, workspace_readonly, size
         self.scratch, self.scratch_mb = scratch, scratch_mb
@@ -88,6 +97,9 @@ class DockerPool:
             return self._make(d or self._new_dir(), warm)
 
     def _make(self, d: Path, warm: bool):
+        # A launcher only in pre-started containers: started on a cold acquire it would
+        # start while the caller waits, like an exec, and gain nothing.
+        launcher = self.launcher if warm else None
         ws = d / "ws"
         mounts = list(self.mounts)
         tmpfs = []
@@ -99,8 +111,10 @@ class DockerPool:
                 else:
                     os.chown(d / "scratch", SANDBOX_UID, SANDBOX_UID)
                 mounts.append(Mount(d / "scratch", self.scratch, readonly=False))
+                if launcher:
+                    launch.make_fifos(d / "scratch", SANDBOX_UID)
             sb = self.backend.create_sync(ws, self.limits, mounts, self.image, self.ro, d,
-                                          tmpfs)
+                                          tmpfs, main=launcher)
         except BaseException:
             for m in tmpfs:
                 fsutil.umount_lazy(m)
@@ -108,9 +122,14 @@ class DockerPool:
             raise
         if self.scratch:
             sb.scratch_dir = d / "scratch"
-        if self.warm and warm:  # not on a cold acquire: the caller is waiting
+        if launcher:
+            sb.request = d / "scratch" / docker_launch.REQUEST
+        if warm and (self.warm or launcher):  # not on a cold acquire: the caller waits
             try:
-                sb.run_sync(self.warm, self.warm_env)
+                if launcher:
+                    docker_launch.wait_ready(sb)
+                else:
+                    sb.run_sync(self.warm, self.warm_env)
             except BaseException:
                 sb._close_sync()
                 raise

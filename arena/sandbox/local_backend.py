@@ -183,13 +183,17 @@ class LocalSandbox:
     # -- protocol ----------------------------------------------------------------------
     async def exec(self, argv: list[str], *, timeout: float | None = None,
                    env: dict[str, str] | None = None, cwd: str = WORKSPACE,
-                   stdin: bytes | None = None) -> ExecResult:
+                   stdin: bytes | None = None, as_pid_1: bool = False) -> ExecResult:
+        """``as_pid_1``: the command is PID 1 of the sandbox's pid namespace (bwrap
+        ``--as-pid-1``, no reaper): nothing inside can signal it (a judge launcher)."""
         if self.closed:
             raise SandboxError(f"sandbox {self.id} is closed")
         if not argv:
             raise SandboxError("exec needs a command")
         timeout = self.limits.wall_s if timeout is None else timeout
         cmd = list(self._argv_prefix)
+        if as_pid_1:
+            cmd.insert(1, "--as-pid-1")
         for k, v in (env or {}).items():
             cmd += ["--setenv", k, v]
         # Set-up sentinel: a shell writes to this pipe once bwrap has built the sandbox and

@@ -1,0 +1,120 @@
+"""Judge runs in prepared sandboxes: a launcher waiting before the submission.
+
+The hostile cases of the security suite (tests/security/hostile.py) run again through a
+*warmed* judge on both backends, so each lands in a prepared local sandbox or a
+pre-started container whose launcher is PID 1 and takes one request: the same
+containment and the same verdicts as an exec'd run. Docker cases fail without an engine.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.challenge import load_challenge
+from arena.judge import Judge, take_snapshot
+from arena.sandbox import get_backend, registry
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "security"))
+from hostile import ALL, CASES, Link  # noqa: E402
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "calc"
+
+
+@pytest.fixture(scope="module")
+def calc():
+    return load_challenge(FIXTURE)
+
+
+def _write(root: Path, files: dict) -> Path:
+    ws = root / "ws"
+    ws.mkdir(parents=True)
+    for rel, content in files.items():
+        p = ws / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, Link):
+            os.symlink(str(content), p)
+        else:
+            p.write_text(content)
+    return ws
+
+
+def _mine_left() -> list[str]:
+    root = registry.STATE_ROOT
+    left = [d.name for d in root.glob(f"{os.getpid()}-*")] if root.is_dir() else []
+    if f"{root}/{os.getpid()}-" in Path("/proc/self/mountinfo").read_text():
+        left.append("a tmpfs mount")
+    return left
+
+
+def _prepared(judge: Judge):
+    if judge.local is not None:
+        (p,) = judge.local.ready.values()
+        return p
+    (pool,) = judge.pools.pools.values()
+    (sb,) = pool.ready
+    assert sb.launcher
+    return sb
+
+
+def _ready(judge: Judge) -> list:
+    if judge.local is not None:
+        return list(judge.local.ready.values())
+    return [sb for pool in judge.pools.pools.values() for sb in pool.ready]
+
+
+@pytest.mark.parametrize("backend", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+async def test_hostile_submission_in_a_prepared_sandbox(case, backend, calc, tmp_path):
+    snap = take_snapshot(_write(tmp_path / "s", case.files), tmp_path / "snaps")
+    work = tmp_path / "work"
+    work.mkdir()
+    judge = Judge(get_backend(backend), pool_size=1, work_root=work)
+    try:
+        await judge.warm(calc, [1])
+        prepared = _prepared(judge)
+        result = await judge.run(calc, snap, submission=1, phases=[1])
+        assert prepared not in _ready(judge)  # taken, never handed out again
+    finally:
+        await judge.aclose()
+    assert result.infra_error is None, result.infra_error
+    assert {t.id for t in result.tests} >= ALL
+    checks = {f.check for f in result.integrity}
+    assert case.findings <= checks, (case.findings, result.integrity)
+    if case.verdict_forged:
+        assert any(f.severity == "error" for f in result.integrity if f.check in case.findings)
+    else:
+        passed = {t.id for t in result.tests if t.outcome == "passed"}
+        assert case.passed <= passed, sorted(case.passed - passed)
+        assert not (case.failed & passed), sorted(case.failed & passed)
+    if case.timed_out is not None:
+        assert result.timed_out is case.timed_out
+    if case.notice:
+        assert any(case.notice in n for n in result.notices), result.notices
+    assert list(work.iterdir()) == [], "a run directory was left behind"
+    assert not os.path.lexists("/tmp/GHOSTILE-left")
+
+
+async def test_prepared_sandboxes_serve_one_run_each_and_leave_nothing(calc, tmp_path):
+    snap = take_snapshot(FIXTURE / "solution", tmp_path / "snaps")
+    judge = Judge(get_backend("local"), pool_size=1)
+    seen = []
+    try:
+        r0 = await judge.run(calc, snap, submission=1, phases=[1])  # not warmed: cold exec
+        assert not judge.local.ready and not judge.local.pending
+        await judge.warm(calc, [1])
+        for n in (2, 3):
+            (p,) = judge.local.ready.values()
+            seen.append(p)
+            r = await judge.run(calc, snap, submission=n, phases=[1])
+            assert r.infra_error is None and all(t.outcome == "passed" for t in r.tests)
+            assert r.coverage == r0.coverage and [t.id for t in r.tests] == [t.id for t in r0.tests]
+            await judge.drain()
+            assert not p.run_dir.exists() and not p.alive()  # closed after the verdict
+            await judge.warm(calc, [1])  # (a warmed key is refilled after each run anyway)
+        assert seen[0] is not seen[1]
+    finally:
+        await judge.aclose()
+    assert _mine_left() == []
