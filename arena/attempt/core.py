@@ -175,6 +175,7 @@ class Attempt:
         self._make_clock()
         try:
             await self._setup()
+            self.shared.warm_judge(self.challenge, list(range(1, self.phases.current + 1)))
             # The clock starts when the agent does: setting up (copying, a sandbox) is
             # not the agent's time.
             self._make_clock()

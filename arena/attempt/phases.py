@@ -92,7 +92,9 @@ class PhaseState:
         """Open phases up to ``n`` (in order), each with ``phase.revealed``."""
         if n is None or self.a.over:
             return
+        opened = False
         while self.current < min(n, self.last):
+            opened = True
             self.completed.append(self.current)
             self.current += 1
             e = self.entry(self.current)
@@ -101,6 +103,8 @@ class PhaseState:
                 "phase": self.current, "id": e.id if e else None, "by": by,
                 "briefing": briefing, "hint": getattr(e, "hint", "") or None}, t=t)
         (self.a.agent_dir / "briefing.md").write_text(self.briefing_text())
+        if opened:  # the next submission is judged against the new phases too
+            self.a.shared.warm_judge(self.a.challenge, list(range(1, self.current + 1)))
 
     def restore(self, resume: Any) -> None:
         self.current = resume.phase

@@ -2,7 +2,9 @@
 one sandbox backend, one workspace watcher, one data directory."""
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import os
 import shutil
 import time
@@ -14,6 +16,9 @@ from typing import Any
 from arena import paths
 from arena.bus import EventBus
 from arena.telemetry.watch import WorkspaceWatcher
+
+log = logging.getLogger(__name__)
+_WARMING: set = set()  # strong references to the background warm-ups
 
 
 @dataclass
@@ -61,6 +66,24 @@ class Shared:
             host_tool.write_text(f"#!{sys.executable}\n" + tool.read_text().split("\n", 1)[1])
             host_tool.chmod(0o755)
         return d
+
+    def warm_judge(self, challenge: Any, phases: list[int]) -> None:
+        """Have the judge prepare a sandbox for these phases in the background (a Docker
+        container from the pool, a prepared local sandbox), so the first submission does
+        not pay a cold start. Never delays the attempt; a failure only costs that."""
+        warm = getattr(self.judge, "warm", None)
+        if warm is None:
+            return
+
+        async def run() -> None:
+            try:
+                await warm(challenge, phases)
+            except Exception as exc:  # noqa: BLE001 — the next run is simply cold
+                log.warning("judge warm-up for %s failed: %s", getattr(challenge, "id", "?"), exc)
+
+        task = asyncio.ensure_future(run())
+        _WARMING.add(task)
+        task.add_done_callback(_WARMING.discard)
 
     def remove_agent_dir(self, attempt: str) -> None:
         shutil.rmtree(paths.sockets_root(self.store_path) / attempt, ignore_errors=True)
