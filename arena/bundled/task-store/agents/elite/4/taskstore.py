@@ -1,10 +1,9 @@
-"""An in-memory task store: CRUD and search (phase 1), optimistic concurrency with
-versions (phase 2), multi-tenant isolation (phase 3).
+"""An in-memory task store: CRUD and search, optimistic concurrency (versions), tenants.
 
-Every tenant has its own tasks and its own id sequence. The ``TaskStore`` methods act on
-the tenant named ``"default"``, so code written before tenancy keeps working; ``tenant(name)``
-returns a view with the same methods for another tenant. One re-entrant lock guards all
-state, so every operation is atomic across threads.
+One re-entrant lock guards all state, so every operation is atomic across threads.
+Tenants (phase 3) are a field of every task: a view filters the one shared table by it,
+and the store's own methods are the view of tenant "default". The locked, versioned
+write path of phase 2 is untouched.
 """
 from __future__ import annotations
 
@@ -13,11 +12,11 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Tuple
 
-STATUSES = ("todo", "doing", "done")
+STATUSES = frozenset({"todo", "doing", "done"})
 MAX_TITLE = 200
+_FIELDS = ("title", "description", "status", "tags")
 DEFAULT_TENANT = "default"
 _TENANT_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
-_FIELDS = ("title", "description", "status", "tags")
 
 
 class TaskStoreError(Exception):
@@ -25,14 +24,14 @@ class TaskStoreError(Exception):
 
 
 class NotFound(TaskStoreError, KeyError):
-    """No task with that id (in this tenant)."""
+    """No task with that id."""
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "not found"
 
 
 class ValidationError(TaskStoreError, ValueError):
-    """A field value, field name or tenant name is not acceptable."""
+    """A field value or field name is not acceptable."""
 
 
 class ConflictError(TaskStoreError):
@@ -58,7 +57,7 @@ class Task:
 
 # -- validation ---------------------------------------------------------------------------
 def _title(value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
+    if not value or not value.strip():
         raise ValidationError("title must be a non-blank string")
     if len(value) > MAX_TITLE:
         raise ValidationError(f"title must be at most {MAX_TITLE} characters")
@@ -66,14 +65,12 @@ def _title(value: object) -> str:
 
 
 def _description(value: object) -> str:
-    if not isinstance(value, str):
-        raise ValidationError("description must be a string")
     return value
 
 
 def _status(value: object) -> str:
     if value not in STATUSES:
-        raise ValidationError(f"status must be one of {', '.join(STATUSES)}, got {value!r}")
+        raise ValidationError(f"status must be one of {', '.join(sorted(STATUSES))}, got {value!r}")
     return str(value)
 
 
@@ -98,86 +95,90 @@ def _validated(changes: dict) -> dict:
     return {name: _VALIDATORS[name](value) for name, value in changes.items()}
 
 
-def _tenant_name(name: object) -> str:
-    if not isinstance(name, str) or not _TENANT_NAME.fullmatch(name):
-        expected = "lowercase letters, digits and '-' (1-63 chars, not starting with '-')"
-        raise ValidationError(f"tenant name must be {expected}, got {name!r}")
-    return name
-
-
 def _matches(task: Task, terms: List[str]) -> bool:
-    text = f"{task.title}\n{task.description}".casefold()
+    text = f"{task.title}\n{task.description}".lower()
     for term in terms:
         if term.startswith("tag:"):
-            if term[4:].lower() not in task.tags:
+            if term[4:] not in task.tags:
                 return False
-        elif term.casefold() not in text:
+        elif term.lower() not in text:
             return False
     return True
 
 
+def _tenant_name(name: object) -> str:
+    if not isinstance(name, str) or not _TENANT_NAME.match(name):
+        raise ValidationError(f"tenant name must be lowercase letters, digits and '-', got {name!r}")
+    return name
+
+
 # -- storage ------------------------------------------------------------------------------
-class _Space:
-    """One tenant's tasks."""
+class _Table:
+    """The one table of tasks all tenants share, and its lock."""
 
     def __init__(self) -> None:
+        self.lock = threading.RLock()
         self.tasks: Dict[int, Task] = {}
         self.next_id = 1
 
 
-class TenantStore:
-    """The store as one tenant sees it."""
+class TenantView:
+    """The store as one tenant sees it: the shared table filtered by tenant."""
 
-    def __init__(self, store: "TaskStore", name: str) -> None:
-        self._store = store
+    def __init__(self, table: _Table, name: str) -> None:
+        self._table = table
+        self._lock = table.lock
         self.name = name
 
-    def _space(self) -> _Space:
-        return self._store._space(self.name)
+    @property
+    def _tasks(self) -> Dict[int, Task]:
+        return self._table.tasks
 
     def _current(self, task_id: int) -> Task:
-        task = self._space().tasks.get(task_id) if isinstance(task_id, int) else None
-        if task is None:
+        task = self._tasks.get(task_id) if isinstance(task_id, int) else None
+        if task is None or task.tenant != self.name:
             raise NotFound(f"no task {task_id!r}")
         return task
+
+    def _mine(self) -> List[Task]:
+        return sorted((t for t in self._tasks.values() if t.tenant == self.name), key=lambda t: t.id)
 
     def create(self, title: str, *, description: str = "", status: str = "todo",
                tags: Iterable[str] = ()) -> Task:
         fields = _validated({"title": title, "description": description, "status": status, "tags": tags})
-        with self._store._lock:
-            space = self._space()
-            task = Task(id=space.next_id, tenant=self.name, **fields)
-            space.tasks[task.id] = task
-            space.next_id += 1
+        with self._lock:
+            task = Task(id=self._table.next_id, tenant=self.name, **fields)
+            self._tasks[task.id] = task
+            self._table.next_id += 1
             return task
 
     def get(self, task_id: int) -> Task:
-        with self._store._lock:
+        with self._lock:
             return self._current(task_id)
 
     def update(self, task_id: int, *, expected_version: Optional[int] = None, **changes) -> Task:
-        with self._store._lock:
+        with self._lock:
             task = self._current(task_id)
             if expected_version is not None and expected_version != task.version:
                 raise ConflictError(task_id, expected_version, task.version)
             fields = _validated(changes)
             new = replace(task, version=task.version + 1, **fields)
-            self._space().tasks[task_id] = new
+            self._tasks[task_id] = new
             return new
 
     def delete(self, task_id: int, *, expected_version: Optional[int] = None) -> None:
-        with self._store._lock:
+        with self._lock:
             task = self._current(task_id)
             if expected_version is not None and expected_version != task.version:
                 raise ConflictError(task_id, expected_version, task.version)
-            del self._space().tasks[task_id]
+            del self._tasks[task_id]
 
     def list(self, *, status: Optional[str] = None, tag: Optional[str] = None) -> List[Task]:
         if status is not None:
             _status(status)
-        wanted = tag.strip().lower() if isinstance(tag, str) else None
-        with self._store._lock:
-            tasks = sorted(self._space().tasks.values(), key=lambda t: t.id)
+        wanted = tag
+        with self._lock:
+            tasks = self._mine()
         return [t for t in tasks if (status is None or t.status == status)
                 and (wanted is None or wanted in t.tags)]
 
@@ -185,31 +186,20 @@ class TenantStore:
         if not isinstance(query, str):
             raise ValidationError("query must be a string")
         terms = query.split()
-        with self._store._lock:
-            tasks = sorted(self._space().tasks.values(), key=lambda t: t.id)
+        with self._lock:
+            tasks = self._mine()
         return [t for t in tasks if _matches(t, terms)]
 
 
-class TaskStore(TenantStore):
-    """The whole store. Its own methods act on the ``"default"`` tenant."""
+class TaskStore(TenantView):
+    """The whole store; its own methods act on the tenant "default"."""
 
     def __init__(self) -> None:
-        self._lock = threading.RLock()
-        self._spaces: Dict[str, _Space] = {}
-        super().__init__(self, DEFAULT_TENANT)
+        super().__init__(_Table(), DEFAULT_TENANT)
 
-    def _space(self, name: str = DEFAULT_TENANT) -> _Space:  # type: ignore[override]
-        with self._lock:
-            space = self._spaces.get(name)
-            if space is None:
-                space = self._spaces[name] = _Space()
-            return space
-
-    def tenant(self, name: str) -> TenantStore:
-        """A view of the store for tenant ``name`` (same methods, isolated data)."""
-        return TenantStore(self, _tenant_name(name))
+    def tenant(self, name: str) -> TenantView:
+        return TenantView(self._table, _tenant_name(name))
 
     def tenants(self) -> List[str]:
-        """Names of the tenants that hold at least one task, sorted."""
         with self._lock:
-            return sorted(name for name, space in self._spaces.items() if space.tasks)
+            return sorted({t.tenant for t in self._tasks.values()})

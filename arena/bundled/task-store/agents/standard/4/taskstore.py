@@ -47,7 +47,7 @@ class Task:
 
 # -- validation ---------------------------------------------------------------------------
 def _title(value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
+    if not value or not value.strip():
         raise ValidationError("title must be a non-blank string")
     if len(value) > MAX_TITLE:
         raise ValidationError(f"title must be at most {MAX_TITLE} characters")
@@ -55,9 +55,7 @@ def _title(value: object) -> str:
 
 
 def _description(value: object) -> str:
-    if not isinstance(value, str):
-        raise ValidationError("description must be a string")
-    return value
+    return value or ""
 
 
 def _status(value: object) -> str:
@@ -67,14 +65,7 @@ def _status(value: object) -> str:
 
 
 def _tags(value: object) -> Tuple[str, ...]:
-    if isinstance(value, str) or not isinstance(value, Iterable):
-        raise ValidationError("tags must be a collection of strings")
-    out = set()
-    for tag in list(value):
-        if not isinstance(tag, str) or not tag.strip():
-            raise ValidationError("each tag must be a non-blank string")
-        out.add(tag.strip().lower())
-    return tuple(sorted(out))
+    return tuple(sorted({tag.strip().lower() for tag in value or ()}))
 
 
 _VALIDATORS = {"title": _title, "description": _description, "status": _status, "tags": _tags}
@@ -88,12 +79,12 @@ def _validated(changes: dict) -> dict:
 
 
 def _matches(task: Task, terms: List[str]) -> bool:
-    text = f"{task.title}\n{task.description}".casefold()
+    text = " ".join([task.title, task.description, *task.tags]).lower()
     for term in terms:
         if term.startswith("tag:"):
-            if term[4:].lower() not in task.tags:
+            if term[4:] not in task.tags:
                 return False
-        elif term.casefold() not in text:
+        elif term.lower() not in text:
             return False
     return True
 
@@ -183,7 +174,7 @@ class TaskStore:
     def list(self, *, status: Optional[str] = None, tag: Optional[str] = None) -> List[Task]:
         if status is not None:
             _status(status)
-        wanted = tag.strip().lower() if isinstance(tag, str) else None
+        wanted = tag
         tasks = sorted(self._tasks.values(), key=lambda t: t.id)
         return [t for t in tasks if (status is None or t.status == status)
                 and (wanted is None or wanted in t.tags)]
