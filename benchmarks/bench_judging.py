@@ -10,12 +10,18 @@ event 7-11 KB, a feedback document 1.3-4.4 KB) — then times, in the
 same run: (a) reading every attempt's events from the store, (b) reading them and judging
 each attempt (``judge_attempt``). Prints both and the ratio (b)/(a); target ≤ 2.0 (judging
 adds at most as much again as reading). Times are this process's CPU time (the machine is
-shared), best of ``--repeat`` interleaved runs for each.
+shared), best of ``--repeat`` interleaved runs for each; the median of the per-repeat
+ratios (each judged run over the read run just before it) is printed too.
+``--profile N`` then judges the first N stored attempts under cProfile and prints the top
+entries by own time (after the timed runs, so it does not disturb them).
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import pstats
+import statistics
 import random
 import sys
 import tempfile
@@ -149,6 +155,21 @@ async def populate(path: Path, count: int, seed: int = 7) -> list[str]:
     return ids
 
 
+async def profile_judging(path: Path, ids: list[str], top: int = 15) -> None:
+    st = await Store.open(path)
+    try:
+        stored = [await st.events(aid) for aid in ids]
+    finally:
+        await st.close()
+    prof = cProfile.Profile()
+    prof.enable()
+    for events in stored:
+        judge_attempt(events)
+    prof.disable()
+    print(f"\nprofile: judging {len(ids)} stored attempts, top {top} by own time")
+    pstats.Stats(prof, stream=sys.stdout).sort_stats("tottime").print_stats(top)
+
+
 async def read_all(path: Path, ids: list[str], judge: bool) -> tuple[float, int]:
     st = await Store.open(path)
     try:
@@ -169,7 +190,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--attempts", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--store", type=Path, default=None, help="store file to create (default: a temp dir)")
+    ap.add_argument("--profile", type=int, default=0, metavar="N",
+                    help="after timing, judge the first N attempts under cProfile and print the top entries")
     args = ap.parse_args(argv)
+    if args.attempts < 1 or args.repeat < 1 or args.profile < 0:
+        ap.error("--attempts and --repeat must be at least 1, --profile at least 0")
     tmp = tempfile.TemporaryDirectory() if args.store is None else None
     path = args.store or Path(tmp.name) / "bench.db"
     t0 = time.perf_counter()
@@ -185,6 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"read events only : {r:8.3f}s CPU  ({1000 * r / len(ids):.2f} ms/attempt)")
     print(f"read + judge     : {j:8.3f}s CPU  ({1000 * j / len(ids):.2f} ms/attempt)")
     print(f"ratio            : {ratio:8.2f}  (target <= 2.00: {'met' if ratio <= 2.0 else 'NOT met'})")
+    per_repeat = [jj / rr for (rr, _), (jj, _) in zip(reads, judged)]
+    print(f"ratio per repeat : {', '.join(f'{x:.2f}' for x in per_repeat)}  "
+          f"(median {statistics.median(per_repeat):.2f})")
+    if args.profile:
+        asyncio.run(profile_judging(path, ids[:args.profile]))
     if tmp is not None:
         tmp.cleanup()
     return 0

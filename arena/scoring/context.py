@@ -56,7 +56,12 @@ def same_phase_steps(c: "JudgeContext") -> list[tuple[int, float, float]]:
     """Trajectory steps between submissions of the same Marathon phase: a step across a
     phase boundary adds the new phase's tests, so its drop is not a regression (all steps
     outside Marathons)."""
-    return [(k, a, b) for k, a, b in steps(c.trajectory) if c.counted[k].phase == c.counted[k - 1].phase]
+    out = c.extra.get("same_phase_steps")  # asked for by several rules: computed once per context
+    if out is None:
+        counted = c.counted
+        out = c.extra["same_phase_steps"] = [(k, a, b) for k, a, b in steps(c.trajectory)
+                                             if counted[k].phase == counted[k - 1].phase]
+    return list(out)
 
 
 def test_chasing_gap(sub: Submission | None) -> tuple[float, float, float] | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any, Iterable
 
 from arena.formats import rules_for, FormatRules
@@ -16,11 +17,13 @@ from arena.scoring.objective import deliverable_items
 from arena.scoring.resultview import ResultView, view
 from arena.telemetry import events as ev
 from arena.telemetry.events import Event
+from arena.telemetry.record import ACTION_KINDS as _ACTION_KINDS
 
 DEFAULT_PHASE1_ID = "foundation"
 _JUDGED_KINDS = frozenset({ev.ATTEMPT_STARTED, ev.ATTEMPT_FINISHED, ev.SUBMISSION_RECEIVED, ev.SUBMISSION_REPLACED,
                            ev.SUBMISSION_JUDGED, ev.FEEDBACK_DELIVERED, ev.FEEDBACK_READ, ev.INTEGRITY_FINDING,
                            ev.PHASE_REVEALED})
+_SEQ = attrgetter("seq")
 
 
 def as_event(e: Any) -> Event:
@@ -74,26 +77,35 @@ class AttemptHistory:
     submissions: list[Submission] = field(default_factory=list)
     findings: list[dict] = field(default_factory=list)  # integrity.finding data
     phase_reveals: list[dict] = field(default_factory=list)  # phase.revealed data + t
+    # (position, event) of the telemetry records' action kinds, in log order (from_events)
+    actions: list[tuple[int, Event]] | None = field(default=None, repr=False)
     _counted: list | None = field(default=None, repr=False)
     _deliverables: list | None = field(default=None, repr=False)
 
     @classmethod
     def from_events(cls, events: Iterable[Any]) -> "AttemptHistory":
-        evs = [as_event(e) for e in events]
-        if any(evs[i].seq >= evs[i + 1].seq for i in range(len(evs) - 1)):  # not in store order
+        evs = list(events)
+        if set(map(type, evs)) - {Event}:  # dicts or flat forms: as Events (store reads are Events)
+            evs = [as_event(e) for e in evs]
+        seqs = list(map(_SEQ, evs))
+        if seqs != sorted(set(seqs)):  # not strictly increasing: not in store order
             evs.sort(key=lambda e: (e.seq, e.t) if e.seq else (0, e.t))
         h = cls(events=evs)
+        actions = h.actions = []
         by_number: dict[int, Submission] = {}
         for pos, e in enumerate(evs):
-            if e.kind not in _JUDGED_KINDS:
+            kind = e.kind
+            if kind in _ACTION_KINDS:
+                actions.append((pos, e))
+            if kind not in _JUDGED_KINDS:
                 continue
             d = e.data
             h.attempt = h.attempt or e.attempt
-            if e.kind == ev.ATTEMPT_STARTED:
+            if kind == ev.ATTEMPT_STARTED:
                 h.started = dict(d)
-            elif e.kind == ev.ATTEMPT_FINISHED:
+            elif kind == ev.ATTEMPT_FINISHED:
                 h.finished, h.finished_t = dict(d), e.t
-            elif e.kind == ev.SUBMISSION_RECEIVED:
+            elif kind == ev.SUBMISSION_RECEIVED:
                 n = int(d.get("submission", len(by_number) + 1))
                 s = Submission(
                     number=n, t=e.t, iteration=int(d.get("iteration", n - 1) or 0),
@@ -101,29 +113,31 @@ class AttemptHistory:
                     diff=dict(d.get("diff") or {}), files=int(d.get("files", 0) or 0), received_pos=pos,
                 )
                 by_number[n] = s
-            elif e.kind == ev.SUBMISSION_REPLACED:
+            elif kind == ev.SUBMISSION_REPLACED:
                 n = int(d.get("submission", 0))
                 if n in by_number:
                     by_number[n].replaced = True
-            elif e.kind == ev.SUBMISSION_JUDGED:
+            elif kind == ev.SUBMISSION_JUDGED:
                 n = int(d.get("submission", 0))
-                s = by_number.setdefault(n, Submission(number=n, t=e.t))
+                s = by_number.get(n)
+                if s is None:
+                    s = by_number[n] = Submission(number=n, t=e.t)
                 raw = d.get("result")
                 s.result = view(raw) if raw else ResultView({"submission": n})
                 s.score = d.get("score")
                 s.phase = int(d.get("phase") or 1)
                 s.judged_t = e.t
-            elif e.kind in (ev.FEEDBACK_DELIVERED, ev.FEEDBACK_READ):
+            elif kind in (ev.FEEDBACK_DELIVERED, ev.FEEDBACK_READ):
                 s = by_number.get(int(d.get("submission", 0) or 0))
                 if s is not None:
-                    if e.kind == ev.FEEDBACK_DELIVERED and s.feedback_t is None:
+                    if kind == ev.FEEDBACK_DELIVERED and s.feedback_t is None:
                         s.feedback_t, s.feedback_pos = e.t, pos
-                    elif e.kind == ev.FEEDBACK_READ and s.feedback_read_t is None:
+                    elif kind == ev.FEEDBACK_READ and s.feedback_read_t is None:
                         s.feedback_read_t = e.t
-            elif e.kind == ev.INTEGRITY_FINDING:
+            elif kind == ev.INTEGRITY_FINDING:
                 h.findings.append({"severity": d.get("severity", "warning"), "check": d.get("check", ""),
                                    "detail": d.get("detail", ""), "t": e.t})
-            elif e.kind == ev.PHASE_REVEALED:
+            elif kind == ev.PHASE_REVEALED:
                 h.phase_reveals.append({**d, "t": e.t})
         h.submissions = [by_number[k] for k in sorted(by_number)]
         return h

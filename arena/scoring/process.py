@@ -10,7 +10,7 @@ from typing import Callable
 
 from arena.scoring.context import Adjustment, JudgeContext, fmt_scores, same_phase_steps, steps, test_chasing_gap
 from arena.scoring.objective import phase_score
-from arena.telemetry.record import stem, test_names
+from arena.telemetry.record import failing_words, stem
 
 RAW_MIN, RAW_MAX = -30.0, 20.0
 Rule = Callable[[JudgeContext], "Adjustment | None"]
@@ -111,11 +111,10 @@ def _related_words(c: JudgeContext, k: int) -> set[str]:
     """Words that make a changed file relevant in iteration k: the failing tests' modules
     and names (before k) and the files the agent read during the iteration."""
     r, prev = c.records[k], c.counted[k - 1].result
-    names = test_names(prev)
     words: set[str] = set()
-    for tid in r.failing_before:
-        s = stem(tid.split("::", 1)[0])
-        words |= {s, s.removeprefix("test_"), names.get(tid, "")}
+    if r.failing_before:  # failing_words: the failing tests of prev (= r.failing_before), memoised
+        for triple in failing_words(prev):
+            words.update(triple)
     words |= {stem(p) for p in r.read_paths}
     return {w for w in words if w}
 
@@ -312,6 +311,6 @@ def judge_process(c: JudgeContext) -> tuple[float, float, list[Adjustment]]:
     """(component 0-100, raw points, adjustments)."""
     if not c.counted:
         return 0.0, RAW_MIN, []
-    adj = [a for a in (rule(c) for rule in RULES) if a is not None and a.points != 0]
+    adj = [a for rule in RULES if (a := rule(c)) is not None and a.points != 0]
     raw = sum(a.points for a in adj)
     return to_component(raw), raw, adj

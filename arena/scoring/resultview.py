@@ -89,4 +89,36 @@ class ResultView:
 
 def view(result: Any) -> Any:
     """A ``JudgeResult`` (or anything shaped like it) as is; a mapping as a ``ResultView``."""
+    if type(result) is ResultView:
+        return result
     return ResultView(result) if isinstance(result, dict) or isinstance(result, Mapping) else result
+
+
+def not_passed(result: Any, suite: str) -> int:
+    """How many of ``suite``'s tests (every phase) did not pass: the count of
+    ``[t for t in result.suite(suite) if t.outcome != "passed"]``, from the view's one-pass
+    counts when it has them (no per-test objects built)."""
+    cache = getattr(result, "cache", None)
+    if cache is not None and "counts" in cache:
+        return sum(n - ok for (_, s), (n, ok) in cache["counts"].items() if s == suite)
+    return sum(1 for t in result.suite(suite) if t.outcome != "passed")
+
+
+def test_phases(result: Any) -> set[int]:
+    """``{t.phase for t in result.tests}``, from the one-pass counts when their phases are
+    the stored ints (as ``TestView.phase`` would give them)."""
+    cache = getattr(result, "cache", None)
+    if cache is not None and "counts" in cache:
+        phases = {ph for ph, _ in cache["counts"]}
+        if all(type(ph) is int for ph in phases):
+            return phases
+    return {t.phase for t in result.tests}
+
+
+def phases_from(result: Any, phase: int) -> bool:
+    """True when provably every test of ``result`` has ``TestView.phase >= phase`` (from the
+    one-pass counts, whose phases are the stored ints); False when unknown or not so."""
+    cache = getattr(result, "cache", None)
+    if cache is None or "counts" not in cache:
+        return False
+    return all(type(ph) is int and ph >= phase for ph, _ in cache["counts"])

@@ -15,6 +15,7 @@ from arena.scoring.history import AttemptHistory
 from arena.scoring.integrity import judge_integrity
 from arena.scoring.objective import phase_score, r1
 from arena.scoring.process import judge_process
+from arena.scoring.resultview import test_phases
 from arena.scoring.strategy import judge_strategy
 
 COMPONENTS = ("objective", "process", "strategy", "integrity")
@@ -61,20 +62,21 @@ class Scorecard(BaseModel):
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, indent=indent, ensure_ascii=False)
 
 
-def _phase_scores(c: JudgeContext) -> tuple[list[PhaseScore], float | None]:
+def _phase_scores(c: JudgeContext) -> tuple[list[dict], float | None]:
+    """PhaseScore fields per Marathon phase (validated with the Scorecard, in one call)."""
     if c.rules.name != "marathon":
         return [], None
     out = []
     present = set()
     if c.final is not None:
-        present = {t.phase for t in c.final.result.tests}
+        present = test_phases(c.final.result)
     for n, pid, _ in c.history.phase_ids():
         if c.final is None or n not in present:
             score = 0.0
         else:
             score = phase_score(c.final.result, c.history.deliverables, n)
-        out.append(PhaseScore(id=pid, objective=r1(score)))
-    mean = sum(p.objective for p in out) / len(out) if out else 0.0
+        out.append({"id": pid, "objective": r1(score)})
+    mean = sum(p["objective"] for p in out) / len(out) if out else 0.0
     return out, mean
 
 
@@ -94,13 +96,13 @@ def judge_context(c: JudgeContext) -> Scorecard:
         attempt=h.attempt, challenge=str(s.get("challenge", "")), agent=str(s.get("agent", "")),
         format=c.rules.name, weight_class=str(s.get("weight_class", "")),
         trajectory=[r1(x) for x in c.trajectory], components=comps, weights=weights, total=total,
-        process_adjustments=[Adjusted(**a.as_dict()) for a in p_adj],
-        flags=[Flag(rule=a.rule, detail=a.evidence, points=r1(a.points)) for a in flags],
+        process_adjustments=[a.as_dict() for a in p_adj],
+        flags=[{"rule": a.rule, "detail": a.evidence, "points": r1(a.points)} for a in flags],
         phases=phases,
         scored_submission=c.final.number if c.final else None,
         status=(h.finished or {}).get("status") if h.finished else "running",
         process_raw=r1(raw),
-        strategy_adjustments=[Adjusted(**a.as_dict()) for a in s_adj],
+        strategy_adjustments=[a.as_dict() for a in s_adj],
         iterations=[r.to_dict() for r in c.records],
     )
 

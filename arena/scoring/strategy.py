@@ -9,6 +9,7 @@ from typing import Callable
 
 from arena.scoring.context import Adjustment, JudgeContext
 from arena.scoring.objective import phase_score
+from arena.scoring.resultview import not_passed, phases_from
 
 BASE = 60.0
 Rule = Callable[[JudgeContext], "Adjustment | None"]
@@ -66,11 +67,12 @@ def stopped_while_failing(c: JudgeContext) -> Adjustment | None:
     used = len([s for s in c.history.submissions if not s.replaced])
     last = c.counted[-1]
     left = c.history.time_limit_s - (last.feedback_t or last.judged_t or last.t)
-    failing = [t for t in c.final.result.suite("static") if t.outcome != "passed"]
-    if used < budget and left >= 0.2 * c.history.time_limit_s and failing:
-        return Adjustment("stopped_while_failing", -10.0,
-                          f"stopped after {used} of {budget} submissions with {left:.0f}s left and "
-                          f"{len(failing)} static tests failing")
+    if used < budget and left >= 0.2 * c.history.time_limit_s:
+        failing = not_passed(c.final.result, "static")
+        if failing:
+            return Adjustment("stopped_while_failing", -10.0,
+                              f"stopped after {used} of {budget} submissions with {left:.0f}s left and "
+                              f"{failing} static tests failing")
     return None
 
 
@@ -144,9 +146,14 @@ def cross_phase_regressions(c: JudgeContext) -> Adjustment | None:
     broken = []
     for k in range(1, len(c.counted)):
         prev, cur = c.counted[k - 1], c.counted[k]
+        if phases_from(prev.result, cur.phase):
+            continue  # no earlier-phase test to break (most steps: building no per-test objects)
         before = {t.id: t for t in prev.result.tests if t.outcome == "passed" and t.phase < cur.phase}
+        if not before:
+            continue
+        failing = {x.id for x in cur.result.tests if x.outcome != "passed"}
         broken += [f"{tid} (phase {t.phase}, submission {cur.number})" for tid, t in sorted(before.items())
-                   if any(x.id == tid and x.outcome != "passed" for x in cur.result.tests)]
+                   if tid in failing]
     if not broken:
         return None
     return Adjustment("cross_phase_regressions", -float(min(10, 2 * len(broken))),
@@ -205,5 +212,5 @@ RULES: list[Rule] = [
 def judge_strategy(c: JudgeContext) -> tuple[float, list[Adjustment]]:
     if not c.counted:
         return 0.0, []
-    adj = [a for a in (rule(c) for rule in RULES) if a is not None and a.points != 0]
+    adj = [a for rule in RULES if (a := rule(c)) is not None and a.points != 0]
     return max(0.0, min(100.0, BASE + sum(a.points for a in adj))), adj

@@ -26,11 +26,12 @@ from typing import Any, Iterable
 
 from arena.telemetry import events as ev
 
-_ACTION_KINDS = frozenset({ev.FILE_READ, ev.FILE_CHANGED, ev.COMMAND_RUN, ev.FEEDBACK_READ})
+FILE_READ, FILE_CHANGED, COMMAND_RUN, FEEDBACK_READ = ev.FILE_READ, ev.FILE_CHANGED, ev.COMMAND_RUN, ev.FEEDBACK_READ
+ACTION_KINDS = frozenset({FILE_READ, FILE_CHANGED, COMMAND_RUN, FEEDBACK_READ})
 SEARCH_PROGRAMS = {"grep", "rg", "find", "ag", "ack", "locate", "fd"}
 
 
-@dataclass
+@dataclass(slots=True)  # one per iteration of every judged attempt: cheaper to build and read
 class IterationRecord:
     iteration_number: int
     submission: int
@@ -120,9 +121,13 @@ def memo(result: Any, key: Any, compute) -> Any:
 
 
 def _counts(result: Any) -> dict:
+    passed, total = memo(result, "passed_total", lambda: _passed_total(result))
+    return {"passed": passed, "failed": total - passed, "total": total}
+
+
+def _passed_total(result: Any) -> tuple[int, int]:
     outcomes = _outcomes(result)
-    passed = sum(outcomes.values())
-    return {"passed": passed, "failed": len(outcomes) - passed, "total": len(outcomes)}
+    return sum(outcomes.values()), len(outcomes)
 
 
 def _outcomes(result: Any) -> dict[str, bool]:
@@ -140,7 +145,20 @@ def test_names(result: Any) -> dict[str, str]:
 
 
 def _failing(result: Any) -> list[str]:
-    return memo(result, "failing", lambda: sorted(i for i, ok in _outcomes(result).items() if not ok))
+    return memo(result, "failing", lambda: sorted([i for i, ok in _outcomes(result).items() if not ok]))
+
+
+def failing_words(result: Any) -> list[tuple[str, str, str]]:
+    """(module stem, module without ``test_``, test name) of each failing test of ``result``,
+    in ``_failing`` order: what relates a file to a failure (computed once per result)."""
+    def compute() -> list[tuple[str, str, str]]:
+        names = test_names(result)
+        out = []
+        for tid in _failing(result):
+            s = stem(tid.split("::", 1)[0])
+            out.append((s, s[5:] if s.startswith("test_") else s, names.get(tid, "")))
+        return out
+    return memo(result, "failing_words", compute)
 
 
 def _program(command: Any) -> str:
@@ -160,12 +178,6 @@ def stem(path: str) -> str:
     return posixpath.splitext(posixpath.basename(path))[0]
 
 
-@lru_cache(maxsize=4096)
-def _module_of(test_id: str) -> str:
-    s = stem(test_id.split("::", 1)[0])
-    return s[5:] if s.startswith("test_") else s
-
-
 def build_records(history: Any, scores: list[float] | None = None) -> list[IterationRecord]:
     """One record per counted submission. ``history`` is an ``AttemptHistory`` (or events);
     ``scores`` the trajectory (defaults to each submission's objective)."""
@@ -179,7 +191,9 @@ def build_records(history: Any, scores: list[float] | None = None) -> list[Itera
         scores = [submission_score(s.result, history.deliverables, s.phase) for s in counted]
     # Windows by position in the (seq-ordered) log, not by time: a scripted agent edits,
     # tests and submits at one clock instant, and that instant belongs to one iteration.
-    relevant = [(pos, e) for pos, e in enumerate(history.events) if e.kind in _ACTION_KINDS]
+    relevant = history.actions  # collected by AttemptHistory.from_events in its one pass
+    if relevant is None:
+        relevant = [(pos, e) for pos, e in enumerate(history.events) if e.kind in ACTION_KINDS]
     positions = [pos for pos, _ in relevant]
     records: list[IterationRecord] = []
     prev = None
@@ -204,37 +218,46 @@ def _fill_actions(rec: IterationRecord, window: Iterable, start: float, end: flo
     """``window``: (position, event) pairs of the iteration, in log order."""
     first_edit = last_edit = None  # times
     first_read_pos = first_edit_pos = None
-    test_after_edit = False
+    test_after_edit = read_feedback = False
     reads: list[str] = []
     edits: list[str] = []
-    for pos, e in window:
-        if e.kind == ev.FILE_READ:
-            rec.file_reads += 1
-            reads.append(str(e.data.get("path", "")))
-            first_read_pos = pos if first_read_pos is None else first_read_pos
-        elif e.kind == ev.FILE_CHANGED:
-            rec.file_edits += 1
-            edits.append(str(e.data.get("path", "")))
-            change = e.data.get("change")
+    created = deleted = test_runs = validation_runs = searches = others = 0
+    prev_number = None if prev is None else prev.number
+    for pos, e in window:  # counts in locals: this runs for every action of every attempt
+        kind, data = e.kind, e.data
+        if kind == FILE_READ:
+            reads.append(str(data.get("path", "")))
+            if first_read_pos is None:
+                first_read_pos = pos
+        elif kind == FILE_CHANGED:
+            edits.append(str(data.get("path", "")))
+            change = data.get("change")
             if change == "created":
-                rec.files_created += 1
+                created += 1
             elif change == "deleted":
-                rec.files_deleted += 1
+                deleted += 1
             if first_edit is None:
                 first_edit, first_edit_pos = e.t, pos
             last_edit = e.t
             test_after_edit = False
-        elif e.kind == ev.COMMAND_RUN:
-            if e.data.get("ran_tests"):
-                rec.test_runs += 1
-                rec.validation_runs += first_edit is not None
+        elif kind == COMMAND_RUN:
+            if data.get("ran_tests"):
+                test_runs += 1
+                validation_runs += first_edit is not None
                 test_after_edit = test_after_edit or last_edit is not None
-            elif _program(e.data.get("command", "")) in SEARCH_PROGRAMS:
-                rec.search_operations += 1
+            elif _program(data.get("command", "")) in SEARCH_PROGRAMS:
+                searches += 1
             else:
-                rec.other_tools += 1
-        elif e.kind == ev.FEEDBACK_READ and prev is not None and e.data.get("submission") == prev.number:
-            rec.read_feedback = True
+                others += 1
+        elif kind == FEEDBACK_READ and prev is not None and data.get("submission") == prev_number:
+            read_feedback = True
+    rec.file_reads, rec.file_edits = len(reads), len(edits)
+    rec.files_created += created
+    rec.files_deleted += deleted
+    rec.test_runs, rec.validation_runs, rec.search_operations, rec.other_tools = (
+        test_runs, validation_runs, searches, others)
+    if read_feedback:
+        rec.read_feedback = True
     rec.tool_calls_total = rec.file_reads + rec.file_edits + rec.test_runs + rec.search_operations + rec.other_tools
     rec.time_before_first_edit_s = max(0.0, (first_edit if first_edit is not None else end) - start)
     rec.read_before_edit = first_read_pos is not None and (first_edit_pos is None or first_read_pos < first_edit_pos)
@@ -273,10 +296,12 @@ def _fill_tests(rec: IterationRecord, prev, sub) -> None:
     rec.pre = _counts(prev.result)
     rec.failing_before = _failing(prev.result)
     rec.tests_fixed = [i for i in rec.failing_before if after.get(i)]
-    rec.regressions = sorted(i for i, ok in before.items() if ok and after.get(i) is False)
-    touched = {stem(p) for p in rec.read_paths + rec.edited_paths}
-    if touched:
-        names = test_names(prev.result)
-        rec.failure_messages_referenced = sum(
-            1 for i in rec.failing_before if _module_of(i) in touched or names.get(i, "") in touched
-        )
+    # passed before (in before, not failing: outcomes are bools) and failing now, by set algebra:
+    # the same ids as [i for i, ok in before.items() if ok and after.get(i) is False]
+    rec.regressions = sorted(set(rec.failing_after).difference(rec.failing_before).intersection(before))
+    if rec.failing_before:
+        touched = {stem(p) for p in rec.read_paths + rec.edited_paths}
+        if touched:
+            rec.failure_messages_referenced = sum(
+                1 for _, module, name in failing_words(prev.result) if module in touched or name in touched
+            )
