@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 import aiosqlite
 
 from arena.telemetry.events import Event
-from store import reads
+from store import checkpoint, reads
 from store.derive import AGENT_SEEN, CHALLENGE_SEEN, encode
 from store.errors import StoreError, StoreWriteError
 from store.schema import STATUSES, migrate, open_error
@@ -56,6 +56,7 @@ class Store:
         self._writer = BatchWriter(wconn, self._lock, str(path), wall, **writer_opts)
         self.append = self._writer.append  # the hot path: no extra call layer
         self.migrated_from: int = 0
+        self._checkpointer: checkpoint.Checkpointer | None = None
 
     # -- opening and closing ----------------------------------------------------------
     @classmethod
@@ -86,7 +87,12 @@ class Store:
             # Room in the statement cache for the writer's multi-row INSERTs (one text per
             # power-of-two size, see store.derive.Bulk) beside everything else.
             wconn = await _connect(p, isolation_level=None, cached_statements=256)
-            await _pragmas(wconn, p, busy_timeout_ms)
+            # Checkpoints run in their own thread (store.checkpoint); a 64 MiB page cache
+            # keeps every attempt's index tail in memory (measured: group commits ~30%
+            # faster at 100 attempts interleaved than with the 2 MiB default).
+            await _pragmas(wconn, p, busy_timeout_ms,
+                           f"PRAGMA wal_autocheckpoint = {checkpoint.SAFETY_PAGES}",
+                           "PRAGMA cache_size = -65536")
             found = await migrate(wconn, str(p))
             rconn = await _connect(p, isolation_level=None)
             await _pragmas(rconn, p, busy_timeout_ms, "PRAGMA query_only = ON")
@@ -103,6 +109,7 @@ class Store:
             await wconn.close()
             raise
         store.migrated_from = 0 if created else found
+        store._checkpointer = checkpoint.Checkpointer(p).start()
         return store
 
     async def close(self) -> None:
@@ -110,6 +117,8 @@ class Store:
         try:
             await self._writer.close()
         finally:
+            if self._checkpointer is not None:
+                self._checkpointer.stop()
             await self._r.close()
             await self._w.close()
 
