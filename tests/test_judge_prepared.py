@@ -18,7 +18,7 @@ from arena.judge import Judge, take_snapshot
 from arena.sandbox import get_backend, registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "security"))
-from hostile import ALL, CASES, Link  # noqa: E402
+from hostile import ALL, CASES, write_submission  # noqa: E402
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "calc"
 
@@ -26,19 +26,6 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "calc"
 @pytest.fixture(scope="module")
 def calc():
     return load_challenge(FIXTURE)
-
-
-def _write(root: Path, files: dict) -> Path:
-    ws = root / "ws"
-    ws.mkdir(parents=True)
-    for rel, content in files.items():
-        p = ws / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, Link):
-            os.symlink(str(content), p)
-        else:
-            p.write_text(content)
-    return ws
 
 
 def _mine_left() -> list[str]:
@@ -68,7 +55,7 @@ def _ready(judge: Judge) -> list:
 @pytest.mark.parametrize("backend", ["local", pytest.param("docker", marks=pytest.mark.docker)])
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 async def test_hostile_submission_in_a_prepared_sandbox(case, backend, calc, tmp_path):
-    snap = take_snapshot(_write(tmp_path / "s", case.files), tmp_path / "snaps")
+    snap = take_snapshot(write_submission(tmp_path / "s", case.files), tmp_path / "snaps")
     work = tmp_path / "work"
     work.mkdir()
     judge = Judge(get_backend(backend), pool_size=1, work_root=work)

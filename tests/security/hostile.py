@@ -35,6 +35,23 @@ class Link(str):
     """A symlink in a submission: the value is its target."""
 
 
+def write_submission(root, files: dict):
+    """Lay ``files`` out as a workspace under ``root/ws`` (a ``Link`` becomes a symlink)."""
+    import os
+    from pathlib import Path
+
+    ws = Path(root) / "ws"
+    ws.mkdir(parents=True)
+    for rel, content in files.items():
+        p = ws / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, Link):
+            os.symlink(str(content), p)
+        else:
+            p.write_text(content)
+    return ws
+
+
 @dataclass
 class Case:
     name: str

@@ -22,23 +22,11 @@ from hostile import (
     TMP_LEFTOVER_READER,
     TMP_LEFTOVER_WRITER,
     Link,
+    write_submission,
 )
 
 HOST_MARKERS = ("/etc/GHOSTILE-w", "/usr/GHOSTILE-w", "/GHOSTILE-w", "/root/GHOSTILE-w",
                 "/tmp/GHOSTILE-left", "/tmp/GHOSTILE-huge", "/tmp/GHOSTILE-many")
-
-
-def write_submission(root: Path, files: dict) -> Path:
-    ws = root / "ws"
-    ws.mkdir(parents=True)
-    for rel, content in files.items():
-        p = ws / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, Link):
-            os.symlink(str(content), p)
-        else:
-            p.write_text(content)
-    return ws
 
 
 def ghostile_processes() -> list[str]:
