@@ -16,6 +16,7 @@ body{font-family:system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 
 h1{font-size:1.6em;margin-bottom:.2em} .sub{color:#59636e;margin-top:0}
 table{border-collapse:collapse;margin:.6em 0 1.2em} th,td{border:1px solid #d1d9e0;padding:.3em .6em;
 text-align:left;vertical-align:top} th{background:#f6f8fa} td.num{text-align:right}
+td:first-child,td.num{white-space:nowrap} td:last-child:not(.num){overflow-wrap:anywhere}
 .total{font-size:2.4em;font-weight:700} .plots{display:flex;flex-wrap:wrap;gap:1em}
 .pos{color:#1a7f37} .neg{color:#cf222e} pre{background:#f6f8fa;padding:.8em;overflow:auto;font-size:.85em}
 details{margin:.4em 0}
