@@ -170,7 +170,9 @@ CASES = [
     Case("many_files", {"calc.py": calc("""\
     import os
     os.makedirs("/tmp/GHOSTILE-many", exist_ok=True)
-    for i in range(20000):
+    # 5,000: creating files in a container's tmpfs costs ~0.15 ms each on the CI machine
+    # (20,000 took 3-5 s of the fixture's 6 s timeout and sometimes ran past it)
+    for i in range(5000):
         try:
             open(f"/tmp/GHOSTILE-many/{i}", "w").close()
         except OSError:
