@@ -19,6 +19,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.sandbox.fsutil import read_regular
+
 SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache"})
 
 
@@ -54,26 +56,10 @@ class Snapshot:
 
 
 def _read_nofollow(path: str, limit: int) -> bytes | None:
-    """Read a regular file without following a link swapped in under us."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks, total = [], 0
-        while True:
-            b = os.read(fd, 1 << 20)
-            if not b:
-                break
-            total += len(b)
-            if total > limit:
-                return None
-            chunks.append(b)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    """A regular file's bytes, read without following a link swapped in under us;
+    None when absent, not a regular file, or over ``limit`` bytes."""
+    data = read_regular(path, limit)
+    return None if data is None or len(data) > limit else data
 
 
 def _walk(workspace: Path):

@@ -11,6 +11,28 @@ from arena.sandbox.base import SandboxError
 _NOFOLLOW_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
+def read_regular(path: str | os.PathLike, cap: int) -> bytes | None:
+    """At most ``cap + 1`` bytes of a regular file, opened without following a link
+    (one swapped in under us included); None when absent or not a regular file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        parts, n = [], 0
+        while n <= cap:
+            b = os.read(fd, min(1 << 20, cap + 1 - n))
+            if not b:
+                break
+            parts.append(b)
+            n += len(b)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
+
 def inside(base_target: str, path: str) -> str | None:
     """The path relative to ``base_target`` when ``path`` is inside it, else None."""
     p = PurePosixPath(os.path.normpath(path))

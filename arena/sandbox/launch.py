@@ -14,12 +14,12 @@ import asyncio
 import errno
 import json
 import os
-import stat
 import time
 from pathlib import Path
 from typing import Callable
 
 from arena.sandbox.base import SandboxError
+from arena.sandbox.fsutil import read_regular
 
 REQUEST, DONE, READY, STDOUT, STDERR = ".request", ".done", ".ready", ".stdout", ".stderr"
 START_BUDGET_S = 60.0  # for a cold launcher to start (not the run's timeout)
@@ -120,28 +120,7 @@ async def request(out: Path, args: list[str], cap: int, timeout: float,
         os.close(done)
 
 
-def _read(path: Path, cap: int) -> bytes:
-    """At most ``cap + 1`` bytes of a regular file, links not followed; b"" if absent."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return b""
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return b""
-        parts, n = [], 0
-        while n <= cap:
-            b = os.read(fd, min(1 << 20, cap + 1 - n))
-            if not b:
-                break
-            parts.append(b)
-            n += len(b)
-        return b"".join(parts)
-    finally:
-        os.close(fd)
-
-
 def outputs(out: Path, cap: int) -> tuple[bytes, bytes, bool]:
     """(stdout, stderr, truncated)."""
-    o, e = _read(out / STDOUT, cap), _read(out / STDERR, cap)
+    o, e = read_regular(out / STDOUT, cap) or b"", read_regular(out / STDERR, cap) or b""
     return o[:cap], e[:cap], len(o) > cap or len(e) > cap
