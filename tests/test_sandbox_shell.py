@@ -110,8 +110,19 @@ def _run_on_a_terminal(argv: list[str], script: bytes, probe=None, rows=33, cols
     return rc, out.decode(errors="replace"), outer_dev
 
 
-def _tty_nr(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[4])
+def _tty_nr(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[4])
+    except (FileNotFoundError, ProcessLookupError):
+        return None  # exited since it was listed
+
+
+def _cmdline(pid: int) -> bytes:
+    """A member's command line, or b"" if it exited between listing and reading."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (FileNotFoundError, ProcessLookupError):
+        return b""
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -126,11 +137,10 @@ async def test_shell_on_a_terminal_has_job_control_and_its_own_pty(tmp_path, bac
         def probe():  # from the host, while the shell runs
             if backend == "local":
                 members = sb.cg.pids()
-                shells = [p for p in members
-                          if Path(f"/proc/{p}/cmdline").read_bytes().startswith(b"/bin/bash")]
-                seen["shell_ttys"] = {_tty_nr(p) for p in shells}  # in the sandbox's cgroup
+                shells = [p for p in members if _cmdline(p).startswith(b"/bin/bash")]
+                seen["shell_ttys"] = {_tty_nr(p) for p in shells} - {None}  # in the sandbox's cgroup
                 seen["relay_in_cgroup"] = any(
-                    b"tty_relay" in Path(f"/proc/{p}/cmdline").read_bytes() for p in members)
+                    b"tty_relay" in _cmdline(p) for p in members)
 
         script = (b"set -o | grep monitor; stty size; sleep 30 & jobs; kill %1; tty;"
                   b" echo PROBE-NOW\n")
