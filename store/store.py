@@ -1,9 +1,10 @@
 """``Store``: the attempt database (aiosqlite, WAL, migrations, a batched writer).
 
-Two connections, each with its own thread: the writer connection (migrations, the
-batched event writer, the few direct writes, serialised by one lock) and a
-read-only connection for queries, which in WAL mode only ever sees committed data
-and never blocks the writer.
+Two aiosqlite connections, each with its own thread: the arena's writing connection
+(migrations and the few direct writes) and a read-only connection for queries, which in
+WAL mode only ever sees committed data and never blocks a writer. Telemetry groups
+commit in the writer process (``store.writer_link``); one lock serialises its
+transactions with the direct writes.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from store.derive import AGENT_SEEN, CHALLENGE_SEEN, encode
 from store.errors import StoreError, StoreWriteError
 from store.schema import STATUSES, migrate, open_error
 from store.writer import BatchWriter, CommitListener
+from store.writer_link import WriterProcess
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -48,12 +50,12 @@ class Store:
     """Open with ``await Store.open(path)``; close with ``await store.close()``."""
 
     def __init__(self, path: Path, wconn: aiosqlite.Connection, rconn: aiosqlite.Connection,
-                 wall: Callable[[], str], writer_opts: dict[str, Any]) -> None:
+                 proc: WriterProcess, wall: Callable[[], str], writer_opts: dict[str, Any]) -> None:
         self.path = path
-        self._w, self._r = wconn, rconn
+        self._w, self._r, self._proc = wconn, rconn, proc
         self._wall = wall
         self._lock = asyncio.Lock()
-        self._writer = BatchWriter(wconn, self._lock, str(path), wall, **writer_opts)
+        self._writer = BatchWriter(wconn, proc, self._lock, str(path), wall, **writer_opts)
         self.append = self._writer.append  # the hot path: no extra call layer
         self.migrated_from: int = 0
         self._checkpointer: checkpoint.Checkpointer | None = None
@@ -82,31 +84,26 @@ class Store:
         except OSError as exc:
             raise StoreError(f"{p}: cannot create the store's directory ({exc.strerror})") from exc
         created = not p.exists() and await _create(p, busy_timeout_ms)
-        wconn = rconn = None
+        wconn = rconn = proc = None
         try:
-            # Room in the statement cache for the writer's multi-row INSERTs (one text per
-            # power-of-two size, see store.derive.Bulk) beside everything else.
-            wconn = await _connect(p, isolation_level=None, cached_statements=256)
-            # Checkpoints run in their own thread (store.checkpoint); a 64 MiB page cache
-            # keeps every attempt's index tail in memory (measured: group commits ~30%
-            # faster at 100 attempts interleaved than with the 2 MiB default).
+            wconn = await _connect(p, isolation_level=None)
+            # Checkpoints run in their own thread (store.checkpoint); this connection
+            # keeps SQLite's automatic one only as a safety net.
             await _pragmas(wconn, p, busy_timeout_ms,
-                           f"PRAGMA wal_autocheckpoint = {checkpoint.SAFETY_PAGES}",
-                           "PRAGMA cache_size = -65536")
+                           f"PRAGMA wal_autocheckpoint = {checkpoint.SAFETY_PAGES}")
             found = await migrate(wconn, str(p))
             rconn = await _connect(p, isolation_level=None)
             await _pragmas(rconn, p, busy_timeout_ms, "PRAGMA query_only = ON")
-        except BaseException:
+            # Telemetry groups commit in a process of their own (store.writer_link).
+            proc = WriterProcess(p, busy_timeout_ms, checkpoint.SAFETY_PAGES)  # started on first use
+            writer_opts["always_full"] = synchronous.upper() == "FULL"
+            store = cls(p, wconn, rconn, proc, wall, writer_opts)
+        except BaseException:  # e.g. an unknown writer option: close what was opened
+            if proc is not None:
+                await proc.close()
             for c in (rconn, wconn):
                 if c is not None:
                     await c.close()
-            raise
-        writer_opts["always_full"] = synchronous.upper() == "FULL"
-        try:
-            store = cls(p, wconn, rconn, wall, writer_opts)
-        except BaseException:  # e.g. an unknown writer option: close what was opened
-            await rconn.close()
-            await wconn.close()
             raise
         store.migrated_from = 0 if created else found
         store._checkpointer = checkpoint.Checkpointer(p).start()
@@ -119,6 +116,7 @@ class Store:
         finally:
             if self._checkpointer is not None:
                 self._checkpointer.stop()
+            await self._proc.close()
             await self._r.close()
             await self._w.close()
 

@@ -4,9 +4,9 @@
 it on a ``collections.deque`` (atomic append under the GIL) and, once ``wake_at`` events
 wait, wakes the writer. The writer commits at most every ``interval`` seconds, or as soon
 as ``wake_at`` events are queued or someone awaits ``flush()``; while one group is
-being committed in the database thread the next one accumulates. A group is one call into
-the database thread (the whole transaction), and its events go in with one statement
-step per up to 2,048 rows (``store.derive.Bulk``), however many events it holds.
+being committed the next one accumulates. A group is one request to the writer process
+(``store.writer_link``: the whole transaction), and its events go in with one statement
+step per up to 2,048 rows (``store.bulk.Bulk``), however many events it holds.
 
 ``flush()`` queues a marker behind everything appended so far and returns when the
 writer has committed up to it. Failures are surfaced, never swallowed:
@@ -37,6 +37,7 @@ import aiosqlite
 from arena.telemetry.events import Event
 from store.derive import BULK, encode, plan
 from store.errors import StoreError, StoreWriteError
+from store.writer_link import WriterProcess
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,7 @@ class BatchWriter:
     def __init__(
         self,
         conn: aiosqlite.Connection,
+        proc: WriterProcess,
         lock: asyncio.Lock,
         path: str,
         wall: Callable[[], str],
@@ -73,10 +75,7 @@ class BatchWriter:
         max_batch: int = 20000,
         always_full: bool = False,
     ) -> None:
-        self._conn, self._lock, self._path, self._wall = conn, lock, path, wall
-        if not callable(getattr(conn, "_execute", None)):  # see _transaction
-            raise StoreError(f"{path}: this aiosqlite ({aiosqlite.__version__}) cannot run a function "
-                             "in its database thread (no Connection._execute); the store needs it")
+        self._conn, self._proc, self._lock, self._path, self._wall = conn, proc, lock, path, wall
         self.interval, self.wake_at, self.max_batch = interval, wake_at, max_batch
         self._q: deque = deque()
         self._loop = asyncio.get_running_loop()
@@ -92,8 +91,7 @@ class BatchWriter:
         # process) unless ``always_full``; a group that carries a flush() marker commits
         # with FULL, whose fsync of the WAL also covers every earlier NORMAL commit.
         self._always_full = always_full
-        self._full_now: bool | None = None
-        self._max_vars: int | None = None
+        self._full_now: bool | None = None  # the arena's own connection (direct writes)
         self._unsynced = False
         self._unreported: list[Event] = []
         self._listeners: list[CommitListener] = []
@@ -270,62 +268,28 @@ class BatchWriter:
         return refused
 
     async def use_sync(self, full: bool) -> None:
-        """Set the connection's synchronous mode for the next commit (lock held)."""
+        """Set the arena connection's synchronous mode for its next commit (lock held)."""
         full = full or self._always_full
         if full != self._full_now:
             await self._conn.execute(f"PRAGMA synchronous = {'FULL' if full else 'NORMAL'}")
             self._full_now = full
 
-    def committed_one(self) -> None:
+    def committed_one(self, full: bool | None = None) -> None:
         """After a COMMIT: a FULL one made everything so far durable, a NORMAL one did not."""
-        self._unsynced = not self._full_now
+        self._unsynced = not (self._full_now if full is None else full)
 
     async def _sync_point(self) -> None:
         """A flush with nothing new to commit, after NORMAL commits: one tiny FULL commit
         makes everything before it durable (its fsync covers the whole WAL)."""
         async with self._lock:
-            await self.use_sync(True)
-            await self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                await self._conn.execute(
-                    "INSERT INTO store_meta (key, value) VALUES ('synced_at', ?) "
-                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (self._wall(),))
-                await self._conn.execute("COMMIT")
-                self.committed_one()
-            except BaseException:
-                if self._conn.in_transaction:
-                    await self._conn.execute("ROLLBACK")
-                raise
+            await self._proc.sync()
+            self.committed_one(True)
 
     async def _transaction(self, items: list[tuple[tuple, Event]], durable: bool) -> None:
-        steps = plan(items, self._wall())
+        # The derived rows are planned here; the transaction runs in the writer process
+        # (store.writer_link): no database work competes with the event loop's GIL.
+        steps = [(sql, rows, sql in BULK) for sql, rows in plan(items, self._wall())]
+        full = durable or self._always_full
         async with self._lock:
-            # The whole transaction is ONE call into the database thread (aiosqlite's
-            # ``_execute``: run a function there): every awaited call is a hand-over
-            # between the two threads, each of which may wait for the GIL while the
-            # event loop is busy.
-            await self._conn._execute(self._transaction_sync, steps, durable or self._always_full)
-
-    def _transaction_sync(self, steps: list[tuple[str, list]], full: bool) -> None:
-        """In the database thread: set the sync mode, BEGIN, every statement, COMMIT."""
-        conn: sqlite3.Connection = self._conn._conn
-        if full != self._full_now:
-            conn.execute(f"PRAGMA synchronous = {'FULL' if full else 'NORMAL'}")
-            self._full_now = full
-        if self._max_vars is None:
-            self._max_vars = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for sql, rows in steps:
-                bulk = BULK.get(sql)
-                if bulk is None:
-                    conn.executemany(sql, rows)
-                else:
-                    for text, params in bulk.statements(rows, self._max_vars):
-                        conn.execute(text, params)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        self.committed_one()
+            await self._proc.transaction(steps, full)
+            self.committed_one(full)

@@ -66,11 +66,11 @@ async def test_awkward_events_round_trip_exactly_in_append_order(tmp_path):
 
 async def test_a_group_of_thousands_of_events_costs_a_few_statement_steps(tmp_path):
     store = await Store.open(tmp_path / "g.db")
-    steps: list[str] = []
-    await store._w.set_trace_callback(steps.append)
+    await store._proc.request("trace", True)  # the writer process's statements
     for i in range(1, 3001):
         store.append(Event(attempt=f"a-{i % 7:08x}", seq=i, t=float(i), kind="file.changed", data={"i": i}))
     await store.flush()
+    steps: list[str] = await store._proc.request("trace", False)
     inserts = [s for s in steps if s.startswith("INSERT INTO events")]
     touches = [s for s in steps if s.startswith("INSERT INTO attempts")]
     assert len(inserts) == 2 and len(touches) == 1, (len(inserts), len(touches))  # not 3000 and 7

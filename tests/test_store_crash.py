@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 from store import SCHEMA_VERSION, Store
@@ -88,7 +89,24 @@ def run_child_and_kill(path: Path, acks_before_kill: int, delay: float) -> dict[
         proc.wait()
     assert seen >= acks_before_kill, f"child ended early: {proc.stderr.read()}"
     assert proc.returncode == -signal.SIGKILL
+    # Its writer process sees the end of its input and exits (after the group in hand).
+    deadline = time.monotonic() + 10
+    while writer_processes(path) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert writer_processes(path) == [], "the killed store's writer process is still running"
     return acked
+
+
+def writer_processes(path: Path) -> list[int]:
+    found = []
+    for p in Path("/proc").iterdir():
+        try:
+            cmd = (p / "cmdline").read_bytes() if p.name.isdigit() else b""
+        except OSError:
+            continue
+        if b"writer_proc.py" in cmd and str(path).encode() in cmd:
+            found.append(int(p.name))
+    return found
 
 
 async def check_store(path: Path, acked: dict[str, int]) -> dict[str, int]:

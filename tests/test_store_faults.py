@@ -82,13 +82,13 @@ async def test_a_full_disk_fails_the_flush_then_recovers_with_nothing_lost(tmp_p
     await store.flush()
     async with store._w.execute("PRAGMA page_count") as cur:  # fault injection: cap the size
         (pages,) = await cur.fetchone()
-    await store._w.execute(f"PRAGMA max_page_count = {pages}")
+    await store._proc.request("sql", f"PRAGMA max_page_count = {pages}")  # the writer process
     for i in range(21, 2021):
         store.append(ev("a-00000004", i, text="x" * 200))
     with pytest.raises(StoreWriteError, match=r"database or disk is full"):
         await store.flush()
     assert await seqs(store, "a-00000004") == list(range(1, 21))
-    await store._w.execute("PRAGMA max_page_count = 1073741823")
+    await store._proc.request("sql", "PRAGMA max_page_count = 1073741823")
     await store.flush()
     assert await seqs(store, "a-00000004") == list(range(1, 2021))
     await store.close()
@@ -113,36 +113,36 @@ async def test_acknowledged_groups_commit_with_full_sync_telemetry_with_normal(t
     import asyncio
 
     store = await Store.open(tmp_path / "g.db", interval=0.01)
-    trace: list[str] = []
-    await store._w.set_trace_callback(trace.append)  # observe the writer connection
+    await store._proc.request("trace", True)  # observe the writer process's connection
     committed = asyncio.Event()
     store.on_commit(lambda evs: committed.set())
+    seen: list[str] = []
 
-    def modes() -> list[str]:
+    async def modes() -> list[str]:
         """The synchronous mode in force at each COMMIT since the last call."""
+        seen[:] = await store._proc.request("trace", True)
         mode, out = None, []
-        for stmt in trace:
+        for stmt in seen:
             if stmt.startswith("PRAGMA synchronous"):
                 mode = stmt.split("=")[1].strip()
             elif stmt == "COMMIT":
                 out.append(mode)
-        trace.clear()
         return out
 
     store.append(ev("a-00000006", 1, path="x"))
     await asyncio.wait_for(committed.wait(), 10)  # committed by the timer, no flush
-    assert modes() == ["NORMAL"]
+    assert await modes() == ["NORMAL"]
     store.append(ev("a-00000006", 2, path="x"))
     await store.flush()  # an acknowledged point
-    assert modes()[-1] == "FULL"
+    assert (await modes())[-1] == "FULL"
     store.append(ev("a-00000006", 3, path="x"))
     committed.clear()
     await asyncio.wait_for(committed.wait(), 10)
-    assert modes() == ["NORMAL"]
+    assert await modes() == ["NORMAL"]
     await store.flush()  # nothing new, but seq 3 was only NORMAL-committed: a sync point
-    assert any("store_meta" in s for s in trace) and modes() == ["FULL"]
+    assert await modes() == ["FULL"] and any("store_meta" in s for s in seen)
     await store.flush()  # already durable: nothing to do
-    assert modes() == []
+    assert await modes() == []
     await store.close()
 
 
@@ -155,3 +155,39 @@ async def test_set_status_is_not_blocked_by_an_earlier_refused_event(tmp_path):
     assert (await store.get_attempt(aid))["status"] == "interrupted"
     assert [e.seq for e in store.rejected] == [1]
     await store.close()
+
+
+async def test_a_killed_writer_process_fails_the_flush_then_a_new_one_commits_everything(tmp_path):
+    import os
+    import signal
+
+    store = await Store.open(tmp_path / "g.db")
+    for i in range(1, 11):
+        store.append(ev("a-00000007", i, path="before"))
+    await store.flush()
+    first = store._proc.pid
+    os.kill(first, signal.SIGKILL)  # fault injection: the writer process dies
+    for i in range(11, 21):
+        store.append(ev("a-00000007", i, path="after"))
+    with pytest.raises(StoreWriteError, match=r"writer process (exited|is gone)"):
+        await store.flush()
+    assert await seqs(store, "a-00000007") == list(range(1, 11))
+    await store.flush()  # the kept group goes to a new writer process
+    assert store._proc.pid != first and store.writer_error is None
+    assert await seqs(store, "a-00000007") == list(range(1, 21))
+    await store.close()
+
+
+async def test_the_writer_process_starts_with_the_first_write_and_ends_with_the_store(tmp_path):
+    from pathlib import Path
+
+    store = await Store.open(tmp_path / "g.db")
+    assert await store.list_attempts() == [] and store._proc.pid is None  # only read: none
+    await store.close()
+    store = await Store.open(tmp_path / "g.db")
+    store.append(ev("a-00000008", 1, path="x"))
+    await store.flush()
+    pid = store._proc.pid
+    assert b"writer_proc.py" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    await store.close()
+    assert not Path(f"/proc/{pid}").exists()  # exited and reaped
