@@ -136,7 +136,8 @@ async def store_flat_out(path: Path, per_producer: list[list[Event]], synchronou
             await asyncio.sleep(0)
 
     total = sum(len(p) for p in per_producer)
-    writer = (await store._proc.running()).pid  # the store's writer process: its CPU counts too
+    await store.start_writer()  # as the arena does when it opens its store
+    writer = store._proc.pid  # the writer process: its CPU counts too
     start, cpu = time.perf_counter(), time.process_time() + process_cpu(writer)
     await asyncio.gather(*(produce(p) for p in per_producer))
     await store.flush()
@@ -155,6 +156,7 @@ def process_cpu(pid: int) -> float:
 async def store_paced(path: Path, per_producer: list[list[Event]], rate: float, seconds: float,
                       synchronous: str, **opts: float) -> tuple[float, list[float], list[float]]:
     store = await Store.open(_fresh(path), synchronous=synchronous, **opts)
+    await store.start_writer()  # as the arena does when it opens its store
     loop = asyncio.get_running_loop()
     tick = 0.01
     per_tick = max(1, round(rate / len(per_producer) * tick))

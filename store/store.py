@@ -126,6 +126,11 @@ class Store:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    async def start_writer(self) -> None:
+        """Start the writer process now rather than with the first telemetry group (whose
+        events would wait ~60 ms for it). The arena calls this; readers need not."""
+        await self._proc.running()
+
     # -- the event log ----------------------------------------------------------------
     def append(self, event: Event) -> None:
         """Queue an event (sync, thread-safe, never blocks). Use as a bus subscriber."""

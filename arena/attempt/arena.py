@@ -59,6 +59,7 @@ class Arena:
             from store import Store
 
             store = await Store.open(store_path)
+            await store.start_writer()  # before the first telemetry group, not during it
         if backend is None:
             from arena.sandbox import get_backend
 
