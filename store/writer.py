@@ -282,7 +282,7 @@ class BatchWriter:
         """A flush with nothing new to commit, after NORMAL commits: one tiny FULL commit
         makes everything before it durable (its fsync covers the whole WAL)."""
         async with self._lock:
-            await self._proc.sync()
+            await self._proc.sync(self._wall())
             self.committed_one(True)
 
     async def _transaction(self, items: list[tuple[tuple, Event]], durable: bool) -> None:

@@ -77,6 +77,9 @@ class WriterProcess:
         except (BrokenPipeError, ConnectionResetError) as exc:
             await self._reap()
             raise WriterGone(f"the store's writer process is gone ({exc})") from None
+        except BaseException:
+            self._broken = True  # cancelled mid-request: start a new process next time
+            raise
         reply = await self._read()
         if reply[0] == "ok":
             return reply[1] if len(reply) > 1 else None
@@ -100,8 +103,8 @@ class WriterProcess:
     async def transaction(self, steps: list[tuple[str, list, bool]], full: bool) -> None:
         await self.request("tx", steps, full)
 
-    async def sync(self) -> None:
-        await self.request("sync")
+    async def sync(self, now: str) -> None:
+        await self.request("sync", now)
 
     async def close(self) -> None:
         proc = self._proc

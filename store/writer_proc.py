@@ -11,7 +11,7 @@ big-endian length and a pickle, one request then one reply:
   Replies ``("ok",)``, ``("refused", type, message)`` when the database refuses a row
   (the writer bisects the group), or ``("error", type, message)`` (it keeps the group
   and retries). Either way a failed transaction is rolled back.
-- ``("sync",)``: a tiny FULL commit (``store_meta.synced_at``) making every earlier
+- ``("sync", now)``: a tiny FULL commit (``store_meta.synced_at = now``) making every earlier
   NORMAL commit durable: its fsync covers the whole WAL.
 - ``("sql", text)``: run one statement, reply its rows (tests inject faults with it).
 - ``("trace", on)``: start or stop recording every statement; replies those recorded.
@@ -29,7 +29,6 @@ import signal
 import sqlite3
 import struct
 import sys
-from datetime import datetime, timezone
 
 try:
     from store.bulk import Bulk
@@ -106,8 +105,7 @@ class Committer:
                 conn.execute("ROLLBACK")
             raise
 
-    def sync(self) -> None:
-        now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    def sync(self, now: str) -> None:
         self.transaction([("INSERT INTO store_meta (key, value) VALUES ('synced_at', ?) "
                            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [(now,)], False)],
                          True)
@@ -124,7 +122,7 @@ class Committer:
                 self.transaction(msg[1], msg[2])
                 return ("ok",)
             if op == "sync":
-                self.sync()
+                self.sync(msg[1])
                 return ("ok",)
             if op == "sql":
                 return ("ok", self.conn.execute(msg[1]).fetchall())
