@@ -14,6 +14,7 @@ retried) and the next request starts a new process.
 from __future__ import annotations
 
 import asyncio
+import os
 import pickle
 import sqlite3
 import struct
@@ -42,7 +43,7 @@ class WriterProcess:
 
     async def start(self) -> "WriterProcess":
         self._proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-E", "-s", "-S", str(SCRIPT), str(self.path), *self._args,
+            sys.executable, "-E", "-s", "-S", str(SCRIPT), os.path.abspath(self.path), *self._args,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             start_new_session=True, limit=1 << 20)
         try:
