@@ -30,9 +30,9 @@ import sqlite3
 import struct
 import sys
 
-try:
+if __package__:  # imported as store.writer_proc
     from store.bulk import Bulk
-except ImportError:  # run as a script: bulk.py sits beside this file on sys.path
+else:  # run as a script: bulk.py sits beside this file, on sys.path[0]
     from bulk import Bulk
 
 _LEN = struct.Struct(">I")
@@ -162,6 +162,7 @@ def main(argv: list[str]) -> int:
     if closing:
         _write_all(fd_out, frame(("ok",)))
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
