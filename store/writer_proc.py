@@ -2,8 +2,8 @@
 
 Run as ``python -E -s -S store/writer_proc.py DB BUSY_MS SAFETY_PAGES`` by
 ``store.writer_link.WriterProcess``; standard library only (it imports ``bulk.py`` from
-its own directory), so it starts in ~20 ms. Frames on stdin and stdout are a 4-byte
-big-endian length and a pickle, one request then one reply:
+its own directory): ~60 ms from spawn to ready. Frames on stdin and stdout are a
+4-byte big-endian length and a pickle, one request then one reply:
 
 - ``("tx", steps, full)``: one transaction, ``BEGIN IMMEDIATE`` .. ``COMMIT`` with
   ``synchronous`` FULL or NORMAL; ``steps`` are ``(sql, rows, bulk)``: with ``bulk`` the
