@@ -18,7 +18,7 @@ from arena.judge import Judge, take_snapshot
 from arena.sandbox import get_backend, registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "security"))
-from hostile import ALL, CASES, write_submission  # noqa: E402
+from hostile import CASES, assert_verdict, write_submission  # noqa: E402
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "calc"
 
@@ -66,20 +66,7 @@ async def test_hostile_submission_in_a_prepared_sandbox(case, backend, calc, tmp
         assert prepared not in _ready(judge)  # taken, never handed out again
     finally:
         await judge.aclose()
-    assert result.infra_error is None, result.infra_error
-    assert {t.id for t in result.tests} >= ALL
-    checks = {f.check for f in result.integrity}
-    assert case.findings <= checks, (case.findings, result.integrity)
-    if case.verdict_forged:
-        assert any(f.severity == "error" for f in result.integrity if f.check in case.findings)
-    else:
-        passed = {t.id for t in result.tests if t.outcome == "passed"}
-        assert case.passed <= passed, sorted(case.passed - passed)
-        assert not (case.failed & passed), sorted(case.failed & passed)
-    if case.timed_out is not None:
-        assert result.timed_out is case.timed_out
-    if case.notice:
-        assert any(case.notice in n for n in result.notices), result.notices
+    assert_verdict(case, result)
     assert list(work.iterdir()) == [], "a run directory was left behind"
     assert not os.path.lexists("/tmp/GHOSTILE-left")
 

@@ -65,6 +65,27 @@ class Case:
     no_judge_source: bool = False  # no line of the judge-side tests may reach the result
 
 
+
+def assert_verdict(case: Case, result) -> None:
+    """What every hostile case asserts of its judge result: no infrastructure error, every
+    test reported, the expected integrity findings, and the verdict the honest code earns
+    (or, where only detection is possible, the finding raised as an error)."""
+    assert result.infra_error is None, result.infra_error
+    assert {t.id for t in result.tests} >= ALL
+    checks = {f.check for f in result.integrity}
+    assert case.findings <= checks, (case.findings, result.integrity)
+    if case.verdict_forged:
+        assert any(f.severity == "error" for f in result.integrity if f.check in case.findings)
+    else:
+        passed = {t.id for t in result.tests if t.outcome == "passed"}
+        assert case.passed <= passed, sorted(case.passed - passed)
+        assert not (case.failed & passed), sorted(case.failed & passed)
+    if case.timed_out is not None:
+        assert result.timed_out is case.timed_out
+    if case.notice:
+        assert any(case.notice in n for n in result.notices), result.notices
+
+
 BOMB_XML = (
     '<?xml version="1.0"?><!DOCTYPE b [<!ENTITY a "aaaaaaaaaa">'
     '<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">'
