@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from arena.challenge import load_challenge
-from arena.cli import UsageError
+from arena.errors import UsageError
 from arena.agents.command import load_agent_file
 from arena.telemetry import events as ev
 from attempt_kit import CALC_FIXED, make_package, of, open_arena, stored

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from arena.attempt.plan import load_plan
-from arena.cli import UsageError
+from arena.errors import UsageError
 from attempt_kit import make_package
 
 

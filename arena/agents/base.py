@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Protocol
 
-from arena.cli import UsageError
+from arena.errors import UsageError
 
 
 @dataclass

@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from arena.agents.base import AgentContext, AgentOutcome
-from arena.cli import UsageError
+from arena.errors import UsageError
 from arena.telemetry import events as ev
 
 OUTPUT_CAP = 1 << 20  # bytes of agent output recorded per attempt

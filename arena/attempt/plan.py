@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from arena.cli import UsageError
+from arena.errors import UsageError
 
 SCHEMA = "gauntlet.plan/v1"
 TOP_KEYS = ("schema", "parallel", "time_scale", "sandbox", "attempts")

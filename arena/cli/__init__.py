@@ -19,8 +19,7 @@ COMMAND_MODULES = [
 ]
 
 
-class UsageError(Exception):
-    """Bad input from the user: printed as one clear line, exit code 2."""
+from arena.errors import UsageError  # noqa: F401,E402 — re-exported for callers
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -46,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _usage(args: argparse.Namespace) -> int:
-    from arena.cli import UsageError  # noqa: PLC0415
+    from arena.errors import UsageError  # noqa: PLC0415
 
     raise UsageError("challenge: expected a verb: validate, calibrate, audit, publish or published")
 
@@ -136,7 +136,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     from arena.challenge import ChallengeError, load_challenge  # noqa: PLC0415
     from arena.challenge.calibrate import calibrate  # noqa: PLC0415
-    from arena.cli import UsageError  # noqa: PLC0415
+    from arena.errors import UsageError  # noqa: PLC0415
     from arena.sandbox import SandboxError, get_backend  # noqa: PLC0415
 
     if args.time_scale is not None and not (0 < args.time_scale < float("inf")):

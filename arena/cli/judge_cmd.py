@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from arena import paths
-from arena.cli import UsageError
+from arena.errors import UsageError
 
 STORE_HELP = "store file (default $GAUNTLET_STORE or ./gauntlet.db)"
 

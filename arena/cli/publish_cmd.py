@@ -33,7 +33,7 @@ def register_publish(sub: argparse._SubParsersAction) -> None:
 def cmd_publish(args: argparse.Namespace) -> int:
     from arena.challenge.publish import PublishError, publish, read_calibration  # noqa: PLC0415
     from arena.challenge.sealing import SealError, load_key  # noqa: PLC0415
-    from arena.cli import UsageError  # noqa: PLC0415
+    from arena.errors import UsageError  # noqa: PLC0415
     from arena.paths import data_dir, store_path  # noqa: PLC0415
 
     if args.time_scale is not None and not (0 < args.time_scale < float("inf")):

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import paths
-from arena.cli import UsageError
+from arena.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from arena.cli import UsageError
+from arena.errors import UsageError
 from arena.paths import store_path
 
 _SANDBOXES = ("docker", "local")
