@@ -12,7 +12,7 @@ import logging
 from collections import defaultdict
 from typing import Callable
 
-from arena.telemetry.events import Event
+from arena.events import Event
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import Callable, Iterable
 
 from arena.bus import EventBus
 from arena.clock import TimeSource
-from arena.telemetry.events import Event
+from arena.events import Event
 
 
 class Replay:

@@ -29,7 +29,7 @@ from arena.formats import (
     FIELD_TRAJECTORY,
     FormatRules,
 )
-from arena.judge.results import JudgeResult, TestResult
+from arena.results import JudgeResult, TestResult
 
 IDENTICAL_NOTICE = "Submission identical to previous iteration."
 INFRA_NOTICE = "The judge failed for infrastructure reasons; this result is not held against you."

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.formats import FormatRules, rules_for
-from arena.telemetry import events as K
-from arena.telemetry.events import Event
+from arena import events as K
+from arena.events import Event
 
 
 @dataclass

@@ -30,9 +30,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.judge.results import JudgeResult  # noqa: E402
+from arena.results import JudgeResult  # noqa: E402
 from arena.scoring import judge_attempt, submission_score  # noqa: E402
-from arena.telemetry.events import Event  # noqa: E402
+from arena.events import Event  # noqa: E402
 from store import Store  # noqa: E402
 
 # CPU time of this process (all its threads, aiosqlite's included): the machine is shared,

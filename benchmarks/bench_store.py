@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena.telemetry.events import Event  # noqa: E402
+from arena.events import Event  # noqa: E402
 from store import Store  # noqa: E402
 from store.derive import INSERT_EVENT  # noqa: E402
 from store.schema import MIGRATIONS  # noqa: E402

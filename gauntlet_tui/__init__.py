@@ -9,7 +9,7 @@ Entry points for other commands:
   (None if the app was closed before the attempt ended).
 - ``attempt_app(arena, attempt)`` — the same app, built but not run (tests run it with
   ``run_test``); its ``attempt_status`` is set when the attempt ends.
-- the home screen (``gauntlet``), demo and replay: see ``arena.cli.tui_cmd``.
+- the home screen (``gauntlet``), demo and replay: see ``gauntlet_tui.cli.tui_cmd``.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from collections import defaultdict
 from typing import Any, Callable
 
 from arena.bus import EventBus
-from arena.telemetry.events import Event
+from arena.events import Event
 from arena.view import AttemptView
 
 Elapsed = Callable[[], float]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from arena.telemetry.events import Event
+from arena.events import Event
 from arena.view import AttemptView, view_of
 
 

@@ -19,8 +19,8 @@ import json
 import logging
 from typing import Any
 
-from arena.telemetry import events as K
-from arena.telemetry.events import Event
+from arena import events as K
+from arena.events import Event
 from store.bulk import Bulk
 from store.schema import STATUSES
 

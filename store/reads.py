@@ -1,5 +1,5 @@
 """Read queries over the read-only connection. Rows come back as plain dicts (JSON
-columns decoded), events as ``arena.telemetry.events.Event``."""
+columns decoded), events as ``arena.events.Event``."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,7 @@ from typing import Any, Iterable
 
 import aiosqlite
 
-from arena.telemetry.events import Event
+from arena.events import Event
 
 _JSON_COLS = {"diff", "result", "document", "args"}
 

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 
 import aiosqlite
 
-from arena.telemetry.events import Event
+from arena.events import Event
 from store import checkpoint, reads
 from store.derive import AGENT_SEEN, CHALLENGE_SEEN, encode
 from store.errors import StoreError, StoreWriteError

@@ -34,7 +34,7 @@ from typing import Callable
 
 import aiosqlite
 
-from arena.telemetry.events import Event
+from arena.events import Event
 from store.derive import BULK, encode, plan
 from store.errors import StoreError, StoreWriteError
 from store.writer_link import WriterProcess

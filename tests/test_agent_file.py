@@ -11,7 +11,7 @@ import yaml
 from arena.challenge import load_challenge
 from arena.errors import UsageError
 from arena.agents.command import load_agent_file
-from arena.telemetry import events as ev
+from arena import events as ev
 from attempt_kit import CALC_FIXED, make_package, of, open_arena, stored
 
 PROGRAM = textwrap.dedent(f"""

@@ -10,7 +10,7 @@ from arena.agents.scripted import normalize_steps
 from arena.challenge import bundled_challenges, load_challenge
 from arena.clock import ManualTime, marks_for
 from arena.formats import rules_for
-from arena.telemetry import events as ev
+from arena import events as ev
 from attempt_kit import drive, of, open_arena, stored
 
 AGENTS = ("naive", "standard", "elite", "reference")

@@ -15,7 +15,7 @@ from attempt_kit import make_package
 
 
 def gauntlet(*args, env=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "arena", *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "gauntlet_tui", *map(str, args)], capture_output=True,
                           text=True, timeout=timeout, env={**os.environ, **(env or {})})
 
 
@@ -131,7 +131,7 @@ def test_plan_repeat_and_bundled_ids(tmp_path, pkg):
 
 def test_agent_command_without_socket_is_usage_error():
     env = {k: v for k, v in os.environ.items() if k != "GAUNTLET_SOCKET"}
-    out = subprocess.run([sys.executable, "-m", "arena", "agent", "status"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "gauntlet_tui", "agent", "status"], capture_output=True,
                          text=True, env=env)
     assert out.returncode == 2 and "GAUNTLET_SOCKET" in out.stderr
 
@@ -143,7 +143,7 @@ def test_sigterm_closes_running_attempts_as_interrupted(tmp_path, pkg):
 
     db = tmp_path / "g.db"
     socks = tmp_path / "socks"
-    proc = subprocess.Popen([sys.executable, "-m", "arena", "run", str(pkg), "--agent", "human",
+    proc = subprocess.Popen([sys.executable, "-m", "gauntlet_tui", "run", str(pkg), "--agent", "human",
                              "--sandbox", "local", "--store", str(db), "--headless"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "GAUNTLET_SOCKETS": str(socks)})

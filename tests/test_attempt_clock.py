@@ -6,7 +6,7 @@ from __future__ import annotations
 from arena.challenge import load_challenge
 from arena.clock import ManualTime
 from arena.formats import rules_for
-from arena.telemetry import events as ev
+from arena import events as ev
 from attempt_kit import drive, kinds, make_package, of, open_arena, stored
 
 

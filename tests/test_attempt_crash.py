@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from arena.bus import EventBus
-from arena.judge.results import JudgeResult
-from arena.telemetry import events as ev
+from arena.results import JudgeResult
+from arena import events as ev
 from attempt_kit import make_package, of, open_arena, stored
 
 
@@ -66,7 +66,7 @@ def test_sigkill_mid_attempt_then_resume(tmp_path, sandbox):
     pkg = make_package(tmp_path / "pkg", fmt="sprint", agents={"crashy": steps})
     db = tmp_path / "g.db"
     env = {**os.environ, "GAUNTLET_SOCKETS": str(tmp_path / "socks")}
-    cmd = [sys.executable, "-m", "arena", "run", str(pkg), "--agent", "scripted:crashy",
+    cmd = [sys.executable, "-m", "gauntlet_tui", "run", str(pkg), "--agent", "scripted:crashy",
            "--time-scale", "60", "--sandbox", sandbox, "--store", str(db), "--headless"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
@@ -91,7 +91,7 @@ def test_sigkill_mid_attempt_then_resume(tmp_path, sandbox):
     # restart: any run resumes what a crash left running
     steps2 = [{"overlay": "agents/fixed"}, "submit"]
     make_package(tmp_path / "pkg2", fmt="sprint", cid="kit-second", agents={"quick": steps2})
-    out = subprocess.run([sys.executable, "-m", "arena", "run", str(tmp_path / "pkg2"), "--agent",
+    out = subprocess.run([sys.executable, "-m", "gauntlet_tui", "run", str(tmp_path / "pkg2"), "--agent",
                           "scripted:quick", "--time-scale", "60", "--sandbox", sandbox,
                           "--store", str(db), "--headless"], env=env, capture_output=True,
                          text=True, timeout=120)

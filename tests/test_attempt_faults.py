@@ -11,8 +11,8 @@ import pytest
 
 from arena.challenge import load_challenge
 from arena.clock import ManualTime
-from arena.judge.results import JudgeResult
-from arena.telemetry import events as ev
+from arena.results import JudgeResult
+from arena import events as ev
 from attempt_kit import drive, make_package, of, open_arena, stored
 
 

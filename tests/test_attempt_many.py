@@ -12,7 +12,7 @@ import pytest
 from arena import paths
 from arena.challenge import load_challenge
 from arena.sandbox import registry
-from arena.telemetry import events as ev
+from arena import events as ev
 from attempt_kit import make_package, of, open_arena
 
 N = 100

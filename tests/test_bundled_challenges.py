@@ -92,7 +92,7 @@ def test_marathon_phases_declared():
 
 @pytest.mark.parametrize("pid", IDS)
 def test_validate_finds_no_errors_or_warnings(pid):
-    from arena.challenge import validate
+    from arena.pipeline.package import validate
 
     findings = validate(BUNDLED / pid)
     assert [f for f in findings if f.severity != "info"] == []

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from arena.challenge import load_challenge
-from arena.challenge.audit import answer_leakage, static_audit, verdict
-from arena.challenge.runs import run_checks
-from arena.cli import main
-from arena.judge.results import Finding
+from arena.pipeline.integrity import answer_leakage, static_audit, verdict
+from arena.pipeline.package_runs import run_checks
+from gauntlet_tui.cli import main
+from arena.results import Finding
 
 MINIMAL = Path(__file__).parent / "fixtures" / "minimal"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.challenge.calibrate import CLASS_BANDS, assess, bands
-from arena.cli import main
+from arena.pipeline.calibration import CLASS_BANDS, assess, bands
+from gauntlet_tui.cli import main
 from arena.formats import WEIGHT_CLASSES
 
 MINIMAL = Path(__file__).parent / "fixtures" / "minimal"

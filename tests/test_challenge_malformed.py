@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.challenge import ChallengeError, load_challenge, validate
-from arena.cli import main
+from arena.challenge import ChallengeError, load_challenge
+from arena.pipeline.package import validate
+from gauntlet_tui.cli import main
 
 CORPUS = Path(__file__).parent / "malformed"
 
@@ -99,7 +100,7 @@ def test_cli_exit_code_and_message(case, capsys):
 @pytest.mark.parametrize("case", ["binary_manifest", "unknown_key", "escaping_symlink"])
 def test_cli_as_a_process_never_prints_a_traceback(case):
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).parents[1]))
-    proc = subprocess.run([sys.executable, "-m", "arena", "challenge", "validate", str(CORPUS / case)],
+    proc = subprocess.run([sys.executable, "-m", "gauntlet_tui", "challenge", "validate", str(CORPUS / case)],
                           capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == CASES[case][0]
     assert CASES[case][1] in proc.stdout + proc.stderr

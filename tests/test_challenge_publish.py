@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.challenge import load_challenge, validate
-from arena.challenge.publish_records import asset_class, package_hash, read_entries
-from arena.challenge.published import open_published, restore_published
-from arena.challenge.sealing import SealError, key_id, parse_key
+from arena.challenge import load_challenge
+from arena.pipeline.package import validate
+from arena.pipeline.publish_records import asset_class, package_hash, read_entries
+from arena.pipeline.published import open_published, restore_published
+from arena.pipeline.sealing import SealError, key_id, parse_key
 
 MINIMAL = Path(__file__).parent / "fixtures" / "minimal"
 
@@ -41,7 +42,7 @@ def report_doc(challenge: str = "tiny-add", runs=None, **extra) -> dict:
 def gauntlet(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     e = {k: v for k, v in os.environ.items() if k not in ("GAUNTLET_PUBLISH_KEY", "GAUNTLET_STORE")}
     e.update(env or {})
-    res = subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, env=e, cwd=cwd, timeout=300)
+    res = subprocess.run([sys.executable, "-m", "gauntlet_tui", *args], capture_output=True, text=True, env=e, cwd=cwd, timeout=300)
     assert "Traceback" not in res.stderr + res.stdout, res.stderr
     return res
 
@@ -269,7 +270,7 @@ def test_key_from_the_environment_is_used_and_no_key_file_made(tmp_path):
 
 
 def test_key_file_readable_by_others_is_refused(tmp_path, monkeypatch):
-    from arena.challenge.sealing import load_key
+    from arena.pipeline.sealing import load_key
 
     monkeypatch.delenv("GAUNTLET_PUBLISH_KEY", raising=False)
     d = tmp_path / "s.db.d"

@@ -9,10 +9,10 @@ from datetime import datetime, timezone
 from pathlib import PurePosixPath
 
 from arena.challenge import load_challenge
-from arena.challenge.publish import calibration_findings, parse_calibration
-from arena.challenge.publish_records import asset_class, hash_entries, lifecycle, package_hash
-from arena.challenge.published import open_published, write_entry
-from arena.challenge.sealing import key_id
+from arena.pipeline.publishing import calibration_findings, parse_calibration
+from arena.pipeline.publish_records import asset_class, hash_entries, lifecycle, package_hash
+from arena.pipeline.published import open_published, write_entry
+from arena.pipeline.sealing import key_id
 from test_challenge_publish import MINIMAL, PASSING_RUNS, report_doc
 
 
@@ -90,7 +90,7 @@ def test_concurrent_publishers_get_distinct_versions(tmp_path):
 
 
 def test_concurrent_first_publishers_share_one_key(tmp_path, monkeypatch):
-    from arena.challenge.sealing import load_key
+    from arena.pipeline.sealing import load_key
 
     monkeypatch.delenv("GAUNTLET_PUBLISH_KEY", raising=False)
     keys: list[bytes] = []

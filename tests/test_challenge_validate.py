@@ -6,9 +6,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from arena.challenge import ChallengeError, bundled_challenges, examine, load_challenge, resolve_challenge, validate
-from arena.challenge import gates, loader
-from arena.cli import main
+from arena.challenge import ChallengeError, bundled_challenges, load_challenge, resolve_challenge
+from arena.challenge import loader
+from arena.pipeline import spec
+from arena.pipeline.package import examine, validate
+from gauntlet_tui.cli import main
 
 MINIMAL = Path(__file__).parent / "fixtures" / "minimal"
 
@@ -122,13 +124,13 @@ def test_fingerprint_repetition_against_known_packages(pkg, tmp_path):
     shutil.copytree(MINIMAL, other)
     edit_manifest(other, id="other-add", anti_repetition_fingerprint="debug:arithmetic:wrong-operator:python:tiny:1rh")
     ch = load_challenge(pkg)
-    found = gates.repetition(ch, known=[other])
+    found = spec.repetition(ch, known=[other])
     assert [f.detail for f in found] == [
         "challenge.yaml: key 'anti_repetition_fingerprint': 83% like 'debug:arithmetic:wrong-operator:python:tiny:1rh' "
         "of other-add: expected at most 70% (gate 1)"]
     edit_manifest(other, anti_repetition_fingerprint="debug:arithmetic:off-by-one:go:tiny:1rh")
-    assert gates.repetition(ch, known=[other]) == []
-    assert gates.fingerprint_similarity("a:b:c", "a:b:c") == 1.0
+    assert spec.repetition(ch, known=[other]) == []
+    assert spec.fingerprint_similarity("a:b:c", "a:b:c") == 1.0
 
 
 def test_short_briefing_is_a_warning_and_exits_1(pkg, capsys):

@@ -5,7 +5,7 @@ import pytest
 
 from arena import rules
 from arena.formats import FORMATS
-from arena.judge.results import Build, Coverage, JudgeResult, Lint, TestResult
+from arena.results import Build, Coverage, JudgeResult, Lint, TestResult
 from arena.rules import disclose, regressions, timeout_notice
 
 AT = datetime(2026, 3, 27, 14, 32, tzinfo=timezone.utc)

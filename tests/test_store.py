@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.bus import EventBus
-from arena.telemetry.events import Event
+from arena.events import Event
 from store import SCHEMA_VERSION, Store, StoreError
 
 

@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from arena.telemetry.events import Event
+from arena.events import Event
 from store import Store, StoreWriteError
 from store.derive import BULK, INSERT_EVENT, TOUCH_ATTEMPT, Bulk
 

@@ -5,7 +5,7 @@ import asyncio
 import sqlite3
 import threading
 
-from arena.telemetry.events import Event
+from arena.events import Event
 from store import Store
 from store.checkpoint import SAFETY_PAGES, Checkpointer
 

@@ -24,7 +24,7 @@ IDS = ["a-0000c001", "a-0000c002", "a-0000c003"]
 
 CHILD = r"""
 import asyncio, json, sys
-from arena.telemetry.events import Event
+from arena.events import Event
 from store import Store
 
 def event(aid, seq):

@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from arena.telemetry.events import Event
+from arena.events import Event
 from store import Store, StoreWriteError
 
 

@@ -27,7 +27,7 @@ import yaml
 
 from arena.agents.base import AgentContext, AgentOutcome
 from arena.errors import UsageError
-from arena.telemetry import events as ev
+from arena import events as ev
 
 OUTPUT_CAP = 1 << 20  # bytes of agent output recorded per attempt
 LINE_CAP = 4096

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.agents.base import AgentContext, AgentOutcome
-from arena.telemetry import events as ev
+from arena import events as ev
 
 STEP_KINDS = ("wait", "read", "overlay", "delete", "run", "submit", "message")
 _COUNTS = re.compile(r"(\d+) (passed|failed|error|errors)\b")

@@ -24,7 +24,7 @@ from arena.attempt.core import Attempt, new_attempt_id
 from arena.attempt.shared import Shared
 from arena.bus import EventBus
 from arena.clock import TimeSource
-from arena.telemetry import events as ev
+from arena import events as ev
 from arena.telemetry.watch import WorkspaceWatcher
 
 log = logging.getLogger(__name__)

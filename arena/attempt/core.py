@@ -31,7 +31,7 @@ from arena.attempt.submit import SubmissionDesk
 from arena.clock import AttemptClock, RealTime, TimeSource
 from arena.formats import rules_for
 from arena.sandbox.base import Limits, Mount, SandboxError
-from arena.telemetry import events as ev
+from arena import events as ev
 
 log = logging.getLogger(__name__)
 ACTIVITY = frozenset({ev.AGENT_OUTPUT, ev.FILE_CHANGED, ev.PROTOCOL_CALL, ev.COMMAND_RUN,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.telemetry import events as ev
+from arena import events as ev
 
 
 class PhaseState:

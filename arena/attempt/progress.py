@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, TextIO
 
-from arena.telemetry import events as ev
-from arena.telemetry.events import Event
+from arena import events as ev
+from arena.events import Event
 
 
 def _line(e: Event) -> str | None:

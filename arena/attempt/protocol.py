@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.agents.server import error
-from arena.telemetry import events as ev
+from arena import events as ev
 
 OPS = ("status", "briefing", "submit", "feedback", "message")
 MESSAGE_CAP = 8192

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.attempt.submit import Accepted
-from arena.telemetry import events as ev
+from arena import events as ev
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def _snapshot(snapshots_root: Path, digest: str) -> Any:
 
 
 def state_from_events(events: list[ev.Event], snapshots_root: Path) -> ResumeState:
-    from arena.judge.results import JudgeResult
+    from arena.results import JudgeResult
 
     started = next((e.data for e in events if e.kind == ev.ATTEMPT_STARTED), {})
     st = ResumeState(attempt=events[0].attempt if events else "", started=dict(started),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.agents.server import error
-from arena.telemetry import events as ev
+from arena import events as ev
 
 
 @dataclass

@@ -5,10 +5,8 @@ from arena.challenge.loader import (
     SUITES,
     Challenge,
     bundled_challenges,
-    examine,
     load_challenge,
     resolve_challenge,
-    validate,
 )
 from arena.challenge.models import Deliverable, Judge, Manifest, Phase, Sandbox
 from arena.challenge.units import parse_duration, parse_size_mb
@@ -26,10 +24,8 @@ __all__ = [
     "ScriptedAgent",
     "Step",
     "bundled_challenges",
-    "examine",
     "load_challenge",
     "parse_duration",
     "parse_size_mb",
     "resolve_challenge",
-    "validate",
 ]

@@ -6,7 +6,7 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel, ValidationError
 
-from arena.judge.results import Finding
+from arena.results import Finding
 
 
 class ChallengeError(ValueError):

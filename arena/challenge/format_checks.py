@@ -8,7 +8,7 @@ from arena.challenge.errors import error
 from arena.challenge.models import Manifest
 from arena.challenge.units import format_duration
 from arena.formats import FORMATS
-from arena.judge.results import Finding
+from arena.results import Finding
 
 FILE = "challenge.yaml"
 

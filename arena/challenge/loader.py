@@ -13,7 +13,7 @@ from arena.challenge.models import Manifest
 from arena.challenge.safety import symlink_findings
 from arena.challenge.yamlio import load_mapping, read_text
 from arena.formats import FORMATS, FormatRules
-from arena.judge.results import Finding
+from arena.results import Finding
 
 MANIFEST = "challenge.yaml"
 BRIEFING = "briefing.md"
@@ -134,7 +134,7 @@ def _load_agents(root: Path) -> tuple[dict[str, ScriptedAgent], list[Finding]]:
     return agents, findings
 
 
-def _load(path: str | Path) -> tuple[Challenge | None, list[Finding]]:
+def load_findings(path: str | Path) -> tuple[Challenge | None, list[Finding]]:
     """The challenge (when the manifest parsed) and every structural finding."""
     root = Path(path)
     if not root.exists():
@@ -162,33 +162,11 @@ def _load(path: str | Path) -> tuple[Challenge | None, list[Finding]]:
 
 def load_challenge(path: str | Path) -> Challenge:
     """Load a package; raise ``ChallengeError`` (one finding per problem) if it is unusable."""
-    challenge, findings = _load(path)
+    challenge, findings = load_findings(path)
     errors = [f for f in findings if f.severity == "error"]
     if errors or challenge is None:
         raise ChallengeError(errors)
     return challenge
-
-
-def examine(path: str | Path) -> tuple[Challenge | None, list[Finding]]:
-    """Gates 1 and 2 of seed 003: the challenge (when its manifest parsed) and every
-    finding. Never raises."""
-    from arena.challenge.gates import gate_findings  # noqa: PLC0415 — gates import loader
-
-    challenge: Challenge | None = None
-    try:
-        challenge, findings = _load(path)
-        if challenge is not None:
-            findings = findings + gate_findings(challenge)
-        return challenge, findings
-    except ChallengeError as exc:  # pragma: no cover — _load collects, but stay total
-        return challenge, exc.findings
-    except Exception as exc:  # noqa: BLE001 — validation never raises
-        return challenge, [error("internal", f"{path}: validation stopped: {type(exc).__name__}: {exc}")]
-
-
-def validate(path: str | Path) -> list[Finding]:
-    """Gates 1 and 2 of seed 003 on a package: every finding, never raises."""
-    return examine(path)[1]
 
 
 def bundled_challenges() -> list[Path]:

@@ -6,7 +6,7 @@ import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from arena.challenge.errors import error
-from arena.judge.results import Finding
+from arena.results import Finding
 
 
 def unsafe_reason(path: str, where: str = "the package") -> str | None:

@@ -16,7 +16,7 @@ import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.judge.results import TestResult
+from arena.results import TestResult
 
 SUITES = ("static", "hidden", "adversarial")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 
-from arena.judge.results import Lint
+from arena.results import Lint
 from arena.judge.snapshot import Snapshot
 
 MAX_ISSUES = 50

@@ -27,7 +27,7 @@ from arena.judge import trusted
 from arena.judge.expected import Matcher, collect_expected, is_test_file
 from arena.judge.junit import JUnitError, parse_junit, read_report
 from arena.judge.lint import lint_snapshot
-from arena.judge.results import Finding, JudgeResult
+from arena.results import Finding, JudgeResult
 from arena.judge.local_pool import LocalPools
 from arena.judge.pools import JudgePools
 from arena.judge.scratch import make_out_dir, release_out_dir

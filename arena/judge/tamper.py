@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from arena.judge.results import Finding
+from arena.results import Finding
 from arena.judge.snapshot import Snapshot
 
 MAX_SCAN_BYTES = 512 * 1024

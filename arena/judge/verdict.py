@@ -20,7 +20,7 @@ from pathlib import Path
 
 from arena.judge.expected import Expected, Matcher, test_id, to_result
 from arena.judge.junit import RawCase, cap_message, read_report
-from arena.judge.results import Build, Coverage, Finding, TestResult
+from arena.results import Build, Coverage, Finding, TestResult
 
 _RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
 

@@ -7,7 +7,7 @@ from typing import NamedTuple
 from arena.formats import FormatRules
 from arena.scoring.history import AttemptHistory, Submission
 from arena.scoring.objective import r1, submission_score, suite_rates
-from arena.telemetry.record import IterationRecord, build_records
+from arena.scoring.record import IterationRecord, build_records
 
 
 class Adjustment(NamedTuple):

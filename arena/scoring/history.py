@@ -15,9 +15,9 @@ from typing import Any, Iterable
 from arena.formats import rules_for, FormatRules
 from arena.scoring.objective import deliverable_items
 from arena.scoring.resultview import ResultView, view
-from arena.telemetry import events as ev
-from arena.telemetry.events import Event
-from arena.telemetry.record import ACTION_KINDS as _ACTION_KINDS
+from arena import events as ev
+from arena.events import Event
+from arena.scoring.record import ACTION_KINDS as _ACTION_KINDS
 
 DEFAULT_PHASE1_ID = "foundation"
 _JUDGED_KINDS = frozenset({ev.ATTEMPT_STARTED, ev.ATTEMPT_FINISHED, ev.SUBMISSION_RECEIVED, ev.SUBMISSION_REPLACED,

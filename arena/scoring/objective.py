@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from arena.judge.results import JudgeResult, TestResult
+from arena.results import JudgeResult, TestResult
 from arena.scoring.resultview import memo, view
 
 SUITE_WEIGHTS: dict[str, float] = {"static": 0.5, "hidden": 0.3, "adversarial": 0.2}

@@ -10,7 +10,7 @@ from typing import Callable
 
 from arena.scoring.context import Adjustment, JudgeContext, fmt_scores, same_phase_steps, steps, test_chasing_gap
 from arena.scoring.objective import phase_score
-from arena.telemetry.record import failing_words, stem
+from arena.scoring.record import failing_words, stem
 
 RAW_MIN, RAW_MAX = -30.0, 20.0
 Rule = Callable[[JudgeContext], "Adjustment | None"]

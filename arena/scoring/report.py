@@ -9,7 +9,7 @@ from typing import Any, Iterable
 from arena.scoring.history import AttemptHistory
 from arena.scoring.scorecard import Scorecard
 from arena.scoring.svg import ascii_bars, bar_plot, line_plot
-from arena.telemetry import events as ev
+from arena import events as ev
 
 CSS = """
 body{font-family:system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;color:#1f2328}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from arena.telemetry.record import memo  # noqa: F401 (re-exported for the judges)
+from arena.scoring.record import memo  # noqa: F401 (re-exported for the judges)
 
 
 class TestView(NamedTuple):

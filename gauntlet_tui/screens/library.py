@@ -17,7 +17,7 @@ from gauntlet_tui import keys
 
 def describe(path: Path) -> tuple[str, list[Any], Any]:
     """(summary markup, findings, challenge or None) for a package directory."""
-    from arena.challenge import examine
+    from arena.pipeline.package import examine
 
     challenge, findings = examine(path)
     if challenge is None:

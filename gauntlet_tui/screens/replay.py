@@ -7,7 +7,7 @@ from textual.widgets import Static
 from arena.bus import EventBus
 from arena.clock import RealTime, TimeSource
 from arena.replay import Replay
-from arena.telemetry.events import Event
+from arena.events import Event
 from gauntlet_tui import keys
 from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.screens.attempt import AttemptScreen

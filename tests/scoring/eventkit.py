@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from typing import Iterable
 
-from arena.judge.results import JudgeResult
-from arena.telemetry.events import Event
+from arena.results import JudgeResult
+from arena.events import Event
 
 
 def make_result(n: int, *, static: Iterable[bool] = (), hidden: Iterable[bool] = (),

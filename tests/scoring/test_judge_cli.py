@@ -11,7 +11,7 @@ import pytest
 from scenarios import iteration
 from eventkit import Attempt
 
-from arena.cli import main
+from gauntlet_tui.cli import main
 from store import Store
 
 
@@ -76,11 +76,11 @@ def test_judge_missing_store_exit_2(tmp_path, capsys):
 
 
 def test_judge_as_real_process(db):
-    p = subprocess.run([sys.executable, "-m", "arena", "judge", "a-00000001", "--json", "--store", str(db)],
+    p = subprocess.run([sys.executable, "-m", "gauntlet_tui", "judge", "a-00000001", "--json", "--store", str(db)],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["total"] > 0
-    p = subprocess.run([sys.executable, "-m", "arena", "judge", "a-ffffffff", "--store", str(db)],
+    p = subprocess.run([sys.executable, "-m", "gauntlet_tui", "judge", "a-ffffffff", "--store", str(db)],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "a-ffffffff" in p.stderr and "Traceback" not in p.stderr
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from eventkit import Attempt, make_result, passing
 
-from arena.judge.results import JudgeResult
+from arena.results import JudgeResult
 from arena.scoring import judge_attempt, score_preview, submission_score
 from arena.scoring.objective import phase_score
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from eventkit import Attempt, passing
 
-from arena.telemetry.record import build_records
+from arena.scoring.record import build_records
 
 
 def _two_iterations() -> list:

@@ -15,7 +15,7 @@ from gauntlet_tui.widgets import AttemptTable
 
 
 def _gauntlet(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "gauntlet_tui", *args], capture_output=True, text=True,
                           timeout=60, env=env)
 
 

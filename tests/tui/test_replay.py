@@ -8,7 +8,7 @@ import pytest
 from arena.bus import EventBus
 from arena.clock import ManualTime
 from arena.replay import Replay
-from arena.telemetry.events import Event
+from arena.events import Event
 
 
 def _events() -> list[Event]:

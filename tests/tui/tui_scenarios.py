@@ -6,7 +6,7 @@ from __future__ import annotations
 from arena.bus import EventBus
 from arena.clock import AttemptClock, ManualTime
 from arena.formats import rules_for
-from arena.judge.results import Coverage, JudgeResult, Lint, TestResult
+from arena.results import Coverage, JudgeResult, Lint, TestResult
 from arena.rules import disclose
 
 LIMITS = {"sprint": 900.0, "standard": 1800.0, "marathon": 3600.0}

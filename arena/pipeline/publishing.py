@@ -16,16 +16,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from arena.challenge.calibrate import AGENTS, FLAKY_AGENTS, FLAKY_RUNS, Calibration, assess
+from arena.pipeline.calibration import AGENTS, FLAKY_AGENTS, FLAKY_RUNS, Calibration, assess
 from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge
-from arena.challenge.publish_records import (
+from arena.pipeline.publish_records import (
     canonical, classify, confidence, hash_entries, lifecycle, lineage, metadata, monitors, package_files, read_entries,
     sha256,
 )
-from arena.challenge.published import write_entry
-from arena.challenge.sealing import key_id
-from arena.judge.results import Finding
+from arena.pipeline.published import write_entry
+from arena.pipeline.sealing import key_id
+from arena.results import Finding
 
 REPORT_EXPECTED = "expected the JSON report of `gauntlet challenge calibrate DIR --json`"
 
@@ -146,7 +146,7 @@ def run_calibration(ch: Challenge, package_hash: str, sandbox: str | None, *, fl
                     time_scale: float | None) -> tuple[CalibrationReport | None, list[Finding]]:
     import asyncio  # noqa: PLC0415
 
-    from arena.challenge.calibrate import calibrate  # noqa: PLC0415
+    from arena.pipeline.calibration import calibrate  # noqa: PLC0415
     from arena.sandbox import SandboxError, get_backend  # noqa: PLC0415
 
     try:
@@ -165,7 +165,7 @@ def _blocking(findings: list[Finding]) -> bool:
 
 def integrity(ch: Challenge, starter_run: list[Finding]) -> tuple[dict[str, Any], list[Finding]]:
     """Gate 4: the static audit and the trivial shortcut found by judging the starter."""
-    from arena.challenge.audit import static_audit, verdict  # noqa: PLC0415
+    from arena.pipeline.integrity import static_audit, verdict  # noqa: PLC0415
 
     findings = static_audit(ch) + [f for f in starter_run if f.check == "trivial_shortcut"]
     v = verdict(findings)
@@ -185,8 +185,8 @@ def publish(ref: str | Path, *, store: Path, key: bytes | Callable[[], bytes], c
     """Gates 1-4 as preconditions, then the store entry. Never raises for package faults;
     ``key`` may be a function (called once the package has loaded, before anything runs),
     whose ``SealError`` propagates (bad input: exit 2)."""
-    from arena.challenge import examine  # noqa: PLC0415
-    from arena.challenge.runs import run_checks  # noqa: PLC0415
+    from arena.pipeline.package import examine  # noqa: PLC0415
+    from arena.pipeline.package_runs import run_checks  # noqa: PLC0415
 
     t0 = timer()
     ch, findings = examine(ref)

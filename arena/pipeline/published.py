@@ -15,8 +15,8 @@ import shutil
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
-from arena.challenge.publish_records import hash_entries
-from arena.challenge.sealing import SealError, aad, pack, seal, unpack, unseal
+from arena.pipeline.publish_records import hash_entries
+from arena.pipeline.sealing import SealError, aad, pack, seal, unpack, unseal
 from arena.paths import data_dir
 
 RECORDS = ("metadata", "lifecycle", "lineage", "monitors")

@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 
-from arena.cli.challenge_cmd import package, render
+from gauntlet_tui.cli.challenge_cmd import package, render
 
 
 def register_publish(sub: argparse._SubParsersAction) -> None:
@@ -31,8 +31,8 @@ def register_publish(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from arena.challenge.publish import PublishError, publish, read_calibration  # noqa: PLC0415
-    from arena.challenge.sealing import SealError, load_key  # noqa: PLC0415
+    from arena.pipeline.publishing import PublishError, publish, read_calibration  # noqa: PLC0415
+    from arena.pipeline.sealing import SealError, load_key  # noqa: PLC0415
     from arena.errors import UsageError  # noqa: PLC0415
     from arena.paths import data_dir, store_path  # noqa: PLC0415
 
@@ -79,7 +79,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
 
 
 def cmd_published(args: argparse.Namespace) -> int:
-    from arena.challenge.published import list_published  # noqa: PLC0415
+    from arena.pipeline.published import list_published  # noqa: PLC0415
     from arena.paths import store_path  # noqa: PLC0415
 
     rows = list_published(store_path(args.store))

@@ -8,9 +8,11 @@ import re
 from pathlib import Path
 
 from arena.challenge.errors import error, warning
-from arena.challenge.gates import files_under, isolation, repetition
+from arena.pipeline.common import files_under
+from arena.pipeline.package import isolation
+from arena.pipeline.spec import repetition
 from arena.challenge.loader import Challenge
-from arena.judge.results import Finding
+from arena.results import Finding
 
 MIN_LEAK_LINE = 12  # shorter added lines (``x += 1``) match too much by chance
 MIN_TEST_NAME = 8

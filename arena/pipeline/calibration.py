@@ -18,7 +18,7 @@ from typing import Any
 
 from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge
-from arena.judge.results import Finding
+from arena.results import Finding
 
 AGENTS = ("naive", "standard", "elite", "reference")
 Band = tuple[float, float]

@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 
-from arena.judge.results import Finding
+from arena.results import Finding
 
 COUNTED = ("error", "warning")
 
@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.add_argument("--store", metavar="DB", default=None, help="keep the calibration attempts in this store (default: a throw-away one)")
     c.add_argument("--quick", action="store_true", help="one run per agent: skip the flakiness repeats")
     c.set_defaults(func=cmd_calibrate)
-    from arena.cli.publish_cmd import register_publish  # noqa: PLC0415
+    from gauntlet_tui.cli.publish_cmd import register_publish  # noqa: PLC0415
 
     register_publish(sub)
     p.set_defaults(func=_usage)
@@ -98,12 +98,12 @@ def report(args: argparse.Namespace, name: str, findings: list[Finding], extra: 
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from arena.challenge import examine  # noqa: PLC0415
+    from arena.pipeline.package import examine  # noqa: PLC0415
 
     challenge, findings = examine(package(args.dir))
     name = challenge.manifest.id if challenge is not None else str(args.dir)
     if args.run and challenge is not None and not any(f.severity == "error" and f.check in LOAD_CHECKS for f in findings):
-        from arena.challenge.runs import run_checks  # noqa: PLC0415
+        from arena.pipeline.package_runs import run_checks  # noqa: PLC0415
 
         findings = findings + run_checks(challenge, args.sandbox)[0]
     return report(args, name, findings)
@@ -115,7 +115,7 @@ LOAD_CHECKS = ("unreadable", "manifest", "format_rules", "structure", "paths", "
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from arena.challenge import ChallengeError, load_challenge  # noqa: PLC0415
-    from arena.challenge.audit import static_audit, verdict  # noqa: PLC0415
+    from arena.pipeline.integrity import static_audit, verdict  # noqa: PLC0415
 
     try:
         challenge = load_challenge(package(args.dir))
@@ -123,7 +123,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return report(args, str(args.dir), exc.findings, {"verdict": "reject"})
     findings = static_audit(challenge)
     if not args.static:
-        from arena.challenge.runs import run_checks  # noqa: PLC0415
+        from arena.pipeline.package_runs import run_checks  # noqa: PLC0415
 
         # The starter judged as is: the shortcut check, and any failure to run at all.
         findings += [f for f in run_checks(challenge, args.sandbox, solution=False)[0] if f.severity == "error"]
@@ -135,7 +135,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from pathlib import Path  # noqa: PLC0415
 
     from arena.challenge import ChallengeError, load_challenge  # noqa: PLC0415
-    from arena.challenge.calibrate import calibrate  # noqa: PLC0415
+    from arena.pipeline.calibration import calibrate  # noqa: PLC0415
     from arena.errors import UsageError  # noqa: PLC0415
     from arena.sandbox import SandboxError, get_backend  # noqa: PLC0415
 
@@ -145,7 +145,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         challenge = load_challenge(package(args.dir))
     except ChallengeError as exc:
         return report(args, str(args.dir), exc.findings)
-    from arena.challenge.publish_records import package_hash  # noqa: PLC0415
+    from arena.pipeline.publish_records import package_hash  # noqa: PLC0415
 
     phash = package_hash(challenge.root)
     try:

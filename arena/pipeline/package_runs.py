@@ -11,7 +11,7 @@ from pathlib import Path
 
 from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge
-from arena.judge.results import Finding, JudgeResult
+from arena.results import Finding, JudgeResult
 
 
 async def judge_tree(ch: Challenge, tree: Path, backend: str | None, work: Path) -> JudgeResult:

@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any, Iterable
 
-from arena.telemetry import events as ev
+from arena import events as ev
 
 FILE_READ, FILE_CHANGED, COMMAND_RUN, FEEDBACK_READ = ev.FILE_READ, ev.FILE_CHANGED, ev.COMMAND_RUN, ev.FEEDBACK_READ
 ACTION_KINDS = frozenset({FILE_READ, FILE_CHANGED, COMMAND_RUN, FEEDBACK_READ})

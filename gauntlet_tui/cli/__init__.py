@@ -9,13 +9,13 @@ import sys
 
 # Modules that register subcommands, in help order.
 COMMAND_MODULES = [
-    "arena.cli.tui_cmd",  # demo, replay, (no command) home
-    "arena.cli.run_cmd",  # run, arena
-    "arena.cli.store_cmd",  # attempts, show
-    "arena.cli.judge_cmd",  # judge, report, leaderboard
-    "arena.cli.challenge_cmd",  # challenge validate|calibrate|audit|publish
-    "arena.cli.sandbox_cmd",  # sandbox build|check
-    "arena.cli.agent_cmd",  # agent status|briefing|submit|feedback
+    "gauntlet_tui.cli.tui_cmd",  # demo, replay, (no command) home
+    "gauntlet_tui.cli.run_cmd",  # run, arena
+    "gauntlet_tui.cli.store_cmd",  # attempts, show
+    "gauntlet_tui.cli.judge_cmd",  # judge, report, leaderboard
+    "gauntlet_tui.cli.challenge_cmd",  # challenge validate|calibrate|audit|publish
+    "gauntlet_tui.cli.sandbox_cmd",  # sandbox build|check
+    "gauntlet_tui.cli.agent_cmd",  # agent status|briefing|submit|feedback
 ]
 
 
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)
     if func is None:
-        from arena.cli import tui_cmd  # noqa: PLC0415 — `gauntlet` alone opens home
+        from gauntlet_tui.cli import tui_cmd  # noqa: PLC0415 — `gauntlet` alone opens home
 
         func = tui_cmd.cmd_home
     try:

@@ -1,3 +1,0 @@
-from arena.cli import main
-import sys
-sys.exit(main())

@@ -1,0 +1,3 @@
+from gauntlet_tui.cli import main
+import sys
+sys.exit(main())
