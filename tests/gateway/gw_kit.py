@@ -68,3 +68,16 @@ PRICES = PriceTable({"openai/gpt-4.1-mini": Price(0.40, 1.60),
 def register(gw: Gateway, events: Events, attempt: str = "a1",
              model: str = "openai/gpt-4.1-mini", **limits):
     return gw.register(attempt, model=model, limits=UsageLimits(**limits), emit=events)
+
+
+# A stdlib-only "agent": one streamed chat call to the gateway its environment names.
+AGENT_ONE_CALL = (
+    "import json, os, urllib.request\n"
+    "body = {'model': 'gpt-4.1-mini', 'stream': True,\n"
+    "        'messages': [{'role': 'user', 'content': 'hi'}]}\n"
+    "req = urllib.request.Request(os.environ['OPENAI_BASE_URL'] + '/chat/completions',\n"
+    "    data=json.dumps(body).encode(), headers={'Content-Type': 'application/json',\n"
+    "    'Authorization': 'Bearer ' + os.environ['OPENAI_API_KEY']})\n"
+    "with urllib.request.urlopen(req, timeout=20) as r:\n"
+    "    print(r.status, r.read().decode())\n"
+)
