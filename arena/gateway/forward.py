@@ -25,6 +25,11 @@ _DROP_RESP = {"content-length", "content-encoding", "transfer-encoding", "connec
               "keep-alive", "set-cookie", "date", "server"}
 
 
+# An event is parsed only if it may carry usage or a tool call (the rest pass untouched).
+_METERED = {"openai": (b'"usage"', b'"tool_calls"', b'"function_call"'),
+            "anthropic": (b"message_start", b"message_delta", b"content_block_start")}
+
+
 def _error(status: int, kind: str, message: str, provider: str = "openai",
            **extra: Any) -> web.Response:
     body: dict[str, Any] = {"error": {"type": kind, "message": message, **extra}}
@@ -183,6 +188,7 @@ async def _relay_stream(gw: Gateway, st: AttemptState, request: web.Request,
     client_gone = False
     extra: dict[str, Any] = {}
     on_event = meter.openai_chunk if provider == "openai" else meter.anthropic_event
+    keys = _METERED[provider]
     try:
         async for chunk in up.content.iter_any():
             total += len(chunk)
@@ -190,6 +196,9 @@ async def _relay_stream(gw: Gateway, st: AttemptState, request: web.Request,
                 kept += chunk[:CALL_CAP + 1 - len(kept)]
             out = []
             for ev_raw, data in split.feed(chunk):
+                if not any(k in ev_raw for k in keys):
+                    out.append(ev_raw)  # plain text deltas: nothing to meter, not parsed
+                    continue
                 obj = parse_data(data)
                 on_event(obj)
                 if (hide_usage and isinstance(obj, dict) and obj.get("usage")
