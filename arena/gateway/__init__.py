@@ -29,6 +29,10 @@ from arena.gateway.prices import Price, PriceTable  # noqa: F401
 from arena.gateway.server import Gateway, Grant, split_model  # noqa: F401
 from arena.gateway.transcript import read_transcript  # noqa: F401
 
+__all__ = ["Gateway", "Grant", "Price", "PriceTable", "Usage", "UsageLimits", "read_transcript",
+           "split_model", "relay_command", "wrap_agent_argv", "RELAY_PATH", "RELAY_PORT",
+           "SANDBOX_SOCKET_DIR", "SANDBOX_SOCKET", "SANDBOX_RELAY_DIR", "SANDBOX_RELAY"]
+
 RELAY_PATH = str(Path(__file__).resolve().parent / "relay.py")
 SANDBOX_SOCKET_DIR = "/run/gauntlet"  # where grant.socket_dir is mounted in a sandbox
 SANDBOX_SOCKET = f"{SANDBOX_SOCKET_DIR}/gateway.sock"
