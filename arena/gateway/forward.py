@@ -1,0 +1,234 @@
+"""One model call through the gateway: authorise, check limits, forward, meter, record.
+
+Streamed answers are passed on event by event as they arrive (never buffered whole). For
+a streamed OpenAI call the gateway asks for ``stream_options.include_usage`` to learn the
+token counts, and drops that extra usage-only chunk again when the agent had not asked
+for it. The body's ``model`` is set to the attempt's granted model, so an agent spends
+its budget on the model it is entered with. A client that hangs up mid-stream does not
+stop the metering: the rest of the answer is read (and dropped) for its usage.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from arena.gateway.server import AttemptState, Gateway
+from arena.gateway.transcript import CALL_CAP
+from arena.gateway.wire import Meter, SSESplitter, parse_data
+
+_PASS_REQ = ("accept", "anthropic-version", "anthropic-beta", "openai-beta", "user-agent")
+_DROP_RESP = {"content-length", "content-encoding", "transfer-encoding", "connection",
+              "keep-alive", "set-cookie", "date", "server"}
+
+
+# An event is parsed only if it may carry usage or a tool call (the rest pass untouched).
+_METERED = {"openai": (b'"usage"', b'"tool_calls"', b'"function_call"'),
+            "anthropic": (b"message_start", b"message_delta", b"content_block_start")}
+
+
+def _error(status: int, kind: str, message: str, provider: str = "openai",
+           **extra: Any) -> web.Response:
+    body: dict[str, Any] = {"error": {"type": kind, "message": message, **extra}}
+    if provider == "anthropic":
+        body = {"type": "error", **body}
+    return web.json_response(body, status=status)
+
+
+def _call_event(gw: Gateway, st: AttemptState, status: int, t0: float, meter: Meter | None,
+                stream: bool, **extra: Any) -> dict[str, Any]:
+    inp = meter.input if meter else 0
+    out = meter.output if meter else 0
+    ev: dict[str, Any] = {"provider": st.provider, "model": st.model_name,
+                          "input_tokens": inp, "output_tokens": out,
+                          "latency_ms": round((gw.now() - t0) * 1000, 2), "status": status,
+                          "stream": stream, **extra}
+    if meter is not None and (inp or out):
+        st.usage.input_tokens += inp or 0
+        st.usage.output_tokens += out or 0
+        cost = gw.prices.cost(st.model, inp or 0, out or 0)
+        if cost is not None:
+            ev["cost_usd"] = round(cost, 8)
+            st.usage.cost_usd = (st.usage.cost_usd or 0.0) + cost
+    elif gw.prices.get(st.model) is not None and st.usage.cost_usd is None:
+        st.usage.cost_usd = 0.0
+    return ev
+
+
+def _report_limits(st: AttemptState) -> None:
+    for name, used, allowed in st.usage.reached(st.limits):
+        if name not in st.reported:
+            st.reported.add(name)
+            st.send("limit.reached", {"limit": name, "used": used, "allowed": allowed})
+
+
+async def models(gw: Gateway, request: web.Request) -> web.StreamResponse:
+    st, _ = gw.authorize(request)
+    if st is None:
+        return _error(401, "invalid_api_key", "unknown or wrong gateway token")
+    return web.json_response({"object": "list", "data": [
+        {"id": st.model_name, "object": "model", "owned_by": st.provider}]})
+
+
+async def handle(gw: Gateway, request: web.Request, provider: str) -> web.StreamResponse:
+    t0 = gw.now()
+    st, on_sock = gw.authorize(request)
+    if st is None:
+        if on_sock is not None:  # a refused call on an attempt's own socket is its event
+            on_sock.send("model.call", _call_event(gw, on_sock, 401, t0, None, False))
+        return _error(401, "invalid_api_key", "unknown or wrong gateway token", provider)
+    raw = await request.read()
+    meta = {"provider": st.provider, "model": st.model_name, "endpoint": request.path}
+
+    def refuse(resp: web.Response, **extra: Any) -> web.Response:
+        st.send("model.call", _call_event(gw, st, resp.status, t0, None, False, **extra))
+        meta.update(status=resp.status, latency_ms=0)
+        gw.transcript(st, meta, raw, resp.body or b"")
+        return resp
+
+    if provider != st.provider:
+        want = "/v1/chat/completions" if st.provider == "openai" else "/v1/messages"
+        return refuse(_error(400, "wrong_api", f"this attempt's model is {st.model}: call "
+                             f"{want}", provider))
+    try:
+        body = json.loads(raw)
+        if not isinstance(body, dict):
+            raise ValueError("not an object")
+    except ValueError:
+        return refuse(_error(400, "invalid_request_error", "the body is not a JSON object",
+                             provider))
+    if st.limits.calls is not None and st.usage.calls >= st.limits.calls:
+        reached = [("calls", st.usage.calls, st.limits.calls)]
+    else:
+        reached = st.usage.reached(st.limits)
+    if reached:
+        name, used, allowed = reached[0]
+        resp = refuse(_error(429, "usage_limit", f"usage limit reached: {name} used {used} "
+                             f"of {allowed}", provider, limit=name, used=used,
+                             allowed=allowed), limit=name)
+        if name not in st.reported:
+            st.reported.add(name)
+            st.send("limit.reached", {"limit": name, "used": used, "allowed": allowed})
+        return resp
+    requested = body.get("model")
+    body["model"] = st.model_name
+    if requested is not None and requested != st.model_name:
+        meta["requested_model"] = requested
+    stream = bool(body.get("stream"))
+    hide_usage = False
+    if stream and provider == "openai":
+        so = body.get("stream_options") if isinstance(body.get("stream_options"), dict) else {}
+        hide_usage = so.get("include_usage") is not True
+        body["stream_options"] = {**so, "include_usage": True}
+    url, auth = gw.upstream(provider)
+    headers = {k: v for k in _PASS_REQ if (v := request.headers.get(k)) is not None}
+    headers.update({"Content-Type": "application/json", "Accept-Encoding": "identity", **auth})
+    if provider == "anthropic":
+        headers.setdefault("anthropic-version", "2023-06-01")
+    st.usage.calls += 1  # reserved now so concurrent calls cannot pass the calls limit
+    tools: list[str] = []
+    meter = Meter(lambda name: (tools.append(name),
+                                st.send("model.tool_call", {"name": name})))
+    meta["tool_calls"] = tools
+    assert gw.session is not None
+    try:
+        up_cm = gw.session.post(url, data=json.dumps(body).encode(), headers=headers)
+        up = await up_cm.__aenter__()
+    except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
+        st.usage.calls -= 1
+        detail = f"upstream {url} unreachable: {type(exc).__name__}: {exc}"
+        st.send("infra.error", {"source": "gateway", "detail": detail})
+        return refuse(_error(502, "upstream_unreachable", detail, provider))
+    try:
+        if up.status in (401, 403):
+            st.send("infra.error", {"source": "gateway", "detail":
+                    f"upstream {url} refused the host's {provider} key (HTTP {up.status})"})
+        ctype = up.headers.get("Content-Type", "")
+        out_headers = {k: v for k, v in up.headers.items() if k.lower() not in _DROP_RESP}
+        if ctype.startswith("text/event-stream"):
+            return await _relay_stream(gw, st, request, up, out_headers, provider, meter,
+                                       hide_usage, t0, raw, meta, tools)
+        data = await up.read()
+        obj = parse_data(data.decode("utf-8", "replace"))
+        (meter.openai_body if provider == "openai" else meter.anthropic_body)(obj)
+        resp = web.Response(status=up.status, body=data, headers=out_headers)
+        _finish(gw, st, up.status, t0, meter, False, raw, data, None, meta)
+        return resp
+    except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+        detail = f"upstream {url} failed mid-answer: {type(exc).__name__}: {exc}"
+        st.send("infra.error", {"source": "gateway", "detail": detail})
+        return refuse(_error(502, "upstream_error", detail, provider))
+    finally:
+        await up_cm.__aexit__(None, None, None)
+
+
+def _finish(gw: Gateway, st: AttemptState, status: int, t0: float, meter: Meter,
+            stream: bool, raw: bytes, response: bytes, response_len: int | None,
+            meta: dict, **extra: Any) -> None:
+    ev = _call_event(gw, st, status, t0, meter, stream, **extra)
+    st.send("model.call", ev)
+    _report_limits(st)
+    meta.update(status=status, latency_ms=ev["latency_ms"], stream=stream,
+                input_tokens=ev["input_tokens"], output_tokens=ev["output_tokens"])
+    gw.transcript(st, meta, raw, response, response_len)
+
+
+async def _relay_stream(gw: Gateway, st: AttemptState, request: web.Request,
+                        up: aiohttp.ClientResponse, headers: dict, provider: str,
+                        meter: Meter, hide_usage: bool, t0: float, raw: bytes, meta: dict,
+                        tools: list[str]) -> web.StreamResponse:
+    resp = web.StreamResponse(status=up.status, headers=headers)
+    await resp.prepare(request)
+    split = SSESplitter()
+    kept = bytearray()
+    total = 0
+    client_gone = False
+    extra: dict[str, Any] = {}
+    on_event = meter.openai_chunk if provider == "openai" else meter.anthropic_event
+    keys = _METERED[provider]
+    try:
+        async for chunk in up.content.iter_any():
+            total += len(chunk)
+            if len(kept) <= CALL_CAP:
+                kept += chunk[:CALL_CAP + 1 - len(kept)]
+            out = []
+            for ev_raw, data in split.feed(chunk):
+                if not any(k in ev_raw for k in keys):
+                    out.append(ev_raw)  # plain text deltas: nothing to meter, not parsed
+                    continue
+                obj = parse_data(data)
+                on_event(obj)
+                if (hide_usage and isinstance(obj, dict) and obj.get("usage")
+                        and not obj.get("choices")):
+                    continue  # the usage chunk only the gateway asked for
+                out.append(ev_raw)
+            if out and not client_gone:
+                try:
+                    await resp.write(b"".join(out))
+                except (ConnectionError, aiohttp.ClientConnectionResetError):
+                    client_gone = True  # keep reading: the tokens are spent all the same
+        rest = split.flush()
+        if rest and not client_gone:
+            for ev_raw, data in rest:
+                on_event(parse_data(data))
+            await resp.write(b"".join(r for r, _ in rest))
+        status = up.status
+    except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+        st.send("infra.error", {"source": "gateway", "detail":
+                f"upstream stream broke: {type(exc).__name__}: {exc}"})
+        status, extra = 502, {"incomplete": True}
+    except (ConnectionError, aiohttp.ClientConnectionResetError):
+        client_gone = True
+        status = up.status
+    if client_gone:
+        extra["client_gone"] = True
+    _finish(gw, st, status, t0, meter, True, raw, bytes(kept), total, meta, **extra)
+    if not client_gone:
+        try:
+            await resp.write_eof()
+        except (ConnectionError, aiohttp.ClientConnectionResetError):
+            pass
+    return resp

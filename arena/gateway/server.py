@@ -1,0 +1,265 @@
+"""The model gateway: one per arena process, serving every attempt (CONTRACT §8).
+
+Each registered attempt gets a per-attempt token and its OWN unix socket
+(``<root>/<attempt>-<rand>/gateway.sock``): the directory is bind-mounted read-only into
+that attempt's sandbox, where ``relay.py`` forwards ``127.0.0.1:PORT`` to it. Host agents
+use the TCP listener on 127.0.0.1 instead. A request must present its attempt's token
+(``Authorization: Bearer`` or ``x-api-key``); on a unix socket it must also be the token
+of that socket's attempt. The call is then forwarded (``forward.py``) to the upstream the
+host's environment names, with the host's key in place of the token. The host's keys live
+only in this process's memory: never in the socket directory, the sandbox's environment
+or any file.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import secrets
+import shutil
+import socket
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import aiohttp
+from aiohttp import web
+
+from arena.errors import UsageError
+from arena.gateway.limits import Usage, UsageLimits
+from arena.gateway.prices import PriceTable
+from arena.gateway.transcript import TranscriptWriter
+
+log = logging.getLogger(__name__)
+PROVIDERS = ("openai", "anthropic")
+SOCKET_NAME = "gateway.sock"
+Emit = Callable[[str, dict], None]
+
+
+@dataclass(frozen=True)
+class Grant:
+    attempt: str
+    model: str  # provider/model
+    token: str = field(repr=False)  # the per-attempt secret the agent presents
+    socket_dir: Path  # holds only this attempt's socket: bind-mount it read-only
+    tcp_url: str  # http://127.0.0.1:PORT, for agents on the host
+
+    @property
+    def socket_path(self) -> Path:
+        return self.socket_dir / SOCKET_NAME
+
+    def sandbox_env(self, port: int) -> dict[str, str]:
+        """The agent's environment inside the sandbox, where the relay listens on
+        ``127.0.0.1:port``. Holds the attempt's token, never a host key."""
+        return _client_env(f"http://127.0.0.1:{port}", self.token)
+
+    def host_env(self) -> dict[str, str]:
+        """The same for an agent on the host, talking to the TCP listener."""
+        return _client_env(self.tcp_url, self.token)
+
+
+def _client_env(base: str, token: str) -> dict[str, str]:
+    return {"OPENAI_BASE_URL": f"{base}/v1", "OPENAI_API_KEY": token,
+            "ANTHROPIC_BASE_URL": base, "ANTHROPIC_API_KEY": token}
+
+
+def split_model(model: str, where: str = "model") -> tuple[str, str]:
+    provider, _, name = model.partition("/")
+    if provider not in PROVIDERS or not name:
+        raise UsageError(f"{where}: expected <provider>/<model> with provider one of "
+                         f"{', '.join(PROVIDERS)}, got {model!r}")
+    return provider, name
+
+
+@dataclass
+class AttemptState:
+    name: str
+    model: str
+    provider: str
+    model_name: str
+    limits: UsageLimits
+    emit: Emit
+    token: str
+    socket_dir: Path
+    sock: socket.socket
+    site: web.BaseSite | None = None
+    started: asyncio.Task | None = None
+    usage: Usage = field(default_factory=Usage)
+    reported: set[str] = field(default_factory=set)  # limits already sent as limit.reached
+    writer: TranscriptWriter | None = None
+    writes: list[asyncio.Future] = field(default_factory=list)
+
+    def send(self, kind: str, data: dict[str, Any]) -> None:
+        try:
+            self.emit(kind, data)
+        except Exception:  # noqa: BLE001 — a broken subscriber must not break the call
+            log.exception("gateway: emit(%s) for attempt %s failed", kind, self.name)
+
+
+class Gateway:
+    def __init__(self, *, root: Path, env: Mapping[str, str] = os.environ,
+                 prices: PriceTable | None = None, transcript_dir: Path | None = None,
+                 now: Callable[[], float] = time.monotonic) -> None:
+        self.root = Path(root)
+        self.env = env
+        self.prices = prices if prices is not None else PriceTable.load(env)
+        self.transcript_dir = Path(transcript_dir) if transcript_dir is not None else None
+        self.now = now
+        self.port: int | None = None
+        self.session: aiohttp.ClientSession | None = None
+        self._runner: web.AppRunner | None = None
+        self._by_token: dict[str, AttemptState] = {}
+        self._by_sock: dict[str, AttemptState] = {}
+        self._attempts: dict[str, AttemptState] = {}
+        self._closing: list[asyncio.Task] = []
+        self._tx = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gw-transcript")
+
+    # -- life cycle ----------------------------------------------------------------------
+    async def start(self) -> None:
+        from arena.gateway import forward  # noqa: PLC0415
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        app = web.Application(client_max_size=64 << 20)
+        app.router.add_post("/v1/chat/completions", partial(forward.handle, self,
+                                                             provider="openai"))
+        app.router.add_post("/v1/messages", partial(forward.handle, self, provider="anthropic"))
+        app.router.add_get("/v1/models", partial(forward.models, self))
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=256),
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=600))
+
+    async def aclose(self) -> None:
+        for st in list(self._by_token.values()):
+            self.unregister(st.name)
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
+        if self._runner is not None:
+            await self._runner.cleanup()
+        if self.session is not None:
+            await self.session.close()
+        self._tx.shutdown(wait=True)
+
+    @property
+    def tcp_url(self) -> str:
+        if self.port is None:
+            raise RuntimeError("Gateway.start() has not been awaited")
+        return f"http://127.0.0.1:{self.port}"
+
+    # -- attempts ------------------------------------------------------------------------
+    def register(self, attempt: str, *, model: str, limits: UsageLimits,
+                 emit: Emit) -> Grant:
+        """Open ``attempt``'s socket (listening when this returns) and give its grant.
+        Raises UsageError for a bad model, or a cost limit on a model with no price."""
+        if self._runner is None:
+            raise RuntimeError("Gateway.start() has not been awaited")
+        old = self._attempts.get(attempt)
+        if old is not None and old.token in self._by_token:
+            raise ValueError(f"attempt {attempt!r} is already registered with the gateway")
+        provider, name = split_model(model)
+        if limits.cost_usd is not None and self.prices.get(model) is None:
+            raise UsageError(f"limits.cost_usd: model {model} has no price, so its cost "
+                             "cannot be limited; add it to a prices file (GAUNTLET_PRICES) "
+                             "or drop the cost limit")
+        safe = re.sub(r"[^A-Za-z0-9._-]", "_", attempt)[:40] or "_"
+        sdir = self.root / f"{safe}-{secrets.token_hex(4)}"
+        path = sdir / SOCKET_NAME
+        if len(os.fsencode(path)) > 107:
+            raise UsageError(f"gateway root {self.root} is too long for a unix socket path "
+                             f"({path}); use a shorter directory")
+        sdir.mkdir(mode=0o755)
+        os.chmod(sdir, 0o755)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.bind(str(path))
+            os.chmod(path, 0o666)  # the sandbox's user connects; the token guards it
+            sock.listen(128)
+            sock.setblocking(False)
+        except OSError:
+            sock.close()
+            shutil.rmtree(sdir, ignore_errors=True)
+            raise
+        token = "gw-" + secrets.token_urlsafe(32)
+        st = AttemptState(attempt, model, provider, name, limits, emit, token, sdir, sock)
+        if self.transcript_dir is not None:
+            st.writer = TranscriptWriter(self.transcript_dir, attempt)
+        st.site = web.SockSite(self._runner, sock)
+        st.started = asyncio.get_running_loop().create_task(st.site.start())
+        self._attempts[attempt] = st
+        self._by_token[token] = st
+        self._by_sock[str(path)] = st
+        return Grant(attempt, model, token, sdir, self.tcp_url)
+
+    def unregister(self, attempt: str) -> asyncio.Task:
+        """Refuse the attempt's token from now on and close its socket. The returned task
+        (awaiting it is optional) ends once the socket is gone and its transcript written.
+        ``usage(attempt)`` stays readable."""
+        st = self._attempts.get(attempt)
+        if st is None or st.token not in self._by_token:
+            raise KeyError(f"attempt {attempt!r} is not registered with the gateway")
+        del self._by_token[st.token]
+        self._by_sock.pop(str(st.socket_dir / SOCKET_NAME), None)
+        task = asyncio.get_running_loop().create_task(self._close_attempt(st))
+        self._closing.append(task)
+        return task
+
+    async def _close_attempt(self, st: AttemptState) -> None:
+        try:
+            if st.started is not None:
+                await st.started
+            if st.site is not None:
+                await st.site.stop()
+        finally:
+            st.sock.close()
+            shutil.rmtree(st.socket_dir, ignore_errors=True)
+            if st.writes:
+                await asyncio.gather(*st.writes, return_exceptions=True)
+
+    def usage(self, attempt: str) -> Usage:
+        st = self._attempts.get(attempt)
+        if st is None:
+            raise KeyError(f"attempt {attempt!r} is not registered with the gateway")
+        return st.usage.copy()
+
+    # -- used by forward.py --------------------------------------------------------------
+    def authorize(self, request: web.Request) -> tuple[AttemptState | None, AttemptState | None]:
+        """``(attempt, socket_attempt)``: the attempt whose token was presented (None if
+        none valid for this connection) and the attempt whose socket it came in on."""
+        auth = request.headers.get("Authorization", "")
+        token = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
+        token = token or request.headers.get("x-api-key", "").strip()
+        sockname = request.transport.get_extra_info("sockname") if request.transport else None
+        on_sock = self._by_sock.get(sockname) if isinstance(sockname, str) else None
+        st = self._by_token.get(token) if token else None
+        if st is not None and not secrets.compare_digest(st.token, token):
+            st = None
+        if isinstance(sockname, str) and st is not on_sock:
+            st = None  # a socket serves only its own attempt
+        return st, on_sock
+
+    def transcript(self, st: AttemptState, meta: dict, request: bytes, response: bytes,
+                   response_len: int | None = None) -> None:
+        if st.writer is None:
+            return
+        fut = asyncio.get_running_loop().run_in_executor(
+            self._tx, st.writer.record, meta, request, response, response_len)
+        st.writes = [f for f in st.writes if not f.done()] + [fut]
+
+    def upstream(self, provider: str) -> tuple[str, dict[str, str]]:
+        """The URL to POST to and the auth header holding the host's key."""
+        if provider == "openai":
+            base = self.env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+            key = self.env.get("OPENAI_API_KEY")
+            return base.rstrip("/") + "/chat/completions", (
+                {"Authorization": f"Bearer {key}"} if key else {})
+        base = self.env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+        key = self.env.get("ANTHROPIC_API_KEY")
+        return base.rstrip("/") + "/v1/messages", ({"x-api-key": key} if key else {})
