@@ -8,8 +8,8 @@ where: host                                        # host | sandbox
 
 On the host the process runs in the workspace, in its own process group, and dies
 with the arena (PR_SET_PDEATHSIG); its output is captured line by line as
-``agent.output``. In the sandbox it runs through ``Sandbox.exec`` and its output is
-recorded when it exits. Its exit is ``agent.exited``; a non-zero exit is the agent's
+``agent.output``. In the sandbox it runs through ``Sandbox.exec``, whose ``on_output``
+records its output line by line as it is written. Its exit is ``agent.exited``; a non-zero exit is the agent's
 own failure, never an infrastructure error.
 """
 from __future__ import annotations
@@ -156,10 +156,8 @@ class CommandAgent:
                       briefing=senv["GAUNTLET_BRIEFING"], socket=senv["GAUNTLET_SOCKET"])
         ctx.publish(ev.AGENT_STARTED, {"detail": f"{self.file.name} in the sandbox"})
         timeout = max(1.0, ctx.wall_seconds_left())
-        res = await ctx.sandbox.exec(argv, env=senv, timeout=timeout)
-        for stream, raw in (("stdout", res.stdout), ("stderr", res.stderr)):
-            for line in (raw or b"").decode("utf-8", "replace").splitlines():
-                self._emit_output(ctx, stream, line)
+        res = await ctx.sandbox.exec(argv, env=senv, timeout=timeout,
+                                     on_output=lambda stream, line: self._emit_output(ctx, stream, line))
         if res.timed_out:
             ctx.publish(ev.AGENT_EXITED, {"exit_code": None, "detail": "stopped at the time limit"})
             return AgentOutcome(None, "stopped at the time limit")

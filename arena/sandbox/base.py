@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 
 WORKSPACE = "/workspace"  # where the workspace (or submission snapshot) appears inside
 
@@ -57,6 +57,7 @@ class Sandbox(Protocol):
         env: dict[str, str] | None = None,
         cwd: str = WORKSPACE,
         stdin: bytes | None = None,
+        on_output: "Callable[[str, str], None] | None" = None,  # (stream, line) as lines arrive
     ) -> ExecResult: ...
 
     async def copy_in(self, src: Path, dest: str) -> None: ...

@@ -38,9 +38,37 @@ class CappedBuffer:
         return b"".join(self.parts)
 
 
-async def drain(stream: asyncio.StreamReader, buf: CappedBuffer) -> None:
+class LineSplitter:
+    """Calls ``on_line(name, line)`` for each complete line fed (no newline; a line over
+    ``max_line`` bytes is passed in pieces), the unterminated rest at ``flush``."""
+
+    def __init__(self, name: str, on_line: Callable[[str, str], None], max_line: int = 1 << 16):
+        self.name, self.on_line, self.max_line = name, on_line, max_line
+        self.rest = b""
+
+    def feed(self, chunk: bytes) -> None:
+        data = self.rest + chunk
+        *lines, self.rest = data.split(b"\n")
+        while len(self.rest) > self.max_line:
+            lines.append(self.rest[:self.max_line])
+            self.rest = self.rest[self.max_line:]
+        for line in lines:
+            self.on_line(self.name, line.decode("utf-8", "replace"))
+
+    def flush(self) -> None:
+        if self.rest:
+            rest, self.rest = self.rest, b""
+            self.on_line(self.name, rest.decode("utf-8", "replace"))
+
+
+async def drain(stream: asyncio.StreamReader, buf: CappedBuffer,
+                lines: LineSplitter | None = None) -> None:
     while True:
         chunk = await stream.read(1 << 16)
         if not chunk:
+            if lines is not None:
+                lines.flush()
             return
         buf.feed(chunk)
+        if lines is not None:
+            lines.feed(chunk)

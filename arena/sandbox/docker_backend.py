@@ -17,16 +17,19 @@ import shutil
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from arena.sandbox import fsutil, registry
 from arena.sandbox.base import WORKSPACE, ExecResult, Limits, Mount, SandboxError
-from arena.sandbox.capture import CappedBuffer
+from arena.sandbox.capture import CappedBuffer, LineSplitter
 from arena.sandbox.image import ensure_image
 
 SANDBOX_UID = 1000  # runs every exec
 INIT_UID = 65534  # runs the idle main process (out of reach of kill -1 by SANDBOX_UID)
 STDIN_MAX = 1 << 20
 CGROUP_PARENT = "gauntlet-docker"
+_REAP = '"$@"; rc=$?; kill -9 -1 2>/dev/null; exit $rc'  # the wrapper of every exec
+_FEED = 'printf %s "$GAUNTLET_STDIN_B64" | base64 -d | { unset GAUNTLET_STDIN_B64; exec "$@"; }'
 
 
 class DockerBackend:
@@ -184,16 +187,34 @@ class DockerSandbox:
         except Exception as exc:  # noqa: BLE001
             raise SandboxError(f"docker exec in sandbox {self.id} failed: {exc}") from None
 
-    def _run_sync(self, eid: str, out: CappedBuffer, err: CappedBuffer) -> None:
+    def _run_sync(self, eid: str, out: CappedBuffer, err: CappedBuffer, split=(None, None)) -> None:
         for o, e in self.api.exec_start(eid, stream=True, demux=True):
             if o:
                 out.feed(o)
+                if split[0] is not None:
+                    split[0].feed(o)
             if e:
                 err.feed(e)
+                if split[1] is not None:
+                    split[1].feed(e)
+        for s in split:
+            if s is not None:
+                s.flush()
+
+    def observe_target(self):
+        """Who the observer counts as this sandbox (arena/observe): processes in the
+        container's cgroup (``docker exec`` children descend from containerd-shim, not
+        from the container's init) running as the exec user, minus the exec wrappers."""
+        from arena.observe.target import ObserveTarget  # noqa: PLC0415
+
+        return ObserveTarget(cgroup=self.container.id, uid=SANDBOX_UID, backend="docker",
+                             skip=(("sh", "-c", _REAP), ("sh", "-c", _FEED), ("base64", "-d")))
 
     async def exec(self, argv: list[str], *, timeout: float | None = None,
                    env: dict[str, str] | None = None, cwd: str = WORKSPACE,
-                   stdin: bytes | None = None) -> ExecResult:
+                   stdin: bytes | None = None,
+                   on_output: Callable[[str, str], None] | None = None) -> ExecResult:
+        """``on_output(stream, line)``: called on the loop for each line as it arrives."""
         if self.closed:
             raise SandboxError(f"sandbox {self.id} is closed")
         if not argv:
@@ -205,11 +226,10 @@ class DockerSandbox:
             if len(stdin) > STDIN_MAX:
                 raise SandboxError(f"stdin larger than {STDIN_MAX} bytes is not supported")
             env["GAUNTLET_STDIN_B64"] = base64.b64encode(stdin).decode()
-            argv = ["sh", "-c", 'printf %s "$GAUNTLET_STDIN_B64" | base64 -d | '
-                    '{ unset GAUNTLET_STDIN_B64; exec "$@"; }', "sh", *argv]
+            argv = ["sh", "-c", _FEED, "sh", *argv]
         # Nothing the command leaves running outlives it: every process of the sandbox
         # user is killed when it ends (the container's init runs as another uid).
-        argv = ["sh", "-c", '"$@"; rc=$?; kill -9 -1 2>/dev/null; exit $rc', "sh", *argv]
+        argv = ["sh", "-c", _REAP, "sh", *argv]
         t0 = time.monotonic()
         try:
             eid = (await asyncio.to_thread(
@@ -222,7 +242,13 @@ class DockerSandbox:
 
         out = CappedBuffer(self.limits.output_bytes, overflow)
         err = CappedBuffer(self.limits.output_bytes, overflow)
-        run = asyncio.ensure_future(asyncio.to_thread(self._run_sync, eid, out, err))
+        split = (None, None)
+        if on_output is not None:
+            loop = asyncio.get_running_loop()
+            def relay(name: str, line: str) -> None:  # from the reader thread to the loop
+                loop.call_soon_threadsafe(on_output, name, line)
+            split = (LineSplitter("stdout", relay), LineSplitter("stderr", relay))
+        run = asyncio.ensure_future(asyncio.to_thread(self._run_sync, eid, out, err, split))
         timed_out = False
         try:
             await asyncio.wait_for(asyncio.shield(run), timeout)

@@ -23,10 +23,11 @@ import signal
 import subprocess
 import time
 from pathlib import Path, PurePosixPath
+from typing import Callable
 
 from arena.sandbox import cgroups, fsutil, registry
 from arena.sandbox.base import WORKSPACE, ExecResult, Limits, Mount, SandboxError
-from arena.sandbox.capture import CappedBuffer, drain
+from arena.sandbox.capture import CappedBuffer, LineSplitter, drain
 
 SANDBOX_UID = 65534
 PATH = "/opt/gauntlet/bin:/usr/local/bin:/usr/bin:/bin"
@@ -183,9 +184,11 @@ class LocalSandbox:
     # -- protocol ----------------------------------------------------------------------
     async def exec(self, argv: list[str], *, timeout: float | None = None,
                    env: dict[str, str] | None = None, cwd: str = WORKSPACE,
-                   stdin: bytes | None = None, as_pid_1: bool = False) -> ExecResult:
+                   stdin: bytes | None = None, as_pid_1: bool = False,
+                   on_output: Callable[[str, str], None] | None = None) -> ExecResult:
         """``as_pid_1``: the command is PID 1 of the sandbox's pid namespace (bwrap
-        ``--as-pid-1``, no reaper): nothing inside can signal it (a judge launcher)."""
+        ``--as-pid-1``, no reaper): nothing inside can signal it (a judge launcher).
+        ``on_output(stream, line)``: called on the loop for each line as it arrives."""
         if self.closed:
             raise SandboxError(f"sandbox {self.id} is closed")
         if not argv:
@@ -228,8 +231,9 @@ class LocalSandbox:
 
         out = CappedBuffer(self.limits.output_bytes, kill)
         err = CappedBuffer(self.limits.output_bytes, kill)
-        readers = [asyncio.ensure_future(drain(proc.stdout, out)),
-                   asyncio.ensure_future(drain(proc.stderr, err))]
+        split = [LineSplitter(n, on_output) if on_output else None for n in ("stdout", "stderr")]
+        readers = [asyncio.ensure_future(drain(proc.stdout, out, split[0])),
+                   asyncio.ensure_future(drain(proc.stderr, err, split[1]))]
         if stdin is not None:
             proc.stdin.write(stdin)
             try:
@@ -276,6 +280,14 @@ class LocalSandbox:
         from arena.sandbox.shell import local_shell_argv  # noqa: PLC0415
 
         return local_shell_argv(self, env)
+
+    def observe_target(self):
+        """Who the observer counts as this sandbox (arena/observe): members of its cgroup,
+        running as the sandbox user (bwrap and the set-up shell run as root)."""
+        from arena.observe.target import ObserveTarget  # noqa: PLC0415
+
+        return ObserveTarget(cgroup=f"/{cgroups.PARENT}/{self.id}\n" if self.cg else None,
+                             uid=self.uid if self.be.privileged else None, backend="local")
 
     def _sweep(self) -> None:
         if self.cg is not None:
