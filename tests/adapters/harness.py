@@ -7,7 +7,6 @@ call and prints a feedback document (failing first, then passing)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
