@@ -12,6 +12,8 @@ def register(subparsers) -> None:
     sub = p.add_subparsers(dest="sandbox_command", metavar="SUBCOMMAND", required=True)
     b = sub.add_parser("build", help="build gauntlet-base from Debian packages (debootstrap)")
     b.add_argument("--force", action="store_true", help="rebuild even if the recipe's image exists")
+    b.add_argument("--agent", metavar="NAME", help="build a built-in adapter's image "
+                   "(gauntlet-agent-NAME: gauntlet-base + the agent's wheels)")
     b.set_defaults(func=cmd_build)
     c = sub.add_parser("check", help="which sandbox backends work here")
     c.add_argument("--json", action="store_true")
@@ -24,6 +26,8 @@ def cmd_build(args) -> int:
     from arena.sandbox.base import SandboxError  # noqa: PLC0415
     from arena.sandbox.image import build_image  # noqa: PLC0415
 
+    if getattr(args, "agent", None):
+        return _build_agent(args)
     try:
         r = build_image(force=args.force, log=lambda m: print(m, file=sys.stderr))
     except SandboxError as exc:
@@ -32,6 +36,28 @@ def cmd_build(args) -> int:
     verb = "built" if r.built else "up to date"
     print(f"{r.image} {verb} (id {r.image_id[7:19]}, recipe {r.recipe[:12]}, "
           f"{r.seconds:.1f}s{', cached rootfs' if r.built and r.rootfs_cached else ''})")
+    return 0
+
+
+def _build_agent(args) -> int:
+    import time  # noqa: PLC0415
+
+    from arena.adapters import build_agent_image, get_adapter  # noqa: PLC0415
+    from arena.errors import UsageError  # noqa: PLC0415
+    from arena.sandbox.base import SandboxError  # noqa: PLC0415
+
+    t0 = time.monotonic()
+    try:
+        get_adapter(args.agent)
+        ref = build_agent_image(args.agent, force=args.force,
+                                log=lambda m: print(m, file=sys.stderr))
+    except UsageError as exc:
+        print(f"gauntlet: sandbox build --agent: {exc}", file=sys.stderr)
+        return 2
+    except SandboxError as exc:
+        print(f"gauntlet: sandbox build --agent {args.agent} failed: {exc}", file=sys.stderr)
+        return 1
+    print(f"{ref} ready ({time.monotonic() - t0:.1f}s)")
     return 0
 
 

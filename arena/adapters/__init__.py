@@ -1,0 +1,43 @@
+"""Built-in adapters for real agents from PyPI (CONTRACT §8): ``mini-swe-agent``, ``aider``.
+
+    from arena.adapters import get_adapter, ensure_agent_tree, build_agent_image
+    ad = get_adapter("aider")
+    argv = ad.command("openai/gpt-4.1-mini", "/tmp/task.md", "/workspace")
+"""
+from __future__ import annotations
+
+from arena.adapters.base import AGENTS_ROOT, Adapter, check_model
+from arena.errors import UsageError
+
+
+def _registry() -> dict[str, Adapter]:
+    from arena.adapters import aider, mini_swe_agent  # noqa: PLC0415
+
+    return {a.name: a for a in (mini_swe_agent.ADAPTER, aider.ADAPTER)}
+
+
+def names() -> list[str]:
+    return sorted(_registry())
+
+
+def get_adapter(name: str) -> Adapter:
+    reg = _registry()
+    if name not in reg:
+        raise UsageError(f"unknown adapter {name!r}: expected one of {', '.join(sorted(reg))}")
+    return reg[name]
+
+
+def ensure_agent_tree(name: str, log=print):
+    from arena.adapters.build import ensure_agent_tree as f  # noqa: PLC0415
+
+    return f(name, log)
+
+
+def build_agent_image(name: str, force: bool = False, log=print) -> str:
+    from arena.adapters.build import build_agent_image as f  # noqa: PLC0415
+
+    return f(name, force=force, log=log)
+
+
+__all__ = ["AGENTS_ROOT", "Adapter", "build_agent_image", "check_model", "ensure_agent_tree",
+           "get_adapter", "names"]

@@ -1,0 +1,124 @@
+"""What a built-in adapter is: how to start a real agent package non-interactively.
+
+An adapter names a PyPI package pinned by a lock file (``locks/<name>.txt``, every wheel
+with its hash), the launchers put in the agent tree's ``bin/``, and three functions the
+attempt runner calls: ``command(model, task_file, workspace)`` (argv run in the sandbox),
+``env(model)`` (non-secret settings only: the gateway adds ``OPENAI_BASE_URL`` /
+``OPENAI_API_KEY`` and the Anthropic pair) and ``task_text(briefing)`` (what the agent is
+asked to do, including how to submit and read feedback through ``gauntlet-agent``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.errors import UsageError
+
+AGENTS_ROOT = "/opt/gauntlet/agents"  # where trees are mounted, in both backends
+PROVIDERS = ("openai", "anthropic")
+LOCK_DIR = Path(__file__).parent / "locks"
+LAUNCHER_DIR = Path(__file__).parent / "launchers"
+
+# Settings every adapter gets: nothing phones home, opens a browser, prompts for git
+# credentials, pages output, or writes config/cache outside /tmp (HOME is /tmp).
+COMMON_ENV = {
+    "HOME": "/tmp",
+    "XDG_CONFIG_HOME": "/tmp/.config",
+    "XDG_CACHE_HOME": "/tmp/.cache",
+    "XDG_DATA_HOME": "/tmp/.local/share",
+    "TERM": "dumb",
+    "NO_COLOR": "1",
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_EDITOR": "true",
+    "EDITOR": "true",
+    "BROWSER": "true",
+    "PYTHONUNBUFFERED": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    "PIP_NO_INPUT": "1",
+    "HF_HUB_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "DO_NOT_TRACK": "1",
+    # litellm: use the cost map bundled in the wheel, never fetch it from GitHub at import.
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_TELEMETRY": "False",
+}
+
+TASK_TEMPLATE = """\
+{briefing}
+
+---------------------------------------------------------------------------
+How this challenge works (Gauntlet)
+
+You work in {workspace}, inside a sandbox with no network. You are judged on what you
+submit, by tests you cannot see, so submit your work and read the feedback:
+
+- `gauntlet-agent submit` submits the current state of the workspace. It blocks until
+  the submission is judged and prints the feedback document as YAML: `tests` (total,
+  passed, failed, failures with names and messages), `hidden` and `adversarial` counts,
+  `build`, `lint`, `notices`. Submissions are limited (see the briefing); submitting
+  again within a short cooldown counts as one.
+- `gauntlet-agent feedback [N]` prints the feedback of submission N again (default: the
+  last one).
+- `gauntlet-agent status` prints the time left and the submissions used and left.
+
+Work in a loop: read the code, run the visible tests, fix, submit, read the feedback,
+and fix what it reports. Stop when the feedback shows every test passing, or when the
+status says no submissions or no time are left.
+"""
+
+
+def check_model(model: str) -> tuple[str, str]:
+    """``<provider>/<model>`` split; a UsageError naming the argument otherwise."""
+    provider, sep, name = (model or "").partition("/")
+    if not sep or not name or provider not in PROVIDERS:
+        raise UsageError(f"--model {model!r}: expected PROVIDER/MODEL with PROVIDER one of "
+                         f"{', '.join(PROVIDERS)} (for example openai/gpt-4.1-mini)")
+    return provider, name
+
+
+@dataclass(frozen=True)
+class Adapter:
+    name: str  # the built-in adapter name (--agent NAME)
+    package: str  # the PyPI distribution
+    version: str  # its pinned version (also in the lock file)
+    launchers: tuple[str, ...]  # files of launchers/ copied into the tree's bin/
+    cli: str  # which launcher runs the agent
+    import_name: str  # the top-level module (for checks)
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def root(self) -> str:
+        """The tree's path inside a sandbox."""
+        return f"{AGENTS_ROOT}/{self.name}"
+
+    def lock_path(self) -> Path:
+        return LOCK_DIR / f"{self.name}.txt"
+
+    def lock_text(self) -> str:
+        return self.lock_path().read_text()
+
+    def pins(self) -> dict[str, str]:
+        """``{distribution: version}`` from the lock file."""
+        out = {}
+        for line in self.lock_text().splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line:
+                spec = line.split()[0]
+                name, _, ver = spec.partition("==")
+                out[name] = ver
+        return out
+
+    def env(self, model: str) -> dict[str, str]:
+        check_model(model)
+        return {**COMMON_ENV, **self.extra_env}
+
+    def task_text(self, briefing: str, workspace: str = "/workspace") -> str:
+        return TASK_TEMPLATE.format(briefing=briefing.rstrip(), workspace=workspace)
+
+    def command(self, model: str, task_file: str, workspace: str,
+                root: str | None = None) -> list[str]:
+        raise NotImplementedError

@@ -1,0 +1,175 @@
+"""Agent trees and images, built locally and cached by content hash.
+
+A tree is ``<cache>/agents/<name>-<key16>/`` with ``lib/`` (the lock file's wheels,
+installed with ``pip install --no-deps --require-hashes --target``, then byte-compiled by
+the sandbox's own ``/usr/bin/python3`` with unchecked-hash pycs, so a read-only tree
+imports without compiling) and ``bin/`` (the launchers). ``key`` hashes the lock file,
+the launchers and this recipe: the same inputs give the same directory, built once.
+The local backend bind-mounts the tree read-only at ``/opt/gauntlet/agents/<name>``.
+
+The Docker image ``gauntlet-agent-<name>:latest`` is gauntlet-base plus that tree,
+made by ``docker build`` of a two-line Dockerfile FROM the local base image (no registry)
+and labelled ``gauntlet.agent=<sha256(base recipe, tree key)>``; a build with a matching
+label present does nothing.
+
+Wheels are downloaded on the host into ``<cache>/wheels`` (pip checks every hash).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+from arena.adapters.base import LAUNCHER_DIR, Adapter
+from arena.sandbox.base import SandboxError
+from arena.sandbox.image import BASE_IMAGE, BASE_TAG, cache_dir, recipe_hash
+
+RECIPE_VERSION = 1  # bump when the tree layout or install steps change
+PY_TAG = "3.11"
+PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
+SANDBOX_PYTHON = "/usr/bin/python3"  # Debian's python, the one inside both sandboxes
+AGENT_LABEL = "gauntlet.agent"
+Log = Callable[[str], None]
+
+
+def _adapter(name: str) -> Adapter:
+    from arena.adapters import get_adapter  # noqa: PLC0415
+
+    return get_adapter(name)
+
+
+def tree_key(ad: Adapter) -> str:
+    launchers = {f: (LAUNCHER_DIR / f).read_text() for f in sorted(ad.launchers)}
+    launchers["_tree.py"] = (LAUNCHER_DIR / "_tree.py").read_text()
+    blob = {"recipe": RECIPE_VERSION, "python": PY_TAG, "platforms": PLATFORMS,
+            "lock": ad.lock_text(), "launchers": launchers}
+    return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()
+
+
+def tree_path(name: str) -> Path:
+    ad = _adapter(name)
+    return cache_dir() / "agents" / f"{ad.name}-{tree_key(ad)[:16]}"
+
+
+def _run(cmd: list[str], what: str, log: Log) -> None:
+    log("running: " + " ".join(cmd[:6]) + (" ..." if len(cmd) > 6 else ""))
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        tail = (p.stderr or p.stdout).strip().splitlines()[-6:]
+        raise SandboxError(f"{what} failed (exit {p.returncode}): " + " | ".join(tail))
+
+
+def download_wheels(ad: Adapter, log: Log = print) -> Path:
+    """Every wheel of the lock file in ``<cache>/wheels`` (already present ones are kept)."""
+    wheels = cache_dir() / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+           "--no-deps", "--require-hashes", "--only-binary=:all:", "--implementation", "cp",
+           "--python-version", PY_TAG, *[a for p in PLATFORMS for a in ("--platform", p)],
+           "-d", str(wheels), "-r", str(ad.lock_path())]
+    _run(cmd, f"downloading the wheels of {ad.package}", log)
+    return wheels
+
+
+def _normalise_modes(root: Path) -> None:
+    """Owned by root, readable by everyone, writable by no one else (mounted read-only)."""
+    for d, dirs, files in os.walk(root):
+        os.chmod(d, 0o755)
+        for f in files:
+            p = os.path.join(d, f)
+            if not os.path.islink(p):
+                os.chmod(p, 0o755 if os.access(p, os.X_OK) else 0o644)
+
+
+def ensure_agent_tree(name: str, log: Log = print) -> Path:
+    """The agent's tree on the host, built unless a complete one with this key exists."""
+    ad = _adapter(name)
+    dest = tree_path(ad.name)
+    if (dest / ".complete").exists():
+        return dest
+    if not Path(SANDBOX_PYTHON).exists():
+        raise SandboxError(f"{SANDBOX_PYTHON} is missing: the agent trees are compiled by the "
+                           "sandbox's Debian python (apt-get install -y python3)")
+    t0 = time.monotonic()
+    wheels = download_wheels(ad, log)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{ad.name}-", dir=dest.parent))
+    try:
+        _run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+              "--no-index", "--no-deps", "--require-hashes", "--no-compile",
+              "--find-links", str(wheels), "--target", str(work / "lib"),
+              "-r", str(ad.lock_path())], f"installing {ad.package} into its tree", log)
+        shutil.rmtree(work / "lib" / "bin", ignore_errors=True)  # entry points of the host python
+        _run([SANDBOX_PYTHON, "-m", "compileall", "-q", "-j", "2",
+              "--invalidation-mode", "unchecked-hash", str(work / "lib")],
+             "byte-compiling the tree", lambda _m: None)
+        (work / "bin").mkdir()
+        for f in (*ad.launchers, "_tree.py"):
+            shutil.copy2(LAUNCHER_DIR / f, work / "bin" / f)
+        (work / "tree.json").write_text(json.dumps(
+            {"adapter": ad.name, "package": ad.package, "version": ad.version,
+             "key": tree_key(ad)}, indent=2) + "\n")
+        _normalise_modes(work)
+        (work / ".complete").write_text(f"{time.monotonic() - t0:.1f}s\n")
+        if dest.exists():  # an incomplete leftover
+            shutil.rmtree(dest)
+        os.replace(work, dest)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    log(f"built {dest} in {time.monotonic() - t0:.1f}s")
+    return dest
+
+
+def image_ref(name: str) -> str:
+    return f"gauntlet-agent-{_adapter(name).name}:latest"
+
+
+def image_label(name: str) -> str:
+    ad = _adapter(name)
+    return hashlib.sha256(f"{recipe_hash()}:{tree_key(ad)}".encode()).hexdigest()
+
+
+def build_agent_image(name: str, force: bool = False, log: Log = print) -> str:
+    """``gauntlet-agent-<name>:latest`` (gauntlet-base + the agent tree); its ref."""
+    from arena.sandbox.image import _client, build_image, find_recipe_image  # noqa: PLC0415
+
+    ad = _adapter(name)
+    client = _client()
+    ref, label = image_ref(ad.name), image_label(ad.name)
+    repo = ref.rsplit(":", 1)[0]
+    found = client.images.list(filters={"label": f"{AGENT_LABEL}={label}"})
+    if found and not force:
+        if ref not in found[0].tags:
+            found[0].tag(repo, "latest")
+        return ref
+    if find_recipe_image(client, recipe_hash()) is None:
+        log(f"{BASE_IMAGE}:{BASE_TAG} with the current recipe is missing: building it first")
+        build_image(log=log)
+    tree = ensure_agent_tree(ad.name, log)
+    t0 = time.monotonic()
+    ctx = Path(tempfile.mkdtemp(prefix=f".ctx-{ad.name}-", dir=tree.parent))
+    try:  # hard links: the context costs no copy (same file system as the tree)
+        shutil.copytree(tree, ctx / "tree", copy_function=os.link, symlinks=True)
+        (ctx / "Dockerfile").write_text(
+            f"FROM {BASE_IMAGE}:{BASE_TAG}\n"
+            f"COPY --chown=0:0 tree {ad.root}\n")
+        log(f"docker build {ref} from {BASE_IMAGE}:{BASE_TAG} + {tree.name}")
+        try:
+            client.images.build(path=str(ctx), tag=ref, rm=True, forcerm=True, pull=False,
+                                labels={AGENT_LABEL: label, "gauntlet": "1",
+                                        "gauntlet.agent.name": ad.name,
+                                        "gauntlet.agent.version": f"{ad.package}=={ad.version}"})
+        except Exception as exc:  # noqa: BLE001 — BuildError, APIError: one clear message
+            raise SandboxError(f"docker build of {ref} failed: {exc}") from None
+    finally:
+        shutil.rmtree(ctx, ignore_errors=True)
+    log(f"built {ref} in {time.monotonic() - t0:.1f}s")
+    return ref
