@@ -10,7 +10,6 @@ a cap are left out and ``notices`` says so.
 """
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 import shutil
@@ -19,6 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import textdiff
 from arena.sandbox.fsutil import read_regular
 
 SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache"})
@@ -252,27 +252,22 @@ def diff_stats(prev: Snapshot | None, cur: Snapshot) -> dict:
             != (cur.entries[p].digest, cur.entries[p].mode, cur.entries[p].kind))
     )
     added = removed = 0
-    old_all: list[str] = []
-    new_all: list[str] = []
+    deltas: list[textdiff.Delta] = []
     for p in changed:
         old = _text_lines(prev, p) if prev else []
         new = _text_lines(cur, p)
         if old is None or new is None:
             continue
-        old_all += old
-        new_all += new
-        sm = difflib.SequenceMatcher(None, old, new, autojunk=False)
-        for tag, i1, i2, j1, j2 in sm.get_opcodes():
-            if tag in ("replace", "delete"):
-                removed += i2 - i1
-            if tag in ("replace", "insert"):
-                added += j2 - j1
+        d = textdiff.line_delta(old, new)  # bounded: never the quadratic difflib
+        deltas.append(d)
+        added += d.added
+        removed += d.removed
     if not changed:
         similarity = 1.0
-    elif not old_all and not new_all:
+    elif not any(d.common or d.added or d.removed for d in deltas):
         similarity = 0.0 if prev is None else 1.0
     else:
-        similarity = difflib.SequenceMatcher(None, old_all, new_all, autojunk=False).ratio()
+        similarity = textdiff.similarity(deltas)
     return {
         "files_changed": len(changed),
         "lines_added": added,
