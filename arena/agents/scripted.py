@@ -134,13 +134,15 @@ class ScriptedAgentRunner:
         if not src.is_dir():
             raise FileNotFoundError(f"overlay {value}: not a directory in {self.package_root}")
         # agent code may have planted links or FIFOs in the workspace: never followed
-        await asyncio.to_thread(safe_write.write_tree, src, ctx.workspace)
+        async with ctx.hold(io=True):  # real work, off the event loop
+            await asyncio.to_thread(safe_write.write_tree, src, ctx.workspace)
         await ctx.scan()
 
     async def _delete(self, ctx: AgentContext, value: Any) -> None:
         for rel in value if isinstance(value, list) else [value]:
             try:  # the entry itself (a link, never its target), reached without links
-                await asyncio.to_thread(safe_write.remove_path, ctx.workspace, str(rel))
+                async with ctx.hold(io=True):
+                    await asyncio.to_thread(safe_write.remove_path, ctx.workspace, str(rel))
             except SandboxError as exc:
                 raise ValueError(f"delete {rel!r}: {exc}") from None
         await ctx.scan()

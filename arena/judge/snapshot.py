@@ -62,34 +62,60 @@ def _read_nofollow(path: str, limit: int) -> bytes | None:
     return None if data is None or len(data) > limit else data
 
 
+_DIR_FD = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+MAX_DEPTH = 64  # deeper directories are left out (reported as special entries)
+
+
 def _walk(workspace: Path):
-    """Yield (relpath, kind, abspath) in sorted order, never following links."""
-    stack = [""]
-    while stack:
-        rel_dir = stack.pop()
-        absdir = os.path.join(workspace, rel_dir) if rel_dir else str(workspace)
+    """Yield (relpath, kind, abspath, lstat) in sorted order, never following links.
+    Directories are walked by fd (opened ``O_NOFOLLOW``), and ``abspath`` names the
+    entry through the fd of the directory actually listed (``/proc/self/fd/N/name``),
+    so a directory swapped for a link mid-walk can never lead the read outside."""
+    try:
+        top = os.open(workspace, _DIR_FD)
+    except OSError:
+        return
+    try:
+        yield from _walk_fd(top, "", 0)
+    finally:
+        os.close(top)
+
+
+def _walk_fd(dfd: int, rel_dir: str, depth: int):
+    try:
+        names = sorted(os.listdir(dfd))
+    except OSError:
+        return
+    subdirs = []
+    for name in names:
+        rel = f"{rel_dir}/{name}" if rel_dir else name
+        ap = f"/proc/self/fd/{dfd}/{name}"
         try:
-            names = sorted(os.listdir(absdir))
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
         except OSError:
             continue
-        subdirs = []
-        for name in names:
-            rel = f"{rel_dir}/{name}" if rel_dir else name
-            ap = os.path.join(absdir, name)
-            try:
-                st = os.lstat(ap)
-            except OSError:
+        if stat.S_ISLNK(st.st_mode):
+            yield rel, "link", ap, st
+        elif stat.S_ISDIR(st.st_mode):
+            if name in SKIP_DIRS:
                 continue
-            if stat.S_ISLNK(st.st_mode):
-                yield rel, "link", ap, st
-            elif stat.S_ISDIR(st.st_mode):
-                if name not in SKIP_DIRS:
-                    subdirs.append(rel)
-            elif stat.S_ISREG(st.st_mode):
-                yield rel, "file", ap, st
-            else:
+            if depth >= MAX_DEPTH:
                 yield rel, "special", ap, st
-        stack.extend(reversed(subdirs))
+            else:
+                subdirs.append((rel, name))
+        elif stat.S_ISREG(st.st_mode):
+            yield rel, "file", ap, st
+        else:
+            yield rel, "special", ap, st
+    for rel, name in subdirs:
+        try:
+            sub = os.open(name, _DIR_FD, dir_fd=dfd)
+        except OSError:  # swapped for a link or removed since the listing: skipped
+            continue
+        try:
+            yield from _walk_fd(sub, rel, depth + 1)
+        finally:
+            os.close(sub)
 
 
 def _entries_digest(entries: list[Entry]) -> str:
@@ -221,7 +247,8 @@ def load_snapshot(snapshots_root: Path | str, digest: str) -> Snapshot:
             raw = target.encode("utf-8", "surrogateescape")
             entries.append(Entry(rel, "link", 0o777, len(raw), hashlib.sha256(raw).hexdigest(), target))
         elif kind == "file":
-            data = Path(ap).read_bytes()
+            with open(ap, "rb") as fh:
+                data = fh.read()
             total += len(data)
             entries.append(Entry(rel, "file", 0o755 if st.st_mode & 0o111 else 0o644, len(data),
                                  hashlib.sha256(data).hexdigest()))
