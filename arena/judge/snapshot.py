@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena import textdiff
+from arena.text import printable
 from arena.sandbox.fsutil import read_regular
 
 SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache"})
@@ -173,16 +174,16 @@ def take_snapshot(workspace: Path | str, snapshots_root: Path | str,
         if left_out_count:
             notices.append(
                 f"Snapshot capped at {caps.max_files} files: {len(left_out_count)} file(s) left out "
-                f"(first: {left_out_count[0]})."
+                f"(first: {printable(left_out_count[0], newlines=False)})."
             )
         if left_out_bytes:
             notices.append(
                 f"Snapshot capped at {caps.max_bytes} bytes ({caps.max_file_bytes} per file): "
-                f"{len(left_out_bytes)} file(s) left out (first: {left_out_bytes[0]})."
+                f"{len(left_out_bytes)} file(s) left out (first: {printable(left_out_bytes[0], newlines=False)})."
             )
         if skipped_special:
             notices.append(f"{len(skipped_special)} special file(s) (fifo, socket, device) left out "
-                           f"(first: {skipped_special[0]}).")
+                           f"(first: {printable(skipped_special[0], newlines=False)}).")
         digest = _entries_digest(entries)
         final = root / digest
         if final.exists():
@@ -300,5 +301,5 @@ def diff_stats(prev: Snapshot | None, cur: Snapshot) -> dict:
         "lines_added": added,
         "lines_removed": removed,
         "similarity": round(similarity, 4),
-        "changed_files": changed,
+        "changed_files": [printable(p, newlines=False) for p in changed],
     }

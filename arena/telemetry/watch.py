@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from arena import textdiff
+from arena.text import path_fields  # names are bytes: kept losslessly
 from arena.sandbox.fsutil import read_regular
 
 SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git"})
@@ -97,12 +98,12 @@ def _diff(w: _Watch) -> list[dict[str, Any]]:
             w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size, lines)
             continue  # touched, content unchanged
         added, removed = line_delta(old.lines if old else None, lines)
-        changes.append({"path": rel, "change": "modified" if old else "created",
+        changes.append({**path_fields(rel), "change": "modified" if old else "created",
                         "lines_added": added, "lines_removed": removed})
         w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size, lines)
     for rel in [r for r in w.seen if r not in now]:
         old = w.seen.pop(rel)
-        changes.append({"path": rel, "change": "deleted", "lines_added": 0,
+        changes.append({**path_fields(rel), "change": "deleted", "lines_added": 0,
                         "lines_removed": len(old.lines or [])})
     changes.sort(key=lambda c: c["path"])
     return changes
