@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -67,3 +68,20 @@ async def test_undecodable_and_escape_names_are_judged_and_rated(tmp_path, sandb
     card = judge_attempt(events)
     assert card.scored_submission == 1 and card.total > 0, card
     assert card.to_json()  # the scorecard (what the leaderboard reads) encodes
+    # the report: agent text (here planted in a feedback document) reaches it stripped
+    from arena.scoring.report import render_html, render_markdown
+
+    fbe = fb[0]
+    planted = {**fbe.data["feedback"], "note": "left\x1b[2J\x1b]0;owned\x07right"}
+    evil = fbe.model_copy(update={"data": {**fbe.data, "feedback": planted}})
+    doc = [evil if e is fbe else e for e in events]
+    for text in (render_markdown(card, doc), render_html(card, doc)):
+        assert "\x1b" not in text and "\x07" not in text, repr(text[max(0, text.find("\x1b") - 200):text.find("\x1b") + 50])
+        assert "leftright" in text or "left\\u001b" in text
+    # the CLI's attempts and show print no control sequence of the agent's
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    for argv in (["attempts"], ["show", a.id]):
+        r = subprocess.run([sys.executable, "-m", "arena", *argv, "--store", str(tmp_path / "g.db")],
+                           capture_output=True, env=env, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert b"\x1b" not in r.stdout and a.id.encode() in r.stdout
