@@ -7,11 +7,14 @@ from typing import Iterable, Union
 
 from textual.content import Content
 
+from arena.text import printable  # agent text: no terminal control sequences
+
 Part = Union[str, Content, tuple[str, str]]
 
 
 def line(*parts: Part) -> Content:
-    return Content.assemble(*(p if isinstance(p, (str, Content)) else (str(p[0]), p[1]) for p in parts))
+    return Content.assemble(*(printable(p) if isinstance(p, str) else p if isinstance(p, Content)
+                              else (printable(p[0]), p[1]) for p in parts))
 
 
 def lines(items: Iterable[Content]) -> Content:
@@ -21,4 +24,4 @@ def lines(items: Iterable[Content]) -> Content:
 def esc(text: object) -> str:
     """Make any text literal inside content markup. (``textual.markup.escape`` only escapes
     what looks like a tag, so ``[Task(id=1, ...)]`` in a failure message still breaks it.)"""
-    return str(text).replace("[", "\\[")
+    return printable(text).replace("[", "\\[")

@@ -42,10 +42,26 @@ if orjson is not None:
         Raises ValueError only for data that no JSON can hold (circular)."""
         try:
             return _dumps(value, default=str, option=_OPT).decode()
-        except TypeError:  # e.g. an int beyond 64 bits, or a cycle: the standard library decides
-            return _std_encode(value)
+        except TypeError:  # e.g. an int beyond 64 bits, a cycle, a lone surrogate: the standard library decides
+            return _std_encode_safe(value)
 else:  # pragma: no cover - depends on the environment
-    encode = _std_encode
+    def encode(value: Any) -> str:
+        return _std_encode_safe(value)
+
+
+_ascii_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, default=str).encode
+
+
+def _std_encode_safe(value: Any) -> str:
+    """Standard JSON; text holding lone surrogates (an undecodable file name, kept as
+    ``os.fsdecode`` gives it) is written ``\\udcXX``-escaped, ASCII: valid JSON that
+    SQLite stores and ``json.loads`` reads back unchanged, so no event is refused."""
+    text = _std_encode(value)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _ascii_encode(value)
+    return text
 
 
 INSERT_EVENT = "INSERT INTO events (attempt, seq, t, kind, data) VALUES (?, ?, ?, ?, ?)"

@@ -8,14 +8,15 @@ script restarts from the step after the last acknowledged submission.
 """
 from __future__ import annotations
 
-import os
+import asyncio
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 from arena.agents.base import AgentContext, AgentOutcome
 from arena import events as ev
+from arena.sandbox import safe_write
+from arena.sandbox.base import SandboxError
 
 STEP_KINDS = ("wait", "read", "overlay", "delete", "run", "submit", "message")
 _COUNTS = re.compile(r"(\d+) (passed|failed|error|errors)\b")
@@ -85,13 +86,6 @@ def test_counts(output: str) -> tuple[int, int]:
     return passed, failed
 
 
-def _inside(base: Path, rel: str) -> Path:
-    p = (base / rel).resolve()
-    if p != base.resolve() and base.resolve() not in p.parents:
-        raise ValueError(f"path {rel!r} escapes {base}")
-    return p
-
-
 class ScriptedAgentRunner:
     restartable = True
 
@@ -139,16 +133,18 @@ class ScriptedAgentRunner:
             raise ValueError(f"overlay {value}: outside the package {root}")
         if not src.is_dir():
             raise FileNotFoundError(f"overlay {value}: not a directory in {self.package_root}")
-        shutil.copytree(src, ctx.workspace, dirs_exist_ok=True, symlinks=True)
+        # agent code may have planted links or FIFOs in the workspace: never followed
+        async with ctx.hold(io=True):  # real work, off the event loop
+            await asyncio.to_thread(safe_write.write_tree, src, ctx.workspace)
         await ctx.scan()
 
     async def _delete(self, ctx: AgentContext, value: Any) -> None:
         for rel in value if isinstance(value, list) else [value]:
-            p = _inside(ctx.workspace, str(rel))
-            if p.is_dir() and not p.is_symlink():
-                shutil.rmtree(p, ignore_errors=True)
-            elif p.exists() or p.is_symlink():
-                os.unlink(p)
+            try:  # the entry itself (a link, never its target), reached without links
+                async with ctx.hold(io=True):
+                    await asyncio.to_thread(safe_write.remove_path, ctx.workspace, str(rel))
+            except SandboxError as exc:
+                raise ValueError(f"delete {rel!r}: {exc}") from None
         await ctx.scan()
 
     async def _run(self, ctx: AgentContext, value: Any) -> None:

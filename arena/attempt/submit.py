@@ -151,7 +151,7 @@ class SubmissionDesk:
         self.received += 1
         number = self.received
         prev = self.accepted[-1].snapshot if self.accepted else await self._baseline_snapshot()
-        diff = diff_stats(prev, snap)
+        diff = await asyncio.to_thread(diff_stats, prev, snap)  # bounded, and off the loop
         same_as = rules.identical_to(snap.hash, [(s.number, s.hash) for s in self.accepted])
         a.publish(ev.SUBMISSION_RECEIVED, {
             "submission": number, "iteration": number - 1, "hash": snap.hash,

@@ -10,7 +10,6 @@ a cap are left out and ``notices`` says so.
 """
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 import shutil
@@ -19,6 +18,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import textdiff
+from arena.text import printable
 from arena.sandbox.fsutil import read_regular
 
 SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache"})
@@ -62,34 +63,60 @@ def _read_nofollow(path: str, limit: int) -> bytes | None:
     return None if data is None or len(data) > limit else data
 
 
+_DIR_FD = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+MAX_DEPTH = 64  # deeper directories are left out (reported as special entries)
+
+
 def _walk(workspace: Path):
-    """Yield (relpath, kind, abspath) in sorted order, never following links."""
-    stack = [""]
-    while stack:
-        rel_dir = stack.pop()
-        absdir = os.path.join(workspace, rel_dir) if rel_dir else str(workspace)
+    """Yield (relpath, kind, abspath, lstat) in sorted order, never following links.
+    Directories are walked by fd (opened ``O_NOFOLLOW``), and ``abspath`` names the
+    entry through the fd of the directory actually listed (``/proc/self/fd/N/name``),
+    so a directory swapped for a link mid-walk can never lead the read outside."""
+    try:
+        top = os.open(workspace, _DIR_FD)
+    except OSError:
+        return
+    try:
+        yield from _walk_fd(top, "", 0)
+    finally:
+        os.close(top)
+
+
+def _walk_fd(dfd: int, rel_dir: str, depth: int):
+    try:
+        names = sorted(os.listdir(dfd))
+    except OSError:
+        return
+    subdirs = []
+    for name in names:
+        rel = f"{rel_dir}/{name}" if rel_dir else name
+        ap = f"/proc/self/fd/{dfd}/{name}"
         try:
-            names = sorted(os.listdir(absdir))
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
         except OSError:
             continue
-        subdirs = []
-        for name in names:
-            rel = f"{rel_dir}/{name}" if rel_dir else name
-            ap = os.path.join(absdir, name)
-            try:
-                st = os.lstat(ap)
-            except OSError:
+        if stat.S_ISLNK(st.st_mode):
+            yield rel, "link", ap, st
+        elif stat.S_ISDIR(st.st_mode):
+            if name in SKIP_DIRS:
                 continue
-            if stat.S_ISLNK(st.st_mode):
-                yield rel, "link", ap, st
-            elif stat.S_ISDIR(st.st_mode):
-                if name not in SKIP_DIRS:
-                    subdirs.append(rel)
-            elif stat.S_ISREG(st.st_mode):
-                yield rel, "file", ap, st
-            else:
+            if depth >= MAX_DEPTH:
                 yield rel, "special", ap, st
-        stack.extend(reversed(subdirs))
+            else:
+                subdirs.append((rel, name))
+        elif stat.S_ISREG(st.st_mode):
+            yield rel, "file", ap, st
+        else:
+            yield rel, "special", ap, st
+    for rel, name in subdirs:
+        try:
+            sub = os.open(name, _DIR_FD, dir_fd=dfd)
+        except OSError:  # swapped for a link or removed since the listing: skipped
+            continue
+        try:
+            yield from _walk_fd(sub, rel, depth + 1)
+        finally:
+            os.close(sub)
 
 
 def _entries_digest(entries: list[Entry]) -> str:
@@ -147,16 +174,16 @@ def take_snapshot(workspace: Path | str, snapshots_root: Path | str,
         if left_out_count:
             notices.append(
                 f"Snapshot capped at {caps.max_files} files: {len(left_out_count)} file(s) left out "
-                f"(first: {left_out_count[0]})."
+                f"(first: {printable(left_out_count[0], newlines=False)})."
             )
         if left_out_bytes:
             notices.append(
                 f"Snapshot capped at {caps.max_bytes} bytes ({caps.max_file_bytes} per file): "
-                f"{len(left_out_bytes)} file(s) left out (first: {left_out_bytes[0]})."
+                f"{len(left_out_bytes)} file(s) left out (first: {printable(left_out_bytes[0], newlines=False)})."
             )
         if skipped_special:
             notices.append(f"{len(skipped_special)} special file(s) (fifo, socket, device) left out "
-                           f"(first: {skipped_special[0]}).")
+                           f"(first: {printable(skipped_special[0], newlines=False)}).")
         digest = _entries_digest(entries)
         final = root / digest
         if final.exists():
@@ -221,7 +248,8 @@ def load_snapshot(snapshots_root: Path | str, digest: str) -> Snapshot:
             raw = target.encode("utf-8", "surrogateescape")
             entries.append(Entry(rel, "link", 0o777, len(raw), hashlib.sha256(raw).hexdigest(), target))
         elif kind == "file":
-            data = Path(ap).read_bytes()
+            with open(ap, "rb") as fh:
+                data = fh.read()
             total += len(data)
             entries.append(Entry(rel, "file", 0o755 if st.st_mode & 0o111 else 0o644, len(data),
                                  hashlib.sha256(data).hexdigest()))
@@ -252,31 +280,26 @@ def diff_stats(prev: Snapshot | None, cur: Snapshot) -> dict:
             != (cur.entries[p].digest, cur.entries[p].mode, cur.entries[p].kind))
     )
     added = removed = 0
-    old_all: list[str] = []
-    new_all: list[str] = []
+    deltas: list[textdiff.Delta] = []
     for p in changed:
         old = _text_lines(prev, p) if prev else []
         new = _text_lines(cur, p)
         if old is None or new is None:
             continue
-        old_all += old
-        new_all += new
-        sm = difflib.SequenceMatcher(None, old, new, autojunk=False)
-        for tag, i1, i2, j1, j2 in sm.get_opcodes():
-            if tag in ("replace", "delete"):
-                removed += i2 - i1
-            if tag in ("replace", "insert"):
-                added += j2 - j1
+        d = textdiff.line_delta(old, new)  # bounded: never the quadratic difflib
+        deltas.append(d)
+        added += d.added
+        removed += d.removed
     if not changed:
         similarity = 1.0
-    elif not old_all and not new_all:
+    elif not any(d.common or d.added or d.removed for d in deltas):
         similarity = 0.0 if prev is None else 1.0
     else:
-        similarity = difflib.SequenceMatcher(None, old_all, new_all, autojunk=False).ratio()
+        similarity = textdiff.similarity(deltas)
     return {
         "files_changed": len(changed),
         "lines_added": added,
         "lines_removed": removed,
         "similarity": round(similarity, 4),
-        "changed_files": changed,
+        "changed_files": [printable(p, newlines=False) for p in changed],
     }

@@ -6,9 +6,11 @@ import shutil
 import stat
 from pathlib import Path, PurePosixPath
 
+from arena.sandbox import safe_write
 from arena.sandbox.base import SandboxError
 
 _NOFOLLOW_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_REG_NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO swapped in never blocks
 
 
 def read_regular(path: str | os.PathLike, cap: int) -> bytes | None:
@@ -63,6 +65,8 @@ def _open_parent(base: Path, rel: str) -> tuple[int, str]:
 
 
 def _copy_fd_file(src_fd: int, dest: Path, mode: int) -> None:
+    if not stat.S_ISREG(os.fstat(src_fd).st_mode):
+        return  # swapped for a FIFO or device after the lstat: skipped
     with os.fdopen(src_fd, "rb", closefd=False) as src, open(dest, "wb") as out:
         shutil.copyfileobj(src, out, 1 << 20)
     os.chmod(dest, stat.S_IMODE(mode) & 0o755)
@@ -82,7 +86,7 @@ def _copy_tree_fd(dir_fd: int, dest: Path) -> None:
             finally:
                 os.close(sub)
         elif stat.S_ISREG(st.st_mode):
-            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+            fd = os.open(name, _REG_NOFOLLOW, dir_fd=dir_fd)
             try:
                 _copy_fd_file(fd, target, st.st_mode)
             finally:
@@ -108,7 +112,7 @@ def copy_out(base: Path, rel: str, dest: Path) -> None:
             finally:
                 os.close(sub)
         elif stat.S_ISREG(st.st_mode):
-            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=pfd)
+            fd = os.open(name, _REG_NOFOLLOW, dir_fd=pfd)
             try:
                 _copy_fd_file(fd, dest, st.st_mode)
             finally:
@@ -123,14 +127,8 @@ def copy_in(src: Path, base: Path, rel: str, uid: int | None) -> None:
     """Copy host ``src`` to ``base/rel`` (links copied as links), owned by ``uid``."""
     pfd, name = _open_parent(base, rel)
     os.close(pfd)  # the parents are real directories now; the sandbox is not running
-    target = base / rel if rel else base
-    if src.is_dir() and not src.is_symlink():
-        shutil.copytree(src, target, symlinks=True, dirs_exist_ok=True)
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, target, follow_symlinks=False)
-    if uid is not None:
-        chown_tree(target, uid)
+    # the sandbox may have left links, FIFOs or hard links in the tree: replaced, never followed
+    safe_write.write_tree(src, base, rel, uid)
 
 
 def chown_tree(path: Path, uid: int) -> None:

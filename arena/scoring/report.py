@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 from html import escape
+
+from arena.text import printable
 from typing import Any, Iterable
 
 from arena.scoring.history import AttemptHistory
@@ -90,7 +92,7 @@ def render_html(card: Scorecard, events: Iterable[Any]) -> str:
         parts.append(f"<details open><summary>submission {e(str(d.get('submission')))}</summary>"
                      f"<pre>{e(body)}</pre></details>")
     parts.append("</body></html>\n")
-    return "\n".join(parts)
+    return printable("\n".join(parts))  # agent text never reaches a terminal raw
 
 
 def render_markdown(card: Scorecard, events: Iterable[Any]) -> str:
@@ -129,7 +131,7 @@ def render_markdown(card: Scorecard, events: Iterable[Any]) -> str:
         out += [f"### Submission {d.get('submission')}", "", "```json", body, "```", ""]
     if not docs:
         out.append("none delivered")
-    return "\n".join(out) + "\n"
+    return printable("\n".join(out) + "\n")
 
 
 def _md(text: str) -> str:

@@ -12,11 +12,15 @@ tests call ``await watcher.scan()`` directly.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+
+from arena import textdiff
+from arena.text import path_fields  # names are bytes: kept losslessly
+from arena.sandbox.fsutil import read_regular
 
 SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git"})
 TEXT_CAP = 512 * 1024  # files above this are compared by size/mtime, lines not counted
@@ -41,26 +45,19 @@ class _Watch:
 def _read_lines(path: str, size: int) -> list[str] | None:
     if size > TEXT_CAP:
         return None
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(TEXT_CAP + 1)
-    except OSError:
-        return None
-    if b"\0" in data:
+    # lstat'd as a regular file, but opened O_NOFOLLOW|O_NONBLOCK and fstat'd again: a
+    # FIFO, socket or device (or a link swapped in) is never opened for reading
+    data = read_regular(path, TEXT_CAP)
+    if data is None or len(data) > TEXT_CAP or b"\0" in data:
         return None
     return data.decode("utf-8", "replace").splitlines()
 
 
 def line_delta(old: list[str] | None, new: list[str] | None) -> tuple[int, int]:
-    """(lines added, lines removed) between two versions of a file."""
-    old, new = old or [], new or []
-    added = removed = 0
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if tag in ("replace", "delete"):
-            removed += i2 - i1
-        if tag in ("replace", "insert"):
-            added += j2 - j1
-    return added, removed
+    """(lines added, lines removed) between two versions of a file, in bounded time
+    (arena.textdiff: never the quadratic difflib)."""
+    d = textdiff.line_delta(old, new)
+    return d.added, d.removed
 
 
 def _walk(root: Path) -> dict[str, os.stat_result]:
@@ -95,18 +92,18 @@ def _diff(w: _Watch) -> list[dict[str, Any]]:
         old = w.seen.get(rel)
         if old is not None and old.mtime_ns == st.st_mtime_ns and old.size == st.st_size:
             continue
-        is_link = os.path.islink(os.path.join(w.root, rel))
-        lines = None if is_link else _read_lines(os.path.join(w.root, rel), st.st_size)
+        regular = stat.S_ISREG(st.st_mode)  # links, FIFOs, sockets, devices: never read
+        lines = _read_lines(os.path.join(w.root, rel), st.st_size) if regular else None
         if old is not None and old.lines is not None and lines is not None and old.lines == lines:
             w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size, lines)
             continue  # touched, content unchanged
         added, removed = line_delta(old.lines if old else None, lines)
-        changes.append({"path": rel, "change": "modified" if old else "created",
+        changes.append({**path_fields(rel), "change": "modified" if old else "created",
                         "lines_added": added, "lines_removed": removed})
         w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size, lines)
     for rel in [r for r in w.seen if r not in now]:
         old = w.seen.pop(rel)
-        changes.append({"path": rel, "change": "deleted", "lines_added": 0,
+        changes.append({**path_fields(rel), "change": "deleted", "lines_added": 0,
                         "lines_removed": len(old.lines or [])})
     changes.sort(key=lambda c: c["path"])
     return changes
@@ -114,8 +111,9 @@ def _diff(w: _Watch) -> list[dict[str, Any]]:
 
 def _baseline(w: _Watch) -> None:
     for rel, st in _walk(w.root).items():
+        regular = stat.S_ISREG(st.st_mode)
         w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size,
-                             _read_lines(os.path.join(w.root, rel), st.st_size))
+                             _read_lines(os.path.join(w.root, rel), st.st_size) if regular else None)
 
 
 class WorkspaceWatcher:

@@ -16,6 +16,7 @@ from typing import Any
 
 from arena import paths
 from arena.errors import UsageError
+from arena.text import printable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -66,10 +67,10 @@ def cmd_attempts(args: argparse.Namespace) -> int:
         print("no attempts stored")
         return 0
     cols = ("attempt", "challenge", "agent", "format", "status", "start")
-    widths = {c: max(len(c), *(len(str(r[c] or "")) for r in rows)) for c in cols}
+    widths = {c: max(len(c), *(len(printable(r[c] or "", newlines=False)) for r in rows)) for c in cols}
     print("  ".join(c.upper().ljust(widths[c]) for c in cols).rstrip())
     for r in rows:
-        print("  ".join(str(r[c] or "").ljust(widths[c]) for c in cols).rstrip())
+        print("  ".join(printable(r[c] or "", newlines=False).ljust(widths[c]) for c in cols).rstrip())
     return 0
 
 
@@ -105,11 +106,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     from arena.agents.client import to_yaml
 
-    print(f"{doc['attempt']}  {doc['challenge']}  {doc['agent']}  {doc['format']}  {doc['status']}")
+    print(printable(f"{doc['attempt']}  {doc['challenge']}  {doc['agent']}  {doc['format']}  {doc['status']}"))
     for s in doc["submissions"]:
         print(f"\nsubmission #{s['submission']} at {s['at']}s")
         if s["feedback"]:
-            sys.stdout.write(to_yaml(s["feedback"], 2))
+            sys.stdout.write(printable(to_yaml(s["feedback"], 2)))  # agent text: no control sequences
     print(f"\nevents ({len(doc['events'])}):")
     for e in doc["events"]:
         rest = {k: v for k, v in e.items() if k not in ("t", "kind")}

@@ -8,7 +8,7 @@ import pytest
 
 from arena.agents.command import AgentFile, CommandAgent
 from arena.sandbox import Limits, get_backend
-from arena.telemetry import events as ev
+from arena import events as ev
 
 from tests.observe.test_observe import BACKENDS
 
