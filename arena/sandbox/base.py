@@ -42,6 +42,17 @@ class ExecResult:
     duration_s: float = 0.0
 
 
+@dataclass(frozen=True)
+class ObserveTarget:
+    """What a sandbox tells the observer (arena/observe) about itself."""
+
+    root_pid: int | None = None  # processes descending from it are members
+    cgroup: str | None = None  # a fragment of /proc/PID/cgroup that marks members at exec
+    uid: int | None = None  # only processes running as this uid are reported
+    skip: tuple[tuple[str, ...], ...] = ()  # argv prefixes of the backend's own wrappers
+    backend: str = ""
+
+
 class SandboxError(RuntimeError):
     """An infrastructure failure of the sandbox itself (never the agent's fault)."""
 

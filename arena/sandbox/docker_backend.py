@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from arena.sandbox import fsutil, registry
-from arena.sandbox.base import WORKSPACE, ExecResult, Limits, Mount, SandboxError
+from arena.sandbox.base import WORKSPACE, ObserveTarget, ExecResult, Limits, Mount, SandboxError
 from arena.sandbox.capture import CappedBuffer, LineSplitter
 from arena.sandbox.image import ensure_image
 
@@ -201,11 +201,10 @@ class DockerSandbox:
             if s is not None:
                 s.flush()
 
-    def observe_target(self):
+    def observe_target(self) -> ObserveTarget:
         """Who the observer counts as this sandbox (arena/observe): processes in the
         container's cgroup (``docker exec`` children descend from containerd-shim, not
         from the container's init) running as the exec user, minus the exec wrappers."""
-        from arena.observe.target import ObserveTarget  # noqa: PLC0415
 
         return ObserveTarget(cgroup=self.container.id, uid=SANDBOX_UID, backend="docker",
                              skip=(("sh", "-c", _REAP), ("sh", "-c", _FEED), ("base64", "-d")))

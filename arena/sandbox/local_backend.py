@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from arena.sandbox import cgroups, fsutil, registry
-from arena.sandbox.base import WORKSPACE, ExecResult, Limits, Mount, SandboxError
+from arena.sandbox.base import WORKSPACE, ObserveTarget, ExecResult, Limits, Mount, SandboxError
 from arena.sandbox.capture import CappedBuffer, LineSplitter, drain
 
 SANDBOX_UID = 65534
@@ -281,10 +281,9 @@ class LocalSandbox:
 
         return local_shell_argv(self, env)
 
-    def observe_target(self):
+    def observe_target(self) -> ObserveTarget:
         """Who the observer counts as this sandbox (arena/observe): members of its cgroup,
         running as the sandbox user (bwrap and the set-up shell run as root)."""
-        from arena.observe.target import ObserveTarget  # noqa: PLC0415
 
         return ObserveTarget(cgroup=f"/{cgroups.PARENT}/{self.id}\n" if self.cg else None,
                              uid=self.uid if self.be.privileged else None, backend="local")
