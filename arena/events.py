@@ -36,6 +36,9 @@ AGENT_MESSAGE = "agent.message"
 PROTOCOL_CALL = "protocol.call"
 INTEGRITY_FINDING = "integrity.finding"
 INFRA_ERROR = "infra.error"
+MODEL_CALL = "model.call"
+MODEL_TOOL_CALL = "model.tool_call"
+LIMIT_REACHED = "limit.reached"
 
 KINDS: frozenset[str] = frozenset(
     v for k, v in dict(globals()).items() if k.isupper() and isinstance(v, str) and "." in v

@@ -58,6 +58,8 @@ async def nothing() -> AsyncIterator[None]:
 
 def make_agent(spec: str, challenge: Any, *, resume_after_submissions: int = 0) -> Agent:
     """The runner for an agent name. Bad names raise ``UsageError`` naming the problem."""
+    from arena.agents.adapter import AdapterAgent
+    from arena.agents.agent_file import from_spec
     from arena.agents.command import CommandAgent, load_agent_file
     from arena.agents.human import HumanAgent
     from arena.agents.scripted import ScriptedAgentRunner
@@ -75,13 +77,17 @@ def make_agent(spec: str, challenge: Any, *, resume_after_submissions: int = 0) 
                                    skip_submissions=resume_after_submissions)
     if spec == "human":
         return HumanAgent()
+    adapter_file = from_spec(spec)  # NAME@PROVIDER/MODEL of a built-in adapter
+    if adapter_file is not None:
+        return AdapterAgent(spec, adapter_file)
     path = Path(spec)
     if not path.exists():
         raise UsageError(
-            f"--agent {spec}: expected scripted:<name>, human, or the path of an agent file "
-            "(no such file)"
+            f"--agent {spec}: expected scripted:<name>, human, a built-in adapter "
+            "(mini-swe-agent, aider, with --model), or the path of an agent file (no such file)"
         )
-    return CommandAgent(spec, load_agent_file(path))
+    file = load_agent_file(path)
+    return AdapterAgent(spec, file) if file.adapter != "command" else CommandAgent(spec, file)
 
 
 def _one_line(exc: BaseException) -> str:

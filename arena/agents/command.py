@@ -19,51 +19,17 @@ import contextlib
 import ctypes
 import os
 import signal
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from arena.agents.base import AgentContext, AgentOutcome
-from arena.errors import UsageError
+from arena.agents import hostrun
+from arena.agents.agent_file import AgentFile, load_agent_file
 from arena import events as ev
 
 OUTPUT_CAP = 1 << 20  # bytes of agent output recorded per attempt
 LINE_CAP = 4096
-KEYS = {"name", "command", "where", "timeout"}
-
-
-@dataclass(frozen=True)
-class AgentFile:
-    name: str
-    command: list[str]
-    where: str  # host | sandbox
-
-
-def load_agent_file(path: Path) -> AgentFile:
-    where_ = f"agent file {path}"
-    try:
-        data = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise UsageError(f"{where_}: cannot read it as YAML: {str(exc).splitlines()[0]}") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"{where_}: expected a mapping with keys name, command, where")
-    unknown = sorted(k for k in data if k not in KEYS and not str(k).startswith("x-"))
-    if unknown:
-        raise UsageError(f"{where_}: unknown key {unknown[0]!r}: expected one of name, command, where")
-    name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise UsageError(f"{where_}: key 'name': expected a non-empty string")
-    cmd = data.get("command")
-    if isinstance(cmd, str):
-        cmd = ["sh", "-c", cmd]
-    if not isinstance(cmd, list) or not cmd or not all(isinstance(c, (str, int, float)) for c in cmd):
-        raise UsageError(f"{where_}: key 'command': expected a non-empty list of strings")
-    where = data.get("where", "host")
-    if where not in ("host", "sandbox"):
-        raise UsageError(f"{where_}: key 'where': expected host or sandbox, got {where!r}")
-    return AgentFile(name.strip(), [str(c) for c in cmd], where)
+__all__ = ["AgentFile", "CommandAgent", "load_agent_file", "expand", "kill_leftover", "describe"]
 
 
 def expand(command: list[str], *, workspace: str, briefing: str, socket: str) -> list[str]:
@@ -101,23 +67,37 @@ class CommandAgent:
             return await self._run_sandboxed(ctx)
         return await self._run_host(ctx)
 
+    # -- what an adapter changes (arena/agents/adapter.py) -------------------------------
+    def command_argv(self, *, workspace: str, briefing: str, socket: str, host: bool) -> list[str]:
+        return expand(self.file.command, workspace=workspace, briefing=briefing, socket=socket)
+
+    def host_binds(self) -> list[tuple[Path, str]]:
+        return []
+
     async def _run_host(self, ctx: AgentContext) -> AgentOutcome:
-        argv = expand(self.file.command, workspace=str(ctx.workspace),
-                      briefing=ctx.env["GAUNTLET_BRIEFING"], socket=ctx.env["GAUNTLET_SOCKET"])
+        argv = self.command_argv(workspace=str(ctx.workspace), briefing=ctx.env["GAUNTLET_BRIEFING"],
+                                 socket=ctx.env["GAUNTLET_SOCKET"], host=True)
+        hp = hostrun.plan(argv, workspace=ctx.workspace, agent_dir=Path(ctx.env["GAUNTLET_SOCKET"]).parent,
+                          hide=list(getattr(ctx, "host_hidden", [])), env=dict(ctx.env),
+                          binds=self.host_binds())
         try:
             proc = await asyncio.create_subprocess_exec(
-                *argv, cwd=ctx.workspace, env={**os.environ, **ctx.env},
+                *hp.argv, cwd=ctx.workspace, env=hp.env,
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, preexec_fn=_die_with_parent)
         except OSError as exc:
             ctx.publish(ev.AGENT_EXITED, {"exit_code": None, "detail": f"cannot start {argv[0]}: {exc}"})
             return AgentOutcome(None, f"cannot start {argv[0]}: {exc}", own_failure=True)
         self.pid = proc.pid
-        ctx.publish(ev.AGENT_STARTED, {"pid": proc.pid, "detail": f"{self.file.name} on the host"})
+        ctx.publish(ev.AGENT_STARTED, {"pid": proc.pid, "detail": f"{self.file.name} on the host, unsandboxed "
+                                       f"({'; '.join(hp.isolation)})"})
+        observing = getattr(ctx, "observe_host", None)
+        cm = observing(proc.pid) if observing is not None else contextlib.nullcontext()
         try:
-            await asyncio.gather(self._pump(ctx, proc.stdout, "stdout"),
-                                 self._pump(ctx, proc.stderr, "stderr"))
-            code = await proc.wait()
+            async with cm:
+                await asyncio.gather(self._pump(ctx, proc.stdout, "stdout"),
+                                     self._pump(ctx, proc.stderr, "stderr"))
+                code = await proc.wait()
         except asyncio.CancelledError:
             await self._kill(proc)
             raise
@@ -152,8 +132,11 @@ class CommandAgent:
 
     async def _run_sandboxed(self, ctx: AgentContext) -> AgentOutcome:
         senv: dict[str, str] = ctx.sandbox_env
-        argv = expand(self.file.command, workspace=senv["GAUNTLET_WORKSPACE"],
-                      briefing=senv["GAUNTLET_BRIEFING"], socket=senv["GAUNTLET_SOCKET"])
+        argv = self.command_argv(workspace=senv["GAUNTLET_WORKSPACE"], briefing=senv["GAUNTLET_BRIEFING"],
+                                 socket=senv["GAUNTLET_SOCKET"], host=False)
+        wrap = getattr(ctx, "wrap_sandbox_argv", None)
+        if wrap is not None:
+            argv = wrap(argv)  # the model gateway's relay in front of the agent
         ctx.publish(ev.AGENT_STARTED, {"detail": f"{self.file.name} in the sandbox"})
         timeout = max(1.0, ctx.wall_seconds_left())
         res = await ctx.sandbox.exec(argv, env=senv, timeout=timeout,
@@ -181,4 +164,11 @@ def kill_leftover(pid: int, attempt: str) -> bool:
 
 def describe(agent: Any) -> dict[str, Any]:
     f = getattr(agent, "file", None)
-    return {"name": f.name, "where": f.where} if f else {}
+    if not f:
+        return {}
+    out = {"name": f.name, "where": f.where}
+    if f.adapter != "command":
+        out["adapter"] = f.adapter
+    if f.model:
+        out["model"] = f.model
+    return out

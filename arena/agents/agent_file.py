@@ -1,0 +1,120 @@
+"""Agent files (CONTRACT §3, §8): a command, or a built-in adapter with a model and limits.
+
+```yaml
+name: my-agent
+command: ["my-agent", "--task", "{briefing}"]   # {workspace} {briefing} {socket} expand
+where: host                                        # host | sandbox
+```
+
+```yaml
+name: mini-swe-agent-4.1
+adapter: mini-swe-agent          # built-in adapters: mini-swe-agent | aider; default: command
+model: openai/gpt-4.1-mini       # <provider>/<model>
+where: sandbox                   # the default for adapters
+limits: {tokens: 400000, calls: 150, cost_usd: 5.0}
+```
+
+An adapter name on the command line (``--agent mini-swe-agent --model openai/x``) is the
+same file without the file: its spec is ``NAME@PROVIDER/MODEL`` (so a plan can name it as
+``mini-swe-agent@openai/gpt-4.1-mini``, and each model is a contestant of its own).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arena.errors import UsageError
+
+KEYS = ("name", "command", "where", "timeout", "adapter", "model", "limits")
+
+
+@dataclass(frozen=True)
+class AgentFile:
+    name: str
+    command: list[str]
+    where: str  # host | sandbox
+    adapter: str = "command"  # command | a built-in adapter name
+    model: str | None = None  # <provider>/<model>
+    limits: dict[str, Any] = field(default_factory=dict)  # raw; parsed by the gateway
+
+
+def adapter_names() -> list[str]:
+    from arena.adapters import names  # noqa: PLC0415
+
+    return names()
+
+
+def check_model(model: str, where: str) -> str:
+    from arena.adapters import check_model as check  # noqa: PLC0415
+
+    try:
+        check(model)
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc}") from None
+    return model
+
+
+def check_limits(limits: Any, where: str) -> dict[str, Any]:
+    from arena.gateway.limits import UsageLimits  # noqa: PLC0415
+
+    UsageLimits.parse(limits, where)  # raises UsageError naming the key
+    return dict(limits or {})
+
+
+def from_spec(spec: str) -> AgentFile | None:
+    """``NAME@PROVIDER/MODEL`` or a bare adapter ``NAME``: the adapter's agent file.
+    None when ``spec`` is not an adapter name."""
+    name, _, model = spec.partition("@")
+    if name not in adapter_names():
+        return None
+    if not model:
+        raise UsageError(f"--agent {name}: a built-in adapter needs a model: add --model "
+                         "PROVIDER/MODEL (for example --model openai/gpt-4.1-mini)")
+    check_model(model, f"--agent {spec}")
+    return AgentFile(spec, [], "sandbox", adapter=name, model=model)
+
+
+def load_agent_file(path: Path) -> AgentFile:
+    where_ = f"agent file {path}"
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise UsageError(f"{where_}: cannot read it as YAML: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{where_}: expected a mapping with keys name, command, where")
+    unknown = sorted(str(k) for k in data if k not in KEYS and not str(k).startswith("x-"))
+    if unknown:
+        raise UsageError(f"{where_}: unknown key {unknown[0]!r}: expected one of {', '.join(KEYS)}")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise UsageError(f"{where_}: key 'name': expected a non-empty string")
+    adapter = data.get("adapter", "command")
+    choices = ["command", *adapter_names()]
+    if adapter not in choices:
+        raise UsageError(f"{where_}: key 'adapter': expected one of {', '.join(choices)}, got {adapter!r}")
+    cmd = data.get("command")
+    if adapter != "command":
+        if cmd is not None:
+            raise UsageError(f"{where_}: key 'command': not used with adapter {adapter!r}: remove it")
+        cmd = []
+    else:
+        if isinstance(cmd, str):
+            cmd = ["sh", "-c", cmd]
+        if not isinstance(cmd, list) or not cmd or not all(isinstance(c, (str, int, float)) for c in cmd):
+            raise UsageError(f"{where_}: key 'command': expected a non-empty list of strings")
+    where = data.get("where", "host" if adapter == "command" else "sandbox")
+    if where not in ("host", "sandbox"):
+        raise UsageError(f"{where_}: key 'where': expected host or sandbox, got {where!r}")
+    model = data.get("model")
+    if model is not None and not isinstance(model, str):
+        raise UsageError(f"{where_}: key 'model': expected PROVIDER/MODEL as a string")
+    if adapter != "command" and not model:
+        raise UsageError(f"{where_}: key 'model': adapter {adapter!r} needs a model (PROVIDER/MODEL)")
+    if model:
+        check_model(model, f"{where_}: key 'model'")
+    limits = check_limits(data.get("limits"), f"{where_}: key 'limits'")
+    return AgentFile(name.strip(), [str(c) for c in cmd], where, adapter=adapter,
+                     model=model, limits=limits)

@@ -1,0 +1,83 @@
+"""How an agent with ``where: host`` runs: unsandboxed, but not as the arena.
+
+The operator trusts a host agent (it has the host's network and file system), yet it must
+not read what the judge keeps from every agent. So the process runs:
+
+- as an unprivileged uid (``HOST_AGENT_UID``, 65534) with no supplementary groups and
+  ``no_new_privs``, so root-only files (``/etc/shadow``, ``/root``) are out of reach;
+- with a cleared environment: ``GAUNTLET_*``, ``PATH``, ``HOME``, ``LANG`` and what the
+  attempt adds (the gateway's per-attempt URL and token), never the arena's own variables
+  (the host's model keys among them);
+- in a mount namespace of its own (bubblewrap, ``--dev-bind / /``) where the challenge
+  package, the store's data directory (other attempts' workspaces, snapshots, published
+  challenges) and the store file are covered by empty tmpfs mounts, and only its own
+  workspace and agent directory are bound back.
+
+Without bubblewrap (or without root) the agent still runs, with the cleared environment,
+and ``isolation`` says what was not hidden; the scorecard flags every host attempt
+``unsandboxed_agent`` either way.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HOST_AGENT_UID = 65534
+HOST_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+@dataclass
+class HostPlan:
+    argv: list[str]
+    env: dict[str, str]
+    isolation: list[str] = field(default_factory=list)  # what is and is not done
+
+
+def plan(argv: list[str], *, workspace: Path, agent_dir: Path, hide: list[Path],
+         env: dict[str, str], binds: list[tuple[Path, str]] = ()) -> HostPlan:
+    """The argv and environment of a host agent (see the module docstring). ``binds`` are
+    extra read-only ``(host path, target)`` mounts (an adapter's tree)."""
+    base_path = env.get("PATH", "")
+    run_env = {"PATH": f"{base_path}:{HOST_PATH}" if base_path else HOST_PATH,
+               "HOME": str(workspace), "LANG": os.environ.get("LANG", "C.UTF-8")}
+    run_env.update({k: v for k, v in env.items() if k != "PATH"})
+    notes: list[str] = ["environment cleared"]
+    root = os.geteuid() == 0
+    bwrap = shutil.which("bwrap")
+    if not (root and bwrap):
+        why = "not root" if not root else "bubblewrap is not installed"
+        notes.append(f"runs as the arena's user with the host's file system ({why})")
+        return HostPlan(list(argv), run_env, notes)
+    pre = [bwrap, "--dev-bind", "/", "/", "--die-with-parent"]
+    for h in _outermost(hide):
+        if h.exists():
+            pre += ["--tmpfs", str(h)] if h.is_dir() else ["--ro-bind", "/dev/null", str(h)]
+    pre += ["--bind", str(workspace), str(workspace), "--ro-bind", str(agent_dir), str(agent_dir)]
+    for host, target in binds:
+        pre += ["--ro-bind", str(host), target]
+    pre += ["--chdir", str(workspace)]
+    drop = [shutil.which("setpriv") or "setpriv", f"--reuid={HOST_AGENT_UID}",
+            f"--regid={HOST_AGENT_UID}", "--clear-groups", "--no-new-privs", "--"]
+    notes.append(f"uid {HOST_AGENT_UID}; hidden: {', '.join(str(h) for h in _outermost(hide))}")
+    return HostPlan([*pre, *drop, *argv], run_env, notes)
+
+
+def _outermost(paths: list[Path]) -> list[Path]:
+    """The paths none of whose ancestors is also listed (a tmpfs over a parent hides all)."""
+    rs = sorted({Path(os.path.abspath(p)) for p in paths}, key=lambda p: len(p.parts))
+    out: list[Path] = []
+    for p in rs:
+        if not any(p == o or o in p.parents for o in out):
+            out.append(p)
+    return out
+
+
+def give_workspace(workspace: Path, uid: int = HOST_AGENT_UID) -> None:
+    """Make the workspace the host agent's own (it runs as ``uid``); links are chowned as
+    links, never followed."""
+    for dirpath, dirnames, filenames in os.walk(workspace, followlinks=False):
+        for name in [*dirnames, *filenames]:
+            os.lchown(os.path.join(dirpath, name), uid, uid)
+    os.lchown(workspace, uid, uid)

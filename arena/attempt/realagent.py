@@ -1,0 +1,164 @@
+"""What an attempt adds for real agents (CONTRACT §8): the model gateway's grant, the
+adapter's sandbox needs, observed telemetry, and the host agent's hidden paths.
+
+``AgentSupport.setup()`` runs before the attempt's clock starts (an agent image or tree
+may be built then); ``mounts``/``image``/``sandbox_env``/``host_env`` feed the sandbox and
+the agent's environment; ``observing()`` wraps the agent's run; ``close()`` ends the
+gateway grant and returns the usage. Scripted agents declare their own telemetry
+(``declared: true``) and are not observed.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, AsyncIterator
+
+from arena import events as ev
+from arena import paths
+from arena.sandbox.base import Mount
+
+if TYPE_CHECKING:  # the attempt imports this module
+    from arena.attempt.core import Attempt
+
+log = logging.getLogger(__name__)
+
+
+class AgentSupport:
+    def __init__(self, attempt: "Attempt") -> None:
+        self.a = attempt
+        self.grant: Any = None  # arena.gateway.Grant
+        self.mounts: list[Mount] = []
+        self.image: str | None = None
+        self.sandbox_env: dict[str, str] = {}
+        self.host_env: dict[str, str] = {}
+        self.obs: Any = None  # arena.observe.SandboxObservation
+        self.usage: dict[str, Any] | None = None
+
+    @property
+    def agent(self) -> Any:
+        return self.a.agent
+
+    @property
+    def observed(self) -> bool:
+        return bool(getattr(self.agent, "observed", False))
+
+    def model(self) -> str | None:
+        f = getattr(self.agent, "file", None)
+        return getattr(self.agent, "model", None) or (f.model if f is not None else None)
+
+    async def setup(self) -> None:
+        a = self.a
+        prepare = getattr(self.agent, "prepare", None)
+        if prepare is not None:
+            backend = getattr(a.shared.backend, "name", "local")
+            needs = await prepare(backend, a.agent_dir, a.phases.briefing_text(), log.info)
+            self.mounts += needs.mounts
+            self.image = needs.image
+            self.sandbox_env.update(needs.env)
+            self.host_env.update(needs.env)
+        model = self.model()
+        if model:
+            await self._grant(model)
+        if self.observed and self.agent.needs_sandbox:
+            from arena.observe import SandboxObservation  # noqa: PLC0415
+
+            self.obs = SandboxObservation(state_dir=a.agent_dir)
+            self.obs.on_note = lambda text: a.publish(ev.AGENT_OUTPUT, {"stream": "arena", "text": text})
+            self.mounts += self.obs.mounts()
+            self.sandbox_env = self.obs.merge_env(self.sandbox_env)
+
+    async def _grant(self, model: str) -> None:
+        from arena.gateway import RELAY_PATH, RELAY_PORT, SANDBOX_RELAY_DIR, SANDBOX_SOCKET_DIR  # noqa: PLC0415
+        from arena.gateway.limits import UsageLimits  # noqa: PLC0415
+
+        a = self.a
+        f = getattr(self.agent, "file", None)
+        limits = getattr(self.agent, "limits", None) or UsageLimits.parse(
+            getattr(f, "limits", None) or None, f"agent {a.agent.spec}: limits")
+        gw = await a.shared.gateway()
+        self.grant = gw.register(a.id, model=model, limits=limits, emit=self._on_gateway)
+        self.mounts += [Mount(self.grant.socket_dir, SANDBOX_SOCKET_DIR, True),
+                        Mount(Path(RELAY_PATH).parent, SANDBOX_RELAY_DIR, True)]
+        self.sandbox_env.update(self.grant.sandbox_env(RELAY_PORT))
+        self.host_env.update(self.grant.host_env())
+
+    def _on_gateway(self, kind: str, data: dict[str, Any]) -> None:
+        a = self.a
+        if a.over and kind not in (ev.MODEL_CALL, ev.MODEL_TOOL_CALL):
+            return
+        a.publish(kind, data)
+        if kind == ev.LIMIT_REACHED:
+            a.finish("finished", f"usage limit reached: {data.get('limit')} "
+                                 f"({data.get('used')} of {data.get('allowed')})")
+        elif kind == ev.INFRA_ERROR:
+            a.finish("infra_error", f"gateway: {data.get('detail', 'upstream unreachable')}")
+
+    def wrap_sandbox_argv(self, argv: list[str]) -> list[str]:
+        if self.grant is None:
+            return argv
+        from arena.gateway import wrap_agent_argv  # noqa: PLC0415
+
+        return wrap_agent_argv(argv)
+
+    def host_hidden(self) -> list[Path]:
+        """What a host agent must not see: the package, the store and its data directory,
+        every attempt's agent directory (sockets) and the gateway's sockets."""
+        a = self.a
+        store = Path(a.shared.store_path).resolve()
+        return [Path(a.challenge.root).resolve(), store, paths.data_dir(store),
+                paths.sockets_root(store)]
+
+    def started_data(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        f = getattr(self.agent, "file", None)
+        if f is not None and f.where == "host":
+            out["unsandboxed"] = True
+        model = self.model()
+        if model:
+            out["model"] = model
+            lim = getattr(self.agent, "limits", None)
+            if lim is not None:
+                out["limits"] = {k: v for k, v in vars(lim).items() if v is not None}
+        if f is not None and getattr(f, "adapter", "command") != "command":
+            out["adapter"] = f.adapter
+        return out
+
+    @contextlib.asynccontextmanager
+    async def observing(self) -> AsyncIterator[None]:
+        """Observed telemetry around a sandboxed agent's run (a no-op otherwise)."""
+        a = self.a
+        if self.obs is None or a.sandbox is None:
+            yield
+            return
+        async with self.obs.observe(a.sandbox, a.workspace, self._emit_observed):
+            yield
+
+    def observe_host(self, pid: int) -> contextlib.AbstractAsyncContextManager[Any]:
+        """Observed telemetry of a host agent: its process tree from ``pid``."""
+        from arena.observe import SandboxObservation  # noqa: PLC0415
+        from arena.sandbox.base import ObserveTarget  # noqa: PLC0415
+
+        class _Host:  # what the observer asks of a sandbox
+            id = f"host-{pid}"
+
+            def observe_target(self) -> ObserveTarget:
+                from arena.agents.hostrun import HOST_AGENT_UID  # noqa: PLC0415
+
+                return ObserveTarget(root_pid=pid, uid=HOST_AGENT_UID, backend="host")
+
+        obs = SandboxObservation()
+        obs.on_note = lambda text: self.a.publish(ev.AGENT_OUTPUT, {"stream": "arena", "text": text})
+        return obs.observe(_Host(), self.a.workspace, self._emit_observed)
+
+    def _emit_observed(self, kind: str, data: dict[str, Any]) -> None:
+        if not self.a.over:
+            self.a.publish(kind, data)
+
+    async def close(self) -> None:
+        if self.grant is None:
+            return
+        with contextlib.suppress(Exception):
+            gw = await self.a.shared.gateway()
+            await gw.unregister(self.a.id)
+            self.usage = gw.usage(self.a.id).as_dict()
