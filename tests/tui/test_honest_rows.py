@@ -62,3 +62,36 @@ async def test_sort_holds_after_a_filter_and_for_new_attempts(rig):
         assert table.attempt_ids == ["a-3", "a-1", "a-4", "a-2"]
         assert [table.render_line(y).text.split()[0] for y in (1, 2, 3, 4)] == \
             ["Alpha", "Bravo", "Charlie", "Delta"]
+
+
+async def test_a_theme_switch_restyles_the_activity_stream(rig):
+    from rich.color import Color
+
+    from gauntlet_tui.widgets import ActivityStream
+
+    rig.start("a-1", "sprint", title="The Off-By-One")
+    S.activity(rig.bus, "a-1", 5)
+    app = rig.app(theme="gauntlet-dark")
+    async with app.run_test(size=(140, 40)) as pilot:
+        app.tick(full=True)
+        app.open_attempt_screen("a-1")
+        await pilot.pause()
+        app.tick()
+        await pilot.pause()
+        stream = app.screen.query_one(ActivityStream)
+
+        def colours() -> set[str]:
+            return {seg.style.color.triplet.hex for strip in stream.lines for seg in strip
+                    if seg.style and seg.style.color and seg.style.color.triplet and seg.text.strip()}
+
+        dark = colours()
+        assert len(stream.lines) >= 3 and dark
+        app.theme = "gauntlet-light"
+        await pilot.pause()
+        light_vars = app.theme_variables
+        light = colours()
+        wanted = {Color.parse(light_vars[k]).triplet.hex for k in ("primary", "secondary", "foreground")}
+        assert light and light <= wanted | {Color.parse(light_vars["foreground"]).triplet.hex}
+        assert light != dark
+        background = Color.parse(light_vars["surface"]).triplet.hex
+        assert background not in light  # no text in the background colour (white on white)
