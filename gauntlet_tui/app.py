@@ -6,6 +6,7 @@ redraws what changed. Nothing here holds rules, scores or SQL.
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from pathlib import Path
 from typing import Any, Iterable
@@ -17,6 +18,7 @@ from textual.screen import Screen
 
 from gauntlet_tui import keys, settings
 from gauntlet_tui.engine import EngineAdapter
+from gauntlet_tui.guard import Guard
 from gauntlet_tui.screens.attempt import AttemptScreen
 from gauntlet_tui.screens.help import HelpScreen
 from gauntlet_tui.screens.home import HomeScreen
@@ -68,7 +70,22 @@ class GauntletApp(App[None]):
         self.replay_speed = replay_speed
         self.live_runs: dict[str | None, Any] = {}  # sandbox choice -> gauntlet_tui.live.LiveRun
         self.follower: Any = None  # gauntlet_tui.follow.StoreFollower
+        self.guard = Guard(self)
         register_all(self)
+
+    # -- never crash the room (gauntlet_tui.guard) -------------------------------------
+    def _handle_exception(self, error: Exception) -> None:
+        if not self.guard.handle(error):
+            self.guard._write("the app (fatal)", error)
+            super()._handle_exception(error)  # exits with status 1
+
+    async def run_action(self, action: Any, default_namespace: Any = None) -> bool:
+        try:
+            return await super().run_action(action, default_namespace)
+        except Exception as exc:  # noqa: BLE001 — a key or a palette entry must not end the room
+            if not self.guard.report(f"action {action!r}", exc):
+                super()._handle_exception(exc)
+            return True
 
     # -- theme variables every theme must provide (Textual's own themes included) ------
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -135,6 +152,9 @@ class GauntletApp(App[None]):
                 screen.refresh_view()
         except NoMatches:  # the screen is being torn down (app exiting): nothing to draw
             pass
+        except Exception as exc:  # noqa: BLE001 — one bad redraw must not stop the timer
+            if not self.guard.report(f"redrawing {type(screen).__name__}", exc):
+                super()._handle_exception(exc)
 
     # -- navigation -----------------------------------------------------------------
     def open_attempt_screen(self, attempt: str, *, wait_for_events: bool = False) -> None:
@@ -143,6 +163,21 @@ class GauntletApp(App[None]):
             self.push_screen(AttemptScreen(self.adapter, attempt))
         else:
             self.notify(f"unknown attempt {attempt}", severity="error")
+
+    def action_command_palette(self) -> None:
+        from gauntlet_tui.palette import GauntletPalette
+
+        if self.use_command_palette and not GauntletPalette.is_open(self):
+            self.push_screen(GauntletPalette(id="--command-palette"))
+
+    def pop_screen(self) -> Any:
+        """Every screen pops, except the home screen (a burst of Esc/q on a closing
+        pop-up must not leave the room without one)."""
+        if len(self.screen_stack) <= 2 and isinstance(self.screen, HomeScreen):
+            from textual.await_complete import AwaitComplete
+
+            return AwaitComplete(asyncio.sleep(0))
+        return super().pop_screen()
 
     def action_back(self) -> None:
         if len(self.screen_stack) > 2:
@@ -154,6 +189,10 @@ class GauntletApp(App[None]):
             self.action_back()
         else:
             self.run_worker(self._quit(), group="quit", exclusive=True)
+
+    async def action_quit(self) -> None:
+        """ctrl+c and the palette's Quit ask first too, like q at home."""
+        self.run_worker(self._quit(), group="quit", exclusive=True)
 
     def live_attempts(self) -> list[str]:
         return [a for a in self.adapter.order if self.adapter.is_live(a) and self.adapter.handle(a)]

@@ -37,6 +37,12 @@ class EngineAdapter:
         with self._lock:
             self._pending[ev.attempt].append(ev)
 
+    def feed(self, ev: Event) -> None:
+        """Show an event read from the store (another process's attempt). It goes to the
+        screens only, never onto the bus: the bus is what this process's own store writer
+        subscribes to, and a stored event written again is refused (UNIQUE seq)."""
+        self._on_event(ev)
+
     # -- UI side ---------------------------------------------------------------------
     def flush(self) -> set[str]:
         """Fold buffered events into views; returns the ids of attempts that changed."""

@@ -3,8 +3,9 @@ in another terminal) appear and update live on the dashboard.
 
 Every ``interval`` seconds the follower asks the store (its query methods only) for the
 attempts and, for each one not finished yet, the events after the last one it has seen;
-they are handed to the adapter's bus like live ones. Attempts that run in this process
-are skipped (their events come straight from the bus). Between events, a followed
+they are handed to the adapter (``EngineAdapter.feed``: the screens only, never the
+bus, which this process's own store writer listens to). Attempts that run in this
+process are skipped (their events come straight from the bus). Between events, a followed
 attempt's clock runs from its last event at its time scale (``TimeSource``, injectable).
 """
 from __future__ import annotations
@@ -44,11 +45,11 @@ class StoreFollower:
         delivered = 0
         for row in await self._store.list_attempts(self.limit):
             aid = row.get("id") or row.get("attempt")
-            if aid in self._done or (aid not in self._seen and self.adapter.handle(aid) is not None):
-                continue  # finished and fully read, or live in this process
+            if aid in self._done or self.adapter.handle(aid) is not None:
+                continue  # finished and fully read, or live in this process (even if resumed here)
             events = await self._store.events(aid, after_seq=self._seen.get(aid, 0))
             for ev in events:
-                self.adapter.bus.deliver(ev)
+                self.adapter.feed(ev)
             if events:
                 delivered += len(events)
                 self._seen[aid] = events[-1].seq

@@ -55,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("gauntlet: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader left (`gauntlet judge ... | head`): stop quietly
+        import os  # noqa: PLC0415
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit flush
+        return 141  # 128 + SIGPIPE, as a shell tool would
 
 
 if __name__ == "__main__":

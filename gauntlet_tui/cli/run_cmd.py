@@ -206,6 +206,8 @@ def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
     app.run()
     for aid in done["ids"]:
         print(aid)
+    if app.return_code:  # the app crashed (gauntlet_tui.guard logged why)
+        return app.return_code
     return 1 if "infra_error" in done["statuses"] else 0
 
 

@@ -60,8 +60,9 @@ def cmd_home(args: argparse.Namespace) -> int:
     for d in dirs:
         if not (d / "challenge.yaml").is_file():
             raise UsageError(f"--challenges: {d}: expected a challenge directory with challenge.yaml")
-    GauntletApp(store=store_path(getattr(args, "store", None)), library_dirs=dirs).run()
-    return 0
+    app = GauntletApp(store=store_path(getattr(args, "store", None)), library_dirs=dirs)
+    app.run()
+    return app.return_code or 0  # 1 after a crash (gauntlet_tui.guard)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -71,7 +72,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     app = GauntletApp(title="Gauntlet demo", store=store_path(args.store), theme=_theme(args),
                       on_ready=demo_starter(args.sandbox, args.seconds))
     app.run()
-    return 0
+    return app.return_code or 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -84,5 +85,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
     events = asyncio.run(load_events(db, args.attempt))
     if not events:
         raise UsageError(f"ATTEMPT: unknown attempt {args.attempt!r} in {db} (see `gauntlet attempts`)")
-    GauntletApp(store=db, start="replay", replay_events=events, replay_speed=args.speed).run()
-    return 0
+    app = GauntletApp(store=db, start="replay", replay_events=events, replay_speed=args.speed)
+    app.run()
+    return app.return_code or 0

@@ -33,7 +33,8 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Button("No (n)", id="no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+        self.action_answer(event.button.id == "yes")
 
     def action_answer(self, answer: bool) -> None:
-        self.dismiss(answer)
+        if self.is_current:  # answered once: a second key of a burst is ignored
+            self.dismiss(answer)

@@ -14,12 +14,16 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 70; max-width: 95%; height: auto; max-height: 90%; border: thick $primary; background: $surface; padding: 0 2; }
     """
-    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "Close", id="help-close", tooltip="Close help")]
+    BINDINGS = [Binding("escape,q,question_mark", "close", "Close", id="help-close", tooltip="Close help")]
 
     def __init__(self, title: str, bindings: list[tuple[str, str, str]]) -> None:
         super().__init__()
         self.title_text = title
         self.rows = bindings
+
+    def action_close(self) -> None:
+        if self.is_current:  # a second key of a burst finds it already closing
+            self.dismiss()
 
     def compose(self) -> ComposeResult:
         lines = [f"[b]{escape(self.title_text)} — keys[/]", ""]

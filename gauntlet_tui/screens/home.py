@@ -51,6 +51,12 @@ class HomeScreen(Screen):
         self.refresh_view(None)
         self.query_one(AttemptTable).focus()
 
+    def on_screen_resume(self) -> None:
+        """Back on top (after help, a pop-up, an attempt): what changed meanwhile was
+        folded into the views while another screen was drawn, so redraw every row."""
+        if self.is_mounted:
+            self.refresh_view(None)
+
     @property
     def table(self) -> AttemptTable:
         return self.query_one(AttemptTable)

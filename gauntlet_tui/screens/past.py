@@ -72,6 +72,8 @@ class PastScreen(Screen):
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # the table was cleared under the cursor
         self.show_scorecard(str(event.row_key.value))
 
     @work(exclusive=True, group="scorecard")

@@ -44,7 +44,8 @@ class StartScreen(ModalScreen[dict | None]):
 
     @on(Button.Pressed, "#start-cancel")
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        if self.is_current:
+            self.dismiss(None)
 
     @on(Button.Pressed, "#start-go")
     @on(Input.Submitted, "#start-scale")

@@ -122,6 +122,7 @@ class AttemptTable(DataTable):
         colours = self.app.theme_variables
         written = 0
         changed: dict[tuple[str, str], Any] = {}
+        added = False
         for attempt, view, elapsed in rows:
             present = attempt in self._cells
             if not self.matches(view):
@@ -138,6 +139,7 @@ class AttemptTable(DataTable):
                 self.add_row(*(cells[c] for c, _, _ in COLUMNS), key=attempt)
                 self._cells[attempt] = sigs
                 written += len(COLUMNS)
+                added = True
                 continue
             old = self._cells[attempt]
             for col, sig in sigs.items():
@@ -147,8 +149,8 @@ class AttemptTable(DataTable):
                     written += 1
         if changed:
             self._write_cells(changed)
-            if self.sort_column and any(col == self.sort_column for _, col in changed):
-                self.apply_sort()
+        if self.sort_column and (added or any(col == self.sort_column for _, col in changed)):
+            self.apply_sort()  # new rows (a new attempt, or back after a filter) sort in too
         self.updates += written
         return written
 
