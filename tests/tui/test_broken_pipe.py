@@ -14,7 +14,7 @@ def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path):
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader has gone before anything is written
     proc = subprocess.run(
-        [sys.executable, "-m", "arena", "challenge", "validate", "off-by-one"],
+        [sys.executable, "-m", "gauntlet_tui", "challenge", "validate", "off-by-one"],
         cwd=ROOT, stdout=write_end, stderr=subprocess.PIPE, timeout=120,
         env={**os.environ, "PYTHONPATH": str(ROOT)})
     os.close(write_end)

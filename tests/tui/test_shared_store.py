@@ -45,7 +45,7 @@ async def _stored(db: Path) -> dict[str, tuple[str, list[int]]]:
 async def _headless(db: Path) -> asyncio.subprocess.Process:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "arena", "run", "off-by-one", "--agent", "scripted:elite",
+        sys.executable, "-m", "gauntlet_tui", "run", "off-by-one", "--agent", "scripted:elite",
         "--headless", "--sandbox", "local", "--time-scale", "60", "--store", str(db),
         cwd=str(db.parent), env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
 
