@@ -31,6 +31,13 @@ def snapshots_root(store: Path) -> Path:
     return d
 
 
+def transcripts_root(store: Path) -> Path:
+    """Model-call transcripts of real agents, one compressed file per attempt."""
+    d = data_dir(store) / "transcripts"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
 def sockets_root(store: Path) -> Path:
     # Unix socket paths are limited to ~107 bytes: keep them short, under /tmp.
     d = Path(os.environ.get("GAUNTLET_SOCKETS", "/tmp/gauntlet-sockets"))

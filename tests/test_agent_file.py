@@ -43,7 +43,7 @@ def _agent_file(tmp_path, where: str, verb: list[str]) -> str:
 
 @pytest.mark.parametrize("where,verb,sandbox", [
     ("sandbox", ["gauntlet-agent"], "local"),
-    ("host", ["gauntlet", "agent"], "local"),
+    ("host", ["gauntlet-agent"], "local"),  # host agents run unprivileged: the dependency-free client
     pytest.param("sandbox", ["gauntlet-agent"], "docker", marks=pytest.mark.docker),
 ])
 async def test_agent_file_edits_runs_tests_and_submits(tmp_path, where, verb, sandbox):

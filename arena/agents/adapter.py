@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from arena.adapters import build_agent_image, ensure_agent_tree, get_adapter
+from arena.agents import hostrun
 from arena.agents.command import AgentFile, CommandAgent
 from arena.gateway.limits import UsageLimits
 from arena.sandbox.base import Mount
@@ -40,11 +41,15 @@ class AdapterAgent(CommandAgent):
         self._tree: Path | None = None
 
     async def prepare(self, backend: str, agent_dir: Path, briefing: str,
-                      log: Callable[[str], None]) -> SandboxNeeds:
+                      log: Callable[[str], None], *, workspace_host: Path) -> SandboxNeeds:
         """Ready the tree or image (before the attempt's clock starts) and the task file."""
-        workspace = "/workspace" if self.needs_sandbox else "{workspace}"
+        workspace = ("/workspace" if self.needs_sandbox
+                     else hostrun.view(workspace_host, agent_dir).workspace)
         (agent_dir / TASK_FILE).write_text(self.adapter.task_text(briefing, workspace=workspace))
         needs = SandboxNeeds(env=self.adapter.env(self.model))
+        # litellm builds an SSL context even for a plain-HTTP gateway; the local sandbox has no
+        # /etc/ssl (Debian's certifi points there), so name the tree's own bundle.
+        needs.env.setdefault("SSL_CERT_FILE", f"{self.adapter.root}/lib/certifi/cacert.pem")
         if self.needs_sandbox and backend == "docker":
             needs.image = await asyncio.to_thread(build_agent_image, self.adapter.name, False, log)
         else:
@@ -55,9 +60,6 @@ class AdapterAgent(CommandAgent):
 
     def command_argv(self, *, workspace: str, briefing: str, socket: str, host: bool) -> list[str]:
         task = str(Path(briefing).parent / TASK_FILE)
-        if host:
-            text = Path(task).read_text().replace("{workspace}", workspace)
-            Path(task).write_text(text)
         return self.adapter.command(self.model, task, workspace)
 
     def host_binds(self) -> list[tuple[Path, str]]:

@@ -52,8 +52,9 @@ def check_model(model: str, where: str) -> str:
 
     try:
         check(model)
-    except UsageError as exc:
-        raise UsageError(f"{where}: {exc}") from None
+    except UsageError:
+        raise UsageError(f"{where}: expected PROVIDER/MODEL with PROVIDER one of openai, anthropic "
+                         f"(for example openai/gpt-4.1-mini), got {model!r}") from None
     return model
 
 

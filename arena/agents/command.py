@@ -45,6 +45,7 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
 
 class CommandAgent:
     restartable = False  # an external program's state cannot be replayed
+    observed = True  # its programs and reads are observed (arena/observe), not declared
 
     def __init__(self, spec: str, file: AgentFile) -> None:
         self.spec = spec
@@ -75,10 +76,14 @@ class CommandAgent:
         return []
 
     async def _run_host(self, ctx: AgentContext) -> AgentOutcome:
-        argv = self.command_argv(workspace=str(ctx.workspace), briefing=ctx.env["GAUNTLET_BRIEFING"],
-                                 socket=ctx.env["GAUNTLET_SOCKET"], host=True)
-        hp = hostrun.plan(argv, workspace=ctx.workspace, agent_dir=Path(ctx.env["GAUNTLET_SOCKET"]).parent,
-                          hide=list(getattr(ctx, "host_hidden", [])), env=dict(ctx.env),
+        agent_dir = Path(ctx.env["GAUNTLET_SOCKET"]).parent
+        seen = hostrun.view(ctx.workspace, agent_dir)
+        env = {k: seen.path(v, ctx.workspace, agent_dir) for k, v in ctx.env.items()}
+        env["PATH"] = ":".join(seen.path(p, ctx.workspace, agent_dir) for p in env["PATH"].split(":"))
+        argv = self.command_argv(workspace=env["GAUNTLET_WORKSPACE"], briefing=env["GAUNTLET_BRIEFING"],
+                                 socket=env["GAUNTLET_SOCKET"], host=True)
+        hp = hostrun.plan(argv, workspace=ctx.workspace, agent_dir=agent_dir,
+                          hide=list(getattr(ctx, "host_hidden", [])), env=env,
                           binds=self.host_binds())
         try:
             proc = await asyncio.create_subprocess_exec(

@@ -10,8 +10,10 @@ not read what the judge keeps from every agent. So the process runs:
   (the host's model keys among them);
 - in a mount namespace of its own (bubblewrap, ``--dev-bind / /``) where the challenge
   package, the store's data directory (other attempts' workspaces, snapshots, published
-  challenges) and the store file are covered by empty tmpfs mounts, and only its own
-  workspace and agent directory are bound back.
+  challenges) and the store file are covered by empty tmpfs mounts, ``/tmp`` is a private
+  tmpfs (so every attempt's agent socket is out of reach), and only its own workspace and
+  agent directory are bound back, at ``/tmp/gauntlet/workspace`` and ``/tmp/gauntlet/agent``
+  (their host paths may lie under directories the unprivileged uid cannot traverse).
 
 Without bubblewrap (or without root) the agent still runs, with the cleared environment,
 and ``isolation`` says what was not hidden; the scorecard flags every host attempt
@@ -28,6 +30,26 @@ HOST_AGENT_UID = 65534
 HOST_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
+VIEW_WORKSPACE = "/tmp/gauntlet/workspace"
+VIEW_AGENT_DIR = "/tmp/gauntlet/agent"
+
+
+@dataclass
+class HostView:
+    """Where the host agent sees its workspace and agent directory."""
+
+    isolated: bool
+    workspace: str
+    agent_dir: str
+
+    def path(self, host_path: str, workspace: Path, agent_dir: Path) -> str:
+        """A host path of the workspace or agent directory, as the agent sees it."""
+        for real, seen in ((str(workspace), self.workspace), (str(agent_dir), self.agent_dir)):
+            if host_path == real or host_path.startswith(real + "/"):
+                return seen + host_path[len(real):]
+        return host_path
+
+
 @dataclass
 class HostPlan:
     argv: list[str]
@@ -35,29 +57,36 @@ class HostPlan:
     isolation: list[str] = field(default_factory=list)  # what is and is not done
 
 
+def view(workspace: Path, agent_dir: Path) -> HostView:
+    if os.geteuid() == 0 and shutil.which("bwrap"):
+        return HostView(True, VIEW_WORKSPACE, VIEW_AGENT_DIR)
+    return HostView(False, str(workspace), str(agent_dir))
+
+
 def plan(argv: list[str], *, workspace: Path, agent_dir: Path, hide: list[Path],
          env: dict[str, str], binds: list[tuple[Path, str]] = ()) -> HostPlan:
-    """The argv and environment of a host agent (see the module docstring). ``binds`` are
-    extra read-only ``(host path, target)`` mounts (an adapter's tree)."""
+    """The argv and environment of a host agent (see the module docstring); ``argv`` and
+    ``env`` already name paths as ``view()`` says the agent sees them. ``binds`` are extra
+    read-only ``(host path, target)`` mounts (an adapter's tree)."""
+    seen = view(workspace, agent_dir)
     base_path = env.get("PATH", "")
     run_env = {"PATH": f"{base_path}:{HOST_PATH}" if base_path else HOST_PATH,
-               "HOME": str(workspace), "LANG": os.environ.get("LANG", "C.UTF-8")}
+               "HOME": seen.workspace, "LANG": os.environ.get("LANG", "C.UTF-8")}
     run_env.update({k: v for k, v in env.items() if k != "PATH"})
     notes: list[str] = ["environment cleared"]
-    root = os.geteuid() == 0
-    bwrap = shutil.which("bwrap")
-    if not (root and bwrap):
-        why = "not root" if not root else "bubblewrap is not installed"
+    if not seen.isolated:
+        why = "not root" if os.geteuid() != 0 else "bubblewrap is not installed"
         notes.append(f"runs as the arena's user with the host's file system ({why})")
         return HostPlan(list(argv), run_env, notes)
-    pre = [bwrap, "--dev-bind", "/", "/", "--die-with-parent"]
+    pre = [shutil.which("bwrap") or "bwrap", "--dev-bind", "/", "/", "--die-with-parent"]
     for h in _outermost(hide):
         if h.exists():
             pre += ["--tmpfs", str(h)] if h.is_dir() else ["--ro-bind", "/dev/null", str(h)]
-    pre += ["--bind", str(workspace), str(workspace), "--ro-bind", str(agent_dir), str(agent_dir)]
+    pre += ["--tmpfs", "/tmp", "--dir", "/tmp/gauntlet", "--bind", str(workspace), seen.workspace,
+            "--ro-bind", str(agent_dir), seen.agent_dir]
     for host, target in binds:
         pre += ["--ro-bind", str(host), target]
-    pre += ["--chdir", str(workspace)]
+    pre += ["--chdir", seen.workspace]
     drop = [shutil.which("setpriv") or "setpriv", f"--reuid={HOST_AGENT_UID}",
             f"--regid={HOST_AGENT_UID}", "--clear-groups", "--no-new-privs", "--"]
     notes.append(f"uid {HOST_AGENT_UID}; hidden: {', '.join(str(h) for h in _outermost(hide))}")

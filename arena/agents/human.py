@@ -14,6 +14,7 @@ class HumanAgent:
     spec = "human"
     restartable = True  # a person can carry on after a restart
     needs_sandbox = True  # the person's shell runs with the challenge's limits
+    observed = True  # the shell's programs and reads are observed like an agent's
 
     async def run(self, ctx: AgentContext) -> AgentOutcome:
         await asyncio.Event().wait()  # until the attempt ends it

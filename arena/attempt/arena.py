@@ -166,6 +166,7 @@ class Arena:
         if judge_close is not None:
             with contextlib.suppress(Exception):
                 await judge_close()
+        await self.shared.close_gateway()
         self._unsub()
         if self._own_store:
             closer = getattr(self.store, "close", None)

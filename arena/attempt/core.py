@@ -25,6 +25,7 @@ from arena import clock as clk
 from arena.agents.base import Agent
 from arena.agents.server import AgentServer
 from arena.attempt.phases import PhaseState
+from arena.attempt.realagent import AgentSupport
 from arena.attempt.protocol import ProtocolHandler
 from arena.attempt.shared import Shared
 from arena.attempt.submit import SubmissionDesk
@@ -73,6 +74,7 @@ class Attempt:
         self._closed = False  # attempt.finished published
         self._released = asyncio.Event()
         self._server: AgentServer | None = None
+        self.support = AgentSupport(self)  # gateway, adapter needs, observation
         self._make_clock()
 
     def _make_clock(self) -> None:
@@ -131,16 +133,30 @@ class Attempt:
 
     @property
     def env(self) -> dict[str, str]:
+        """A host agent's variables (its environment is otherwise cleared: hostrun.py)."""
         d = self.agent_dir
-        return {"GAUNTLET_SOCKET": str(d / "agent.sock"), "GAUNTLET_WORKSPACE": str(self.workspace),
+        return {**self.support.host_env,
+                "GAUNTLET_SOCKET": str(d / "agent.sock"), "GAUNTLET_WORKSPACE": str(self.workspace),
                 "GAUNTLET_BRIEFING": str(d / "briefing.md"), "GAUNTLET_ATTEMPT": self.id,
-                "PATH": f"{d / 'bin' / 'host'}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
+                "PATH": f"{d / 'bin'}:/usr/local/bin:/usr/bin:/bin"}
 
     @property
     def sandbox_env(self) -> dict[str, str]:
-        return {"GAUNTLET_SOCKET": "/gauntlet/agent.sock", "GAUNTLET_WORKSPACE": "/workspace",
+        return {"HOME": "/tmp", **self.support.sandbox_env,
+                "GAUNTLET_SOCKET": "/gauntlet/agent.sock", "GAUNTLET_WORKSPACE": "/workspace",
                 "GAUNTLET_BRIEFING": "/gauntlet/briefing.md", "GAUNTLET_ATTEMPT": self.id,
-                "PATH": "/gauntlet/bin:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}
+                "PATH": "/gauntlet/bin:/usr/local/bin:/usr/bin:/bin"}
+
+    # real agents (arena/attempt/realagent.py), as the agent runner sees them
+    def wrap_sandbox_argv(self, argv: list[str]) -> list[str]:
+        return self.support.wrap_sandbox_argv(argv)
+
+    @property
+    def host_hidden(self) -> list[Path]:
+        return self.support.host_hidden()
+
+    def observe_host(self, pid: int) -> Any:
+        return self.support.observe_host(pid)
 
     # -- ending --------------------------------------------------------------------
     def finish(self, status: str, reason: str) -> None:
@@ -219,13 +235,19 @@ class Attempt:
                                               "runner_pid": os.getpid()})
         else:
             self.publish(ev.ATTEMPT_STARTED, self._started_data(), t=0.0)
+        await self.support.setup()  # before the clock starts: images, trees, the grant
+        if getattr(self.agent, "file", None) is not None and self.agent.file.where == "host":
+            from arena.agents.hostrun import give_workspace  # noqa: PLC0415
+
+            give_workspace(self.workspace)
         if self.agent.needs_sandbox:
             m = self.manifest.sandbox
             limits = Limits(cpus=m.cpus, memory_mb=int(m.memory_mb), pids=m.pids,
                             wall_s=max(60.0, self.wall_seconds_left()), network=m.network)
             self.sandbox = await self.shared.backend.create(
-                self.workspace, limits, mounts=[Mount(self.agent_dir, "/gauntlet", True)],
-                image=m.image)
+                self.workspace, limits,
+                mounts=[Mount(self.agent_dir, "/gauntlet", True), *self.support.mounts],
+                image=self.support.image or m.image)
 
     def _started_data(self) -> dict[str, Any]:
         m = self.manifest
@@ -239,7 +261,7 @@ class Attempt:
             "category": m.category, "hang_limit_s": self.hang_limit_s,
             "challenge_path": str(Path(self.challenge.root).resolve()), "agent_spec": self.agent.spec,
             "workspace": str(self.workspace), "runner_pid": os.getpid(),
-            **({"run": self.run_id} if self.run_id else {}),
+            **({"run": self.run_id} if self.run_id else {}), **self.support.started_data(),
         }
 
     @property
@@ -261,7 +283,8 @@ class Attempt:
     async def _agent_main(self) -> None:
         self.ready = True  # the agent's first instant is now (tests step the clock after)
         try:
-            outcome = await self.agent.run(self)
+            async with self.support.observing():
+                outcome = await self.agent.run(self)
         except SandboxError as exc:
             self.infra("sandbox", str(exc) or type(exc).__name__)
             return
@@ -322,6 +345,7 @@ class Attempt:
         if self.sandbox is not None:
             with contextlib.suppress(Exception):
                 await self.sandbox.close()
+        await self.support.close()
         self._closed = True
         self.publish(ev.ATTEMPT_FINISHED, {"status": self.status or "finished", "reason": self.reason,
                                            "scored_submission": self.desk.scored_submission()})

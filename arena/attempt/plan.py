@@ -26,7 +26,7 @@ from arena.errors import UsageError
 
 SCHEMA = "gauntlet.plan/v1"
 TOP_KEYS = ("schema", "parallel", "time_scale", "sandbox", "attempts")
-ENTRY_KEYS = ("challenge", "agents", "repeat", "time_scale")
+ENTRY_KEYS = ("challenge", "agents", "repeat", "time_scale", "model")
 
 
 @dataclass(frozen=True)
@@ -52,12 +52,22 @@ def _num(where: str, key: str, v: Any, *, integer: bool, lo: float) -> float:
     return v
 
 
-def _agent(spec: Any, base: Path, where: str, key: str) -> str:
+def _agent(spec: Any, base: Path, where: str, key: str, model: str | None = None) -> str:
     if not isinstance(spec, str) or not spec.strip():
         raise UsageError(f"{where}: key '{key}': expected an agent name (scripted:<name>, human, or an agent file)")
     spec = spec.strip()
     if spec.startswith("scripted:") or spec == "human":
         return spec
+    from arena.agents.agent_file import adapter_names, check_model  # noqa: PLC0415
+
+    name, _, own_model = spec.partition("@")
+    if name in adapter_names():  # a built-in adapter: NAME@PROVIDER/MODEL, or the entry's model
+        chosen = own_model or model
+        if not chosen:
+            raise UsageError(f"{where}: key '{key}': adapter {name} needs a model: write "
+                             f"{name}@PROVIDER/MODEL or give the entry a 'model' key")
+        check_model(chosen, f"{where}: key '{key}'")
+        return f"{name}@{chosen}"
     p = Path(spec)
     p = p if p.is_absolute() else base / p
     if not p.is_file():
@@ -116,7 +126,10 @@ def load_plan(path: Path) -> Plan:
             agents = [agents]
         if not isinstance(agents, list) or not agents:
             raise UsageError(f"{where}: key '{key}.agents': expected a non-empty list of agent names")
-        specs = [_agent(a, base, where, f"{key}.agents[{j}]") for j, a in enumerate(agents)]
+        model = e.get("model")
+        if model is not None and not isinstance(model, str):
+            raise UsageError(f"{where}: key '{key}.model': expected PROVIDER/MODEL as a string")
+        specs = [_agent(a, base, where, f"{key}.agents[{j}]", model) for j, a in enumerate(agents)]
         repeat = int(_num(where, f"{key}.repeat", e.get("repeat", 1), integer=True, lo=1))
         escale = float(_num(where, f"{key}.time_scale", e.get("time_scale", scale), integer=False, lo=1e-9))
         for _ in range(repeat):

@@ -52,7 +52,8 @@ class AgentSupport:
         prepare = getattr(self.agent, "prepare", None)
         if prepare is not None:
             backend = getattr(a.shared.backend, "name", "local")
-            needs = await prepare(backend, a.agent_dir, a.phases.briefing_text(), log.info)
+            needs = await prepare(backend, a.agent_dir, a.phases.briefing_text(), log.info,
+                                  workspace_host=a.workspace)
             self.mounts += needs.mounts
             self.image = needs.image
             self.sandbox_env.update(needs.env)

@@ -29,6 +29,25 @@ class Shared:
     backend: Any  # arena.sandbox backend
     watcher: WorkspaceWatcher
     store_path: Path
+    _gateway: Any = None  # arena.gateway.Gateway, started on first use
+
+    async def gateway(self) -> Any:
+        """The arena process's one model gateway (CONTRACT §8), serving every attempt;
+        transcripts are kept beside the store (``<store>.d/transcripts/``)."""
+        if self._gateway is None:
+            from arena.gateway import Gateway  # noqa: PLC0415
+
+            gw = Gateway(root=paths.sockets_root(self.store_path) / f"gw-{os.getpid()}",
+                         transcript_dir=paths.transcripts_root(self.store_path))
+            await gw.start()
+            self._gateway = gw
+        return self._gateway
+
+    async def close_gateway(self) -> None:
+        if self._gateway is not None:
+            gw, self._gateway = self._gateway, None
+            with contextlib.suppress(Exception):
+                await gw.aclose()
 
     @property
     def workspaces(self) -> Path:

@@ -25,7 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "a bundled challenge id) with agent A.")
     p.add_argument("challenge", metavar="DIR", help="challenge package directory or bundled id")
     p.add_argument("--agent", required=True, metavar="A",
-                   help="scripted:<name>, human, or the path of an agent file")
+                   help="scripted:<name>, human, a built-in adapter (mini-swe-agent, aider) "
+                        "with --model, or the path of an agent file")
+    p.add_argument("--model", metavar="PROVIDER/MODEL", default=None,
+                   help="the model of a built-in adapter, e.g. openai/gpt-4.1-mini (CONTRACT §8)")
     p.add_argument("--time-scale", type=float, default=1.0, metavar="X",
                    help="attempt seconds per real second (default 1)")
     p.add_argument("--sandbox", choices=("docker", "local"), default=None,
@@ -70,10 +73,26 @@ def _backend(name: str | None) -> Any:
         raise UsageError(f"--sandbox {name or '(auto)'}: {exc}") from None
 
 
+def agent_spec(agent: str, model: str | None) -> str:
+    """``--agent NAME --model M`` is the adapter spec ``NAME@M`` (arena/agents/agent_file.py)."""
+    if model is None:
+        return agent
+    from arena.agents.agent_file import adapter_names, check_model
+
+    if agent.partition("@")[0] not in adapter_names():
+        raise UsageError(f"--model: only for a built-in adapter ({', '.join(adapter_names())}); "
+                         f"--agent {agent} names its model in its agent file")
+    if "@" in agent:
+        raise UsageError(f"--agent {agent}: already names a model: drop --model or the @MODEL")
+    return f"{agent}@{check_model(model, '--model')}"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     challenge = _challenge(args.challenge)
     scale = _scale(args.time_scale)
     from arena.agents.base import make_agent
+
+    args.agent = agent_spec(args.agent, args.model)
 
     make_agent(args.agent, challenge)  # bad agent names fail here, before anything starts
     store = paths.store_path(args.store)

@@ -16,6 +16,7 @@ from typing import Any
 
 from arena import paths
 from arena.errors import UsageError
+from arena.scoring.usage import usage_from_events
 from arena.text import printable
 
 
@@ -29,6 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("attempt", metavar="ATTEMPT")
     s.add_argument("--store", metavar="DB", help="store file (default $GAUNTLET_STORE or ./gauntlet.db)")
     s.add_argument("--json", action="store_true", help="one JSON document (CONTRACT §5)")
+    s.add_argument("--transcript", action="store_true",
+                   help="the attempt's model calls in order: request and response of each")
     s.set_defaults(func=cmd_show)
 
 
@@ -92,14 +95,25 @@ async def show_doc(store: Path, attempt: str) -> dict[str, Any] | None:
         "format": row.get("format"), "status": row.get("status"),
         "submissions": [{"submission": s["n"], "at": None if s.get("at_t") is None else round(s["at_t"], 3),
                          "feedback": (fbs.get(s["n"]) or {}).get("document")} for s in subs],
+        "usage": usage_from_events(events),
+        "node": _node(events),
         "events": [e.flat() for e in events],
     }
+
+
+def _node(events: list[Any]) -> Any:
+    for e in events:
+        if e.kind == "attempt.started":
+            return e.data.get("node")
+    return None
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     doc = asyncio.run(show_doc(paths.store_path(args.store), args.attempt))
     if doc is None:
         raise UsageError(f"unknown attempt {args.attempt!r} in store {paths.store_path(args.store)}")
+    if args.transcript:
+        return _print_transcript(paths.store_path(args.store), doc, as_json=args.json)
     if args.json:
         json.dump(doc, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
@@ -116,4 +130,33 @@ def cmd_show(args: argparse.Namespace) -> int:
         rest = {k: v for k, v in e.items() if k not in ("t", "kind")}
         text = json.dumps(rest, default=str)
         print(f"  [{e['t']:8.1f}s] {e['kind']:<20} {text[:160]}")
+    return 0
+
+
+def _print_transcript(store: Path, doc: dict[str, Any], *, as_json: bool) -> int:
+    """``show --transcript``: every model call of the attempt, in order (CONTRACT §8)."""
+    from arena.gateway import read_transcript  # noqa: PLC0415
+
+    tdir = store.with_name(store.name + ".d") / "transcripts"
+    calls = read_transcript(tdir, doc["attempt"]) if tdir.is_dir() else []
+    if as_json:
+        json.dump({"attempt": doc["attempt"], "usage": doc["usage"], "calls": calls}, sys.stdout,
+                  indent=2, default=str)
+        sys.stdout.write("\n")
+        return 0
+    u = doc["usage"]
+    cost = "no known price" if u["cost_usd"] is None else f"${u['cost_usd']:.4f}"
+    print(printable(f"{doc['attempt']}  {doc['agent']}: {len(calls)} model call(s), "
+                    f"{u['tokens']} tokens, {cost}"))
+    if not calls:
+        print("no transcript: this attempt made no model calls through the gateway")
+    for i, c in enumerate(calls, 1):
+        head = {k: c.get(k) for k in ("provider", "model", "status", "input_tokens", "output_tokens",
+                                      "latency_ms") if k in c}
+        print(f"\n--- call {i}: " + printable(json.dumps(head, default=str)))
+        for side in ("request", "response"):
+            body = c.get(side)
+            text = body if isinstance(body, str) else json.dumps(body, indent=2, default=str)
+            print(f"{side}:")
+            print(printable(text or ""))
     return 0
