@@ -34,6 +34,8 @@ class AgentSupport:
         self.host_env: dict[str, str] = {}
         self.obs: Any = None  # arena.observe.SandboxObservation
         self.usage: dict[str, Any] | None = None
+        self._reached: dict[str, Any] | None = None  # the limit.reached event's data
+        self._refused = False  # a call was refused with 429
 
     @property
     def agent(self) -> Any:
@@ -90,9 +92,15 @@ class AgentSupport:
             return
         a.publish(kind, data)
         if kind == ev.LIMIT_REACHED:
-            a.finish("finished", f"usage limit reached: {data.get('limit')} "
-                                 f"({data.get('used')} of {data.get('allowed')})")
-        elif kind == ev.INFRA_ERROR:
+            self._reached = data
+        elif kind == ev.MODEL_CALL and data.get("status") == 429:
+            self._refused = True
+        if self._reached is not None and self._refused:
+            # the first call refused past a limit ends the attempt as at the cutoff
+            r = self._reached
+            a.finish("finished", f"usage limit reached: {r.get('limit')} "
+                                 f"({r.get('used')} of {r.get('allowed')})")
+        if kind == ev.INFRA_ERROR:
             a.finish("infra_error", f"gateway: {data.get('detail', 'upstream unreachable')}")
 
     def wrap_sandbox_argv(self, argv: list[str]) -> list[str]:
