@@ -50,6 +50,8 @@ _ACTIVITY_KINDS = {
     K.AGENT_HUNG: "agent",
     K.INTEGRITY_FINDING: "integrity",
     K.INFRA_ERROR: "infra",
+    K.MODEL_TOOL_CALL: "model",
+    K.LIMIT_REACHED: "infra",
 }
 
 
@@ -79,6 +81,15 @@ def _describe(ev: Event) -> str:
         return f"integrity {d.get('severity', '')}: {d.get('check', '')} {d.get('detail', '')}"
     if k == K.INFRA_ERROR:
         return f"infra error ({d.get('source', '?')}): {d.get('detail', '')}"
+    if k == K.MODEL_CALL:
+        cost = f", ${d['cost_usd']:.4f}" if d.get("cost_usd") is not None else ""
+        return (f"model {d.get('model', '?')}: {d.get('input_tokens') or 0} in / "
+                f"{d.get('output_tokens') or 0} out tokens, {d.get('latency_ms', '?')} ms"
+                f"{cost}" + ("" if d.get("status") == 200 else f" → HTTP {d.get('status')}"))
+    if k == K.MODEL_TOOL_CALL:
+        return f"tool call {d.get('name', '?')}"
+    if k == K.LIMIT_REACHED:
+        return f"usage limit reached: {d.get('limit')} {d.get('used')} of {d.get('allowed')}"
     return k
 
 
@@ -113,6 +124,13 @@ class AttemptView:
     status: str = "running"
     reason: str = ""
     scored_submission: int | None = None
+    # real agents (CONTRACT §8): the model, its usage and limits
+    model: str = ""
+    limits: dict[str, Any] = field(default_factory=dict)
+    tokens: int = 0
+    calls: int = 0
+    cost_usd: float | None = None
+    node: str = ""
     version: int = 0  # bumped on every applied event: cheap change detection
     activity_total: int = 0  # activity entries ever logged (the ring keeps the last N)
     activity: deque[Activity] = field(init=False)
@@ -228,6 +246,10 @@ class AttemptView:
         self.grace_s = float(d.get("grace_s", 0) or 0)
         self.time_scale = float(d.get("time_scale", 1) or 1)
         self.sandbox = str(d.get("sandbox", ""))
+        self.model = str(d.get("model", "") or "")
+        self.limits = dict(d.get("limits") or {})
+        node = d.get("node")
+        self.node = str(node.get("host", "") if isinstance(node, dict) else (node or ""))
         self.deliverables = list(d.get("deliverables") or [])
         self.phases = [Phase(1, "foundation", open=True)]
         for i, p in enumerate(d.get("phases") or []):
@@ -307,7 +329,35 @@ class AttemptView:
         self._log(ev.t, "feedback", f"feedback {n} delivered")
 
 
+def _model_call(view: AttemptView, ev: Event) -> None:
+    d = ev.data
+    if d.get("status") == 200:
+        view.calls += 1
+    view.tokens += int(d.get("input_tokens") or 0) + int(d.get("output_tokens") or 0)
+    if d.get("cost_usd") is not None:
+        view.cost_usd = (view.cost_usd or 0.0) + float(d["cost_usd"])
+    view._log(ev.t, "model", _describe(ev))
+
+
+def usage_line(view: AttemptView) -> str:
+    """``12.3k tok · 14 calls · $0.04 / $5.00`` (limits shown where set), or ``""``."""
+    if not view.model and not view.calls:
+        return ""
+    lim = view.limits
+    tok = _k(view.tokens) + (f"/{_k(lim['tokens'])}" if lim.get("tokens") is not None else "")
+    calls = f"{view.calls}" + (f"/{lim['calls']}" if lim.get("calls") is not None else "")
+    cost = "" if view.cost_usd is None else f" · ${view.cost_usd:.2f}"
+    if lim.get("cost_usd") is not None:
+        cost = f" · ${view.cost_usd or 0:.2f}/${lim['cost_usd']:.2f}"
+    return f"{tok} tok · {calls} calls{cost}"
+
+
+def _k(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
 _HANDLERS = {
+    K.MODEL_CALL: _model_call,
     K.ATTEMPT_STARTED: AttemptView._started,
     K.ATTEMPT_RESUMED: AttemptView._resumed,
     K.ATTEMPT_FINISHED: AttemptView._finished,

@@ -14,7 +14,7 @@ from gauntlet_tui.text import esc as escape
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from arena.view import AttemptView
+from arena.view import AttemptView, usage_line
 from gauntlet_tui import keys, shell
 from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.screens.confirm import ConfirmScreen
@@ -120,6 +120,11 @@ class AttemptScreen(Screen):
         score = "—" if view.last_score is None else f"{view.last_score:.1f}"
         info = (f"[b]{escape(view.title or view.challenge)}[/] · {escape(view.agent)} · {view.format} · "
                 f"{view.weight_class} · submissions {view.submissions_used}/{view.budget} · score {score}")
+        usage = usage_line(view)
+        if usage:  # a real agent: its model and usage against its limits, live
+            info += f"\n{escape(view.model)} · {escape(usage)}"
+        if view.node:
+            info += f" · node {escape(view.node)}"
         if view.finished:
             info += f" · [b]{escape(view.status)}[/]"
         self.query_one("#attempt-info", Static).update(info)

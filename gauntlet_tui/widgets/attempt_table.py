@@ -26,6 +26,7 @@ COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("subs", "Subs", 4),
     ("score", "Score", 5),
     ("phase", "Phase", 5),
+    ("usage", "Tokens/$", 11),
     ("status", "Status", 9),
     ("format", "Format", 8),
     ("weight", "Class", 12),
@@ -63,8 +64,17 @@ def _text_cells(view: AttemptView, elapsed: float) -> dict[str, str]:
         "subs": f"{view.submissions_used}/{view.budget}",
         "score": "—" if score is None else f"{score:.1f}",
         "phase": f"{view.current_phase}/{phases}" if phases > 1 else "—",
+        "usage": _usage_cell(view),
         "status": view.status if view.finished else view.stage(elapsed),
     }
+
+
+def _usage_cell(view: AttemptView) -> str:
+    """Tokens and cost of a real agent's model calls (``—`` for agents without a model)."""
+    if not view.model and not view.calls:
+        return "—"
+    tok = f"{view.tokens / 1000:.1f}k" if view.tokens >= 1000 else str(view.tokens)
+    return tok if view.cost_usd is None else f"{tok} ${view.cost_usd:.2f}"
 
 
 def _sort_value(value: Any) -> Any:

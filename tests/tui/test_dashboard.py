@@ -38,7 +38,7 @@ async def test_one_row_per_attempt_with_every_column(rig):
         table = await _home(app, pilot)
         assert table.row_count == 3
         assert [c.label.plain for c in table.columns.values()] == [
-            "Challenge", "Agent", "Clock", "Subs", "Score", "Phase", "Status", "Format", "Class"]
+            "Challenge", "Agent", "Clock", "Subs", "Score", "Phase", "Tokens/$", "Status", "Format", "Class"]
         assert [_cell(table, "a-3", c) for c in ("challenge", "agent", "format", "weight", "subs", "score", "phase", "status")] == [
             "KV Store", "human", "marathon", "middleweight", "0/6", "—", "1/4", "running"]
         assert _cell(table, "a-1", "clock").endswith("15:00")
