@@ -22,7 +22,6 @@ import base64
 import binascii
 import bz2
 import codecs
-import gzip
 import lzma
 import re
 import zlib
@@ -43,17 +42,26 @@ _MAX_DECODED = 4 << 20
 
 def _decoders():
     def b64(s: bytes) -> bytes:
-        s = s.replace(b"-", b"+").replace(b"_", b"/")
-        return base64.b64decode(s + b"=" * (-len(s) % 4), validate=True)
+        s = s.rstrip(b"=").replace(b"-", b"+").replace(b"_", b"/")
+        return base64.b64decode(s[:len(s) - len(s) % 4], validate=True)
 
     return [b64, lambda s: base64.b32decode(s + b"=" * (-len(s) % 8)), base64.b85decode,
             base64.a85decode, lambda s: binascii.unhexlify(s)]
 
 
+def _partial(make):
+    """Decompress as much as a (possibly cut) stream holds: messages are capped."""
+    def run(data: bytes) -> bytes:
+        return make().decompress(data, _MAX_DECODED) if make is not bz2.BZ2Decompressor else \
+            make().decompress(data)
+    return run
+
+
 def _decompress(data: bytes) -> list[bytes]:
     out = []
-    for f in (zlib.decompress, gzip.decompress, bz2.decompress, lzma.decompress,
-              lambda d: zlib.decompress(d, -15)):
+    for f in (_partial(zlib.decompressobj), _partial(lambda: zlib.decompressobj(-15)),
+              _partial(lambda: zlib.decompressobj(31)), _partial(lzma.LZMADecompressor),
+              _partial(bz2.BZ2Decompressor)):
         try:
             got = f(data)
         except Exception:  # noqa: BLE001 — not this format
