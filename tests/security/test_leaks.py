@@ -114,3 +114,16 @@ async def test_honest_messages_pass_unchanged(backend, calc_challenge, tmp_path)
     assert mul.outcome == "failed" and mul.message == "assert 43 == 42\n +  where 43 = mul(6, 7)", mul.message
     assert "judge.leak_redacted" not in {f.check for f in result.integrity}
     assert_nothing_left_behind(work)
+
+
+async def test_runner_patch_padded_past_512_kib_is_still_found(backend, calc_challenge, tmp_path):
+    """In-process mode cannot prevent this forgery (issue 11, item 1 is not built): the scan
+    must at least see it, however large the file (it used to skip files over 512 KiB)."""
+    from hostile import CASES
+
+    forged = next(c for c in CASES if c.name == "patch_runner_and_judge_plugin")
+    padded = forged.files["calc.py"] + "\n" + "#" + "x" * (600 * 1024) + "\n"
+    result, _, work = await judge_files(tmp_path, backend, calc_challenge, {"calc.py": padded})
+    found = {f.check: f.severity for f in result.integrity}
+    assert found.get("tamper.runner_internals") == "error", result.integrity
+    assert_nothing_left_behind(work)
