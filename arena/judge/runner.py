@@ -30,6 +30,7 @@ from arena.judge.lint import lint_snapshot
 from arena.results import Finding, JudgeResult
 from arena.judge.local_pool import LocalPools
 from arena.judge.pools import JudgePools
+from arena.judge.redact import redact_result, redactor_for, withhold_all
 from arena.judge.scratch import make_out_dir, release_out_dir
 from arena.judge.snapshot import Snapshot, materialize
 from arena.judge.tamper import scan
@@ -39,10 +40,8 @@ from arena.judge.verdict import (
     assemble,
     deliverables,
     read_coverage,
-    judge_source_lines,
     parse_progress,
     raw_results,
-    redact_leaks,
     scrub_paths,
 )
 from arena.sandbox import registry
@@ -164,6 +163,11 @@ class Judge:
                 result.infra_error = f"judge: {type(e).__name__}: {e}"
                 result.tests = []
         result.deliverables = deliverables(spec, snapshot, result)
+        try:
+            redact_result(result, redactor_for(spec.test_dirs, snapshot))
+        except Exception:  # noqa: BLE001 — never let the filter turn into a leak: withhold all
+            log.exception("judge: redaction failed; withholding every message")
+            withhold_all(result)
         result.duration_s = round(time.monotonic() - t0, 3)
         return result
 
@@ -333,14 +337,6 @@ class Judge:
         if res.truncated:
             result.notices.append("Test output was over the sandbox's output cap and was cut.")
         result.coverage = read_coverage(out / "coverage.json")
-        files = [p for suites in spec.test_dirs.values() for roots in suites.values() for root in roots
-                 for p in ([root] if root.is_file() else sorted(root.rglob("*.py")))]
-        leaked = redact_leaks(result.tests, judge_source_lines(files))
-        if leaked:
-            result.integrity.append(Finding(
-                severity="error", check="judge.leak_redacted",
-                detail=f"{len(leaked)} failure message(s) quoted judge-side test code and were withheld "
-                       f"(first: {leaked[0]})"))
 
 
 __all__ = ["Judge", "JudgeSpec", "is_test_file"]

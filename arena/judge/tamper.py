@@ -15,7 +15,7 @@ from pathlib import Path
 from arena.results import Finding
 from arena.judge.snapshot import Snapshot
 
-MAX_SCAN_BYTES = 512 * 1024
+MAX_SCAN_BYTES = 5 * 1024 * 1024  # = the snapshot's per-file cap: every stored file is scanned (issue 11: a runner patch padded past 512 KiB went unscanned)
 
 _RUNNER_MODULES = {"pytest", "_pytest", "pluggy", "iniconfig", "py", "coverage", "gauntlet_judge_plugin"}
 _CONFIG_NAMES = {"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"}

@@ -221,31 +221,6 @@ def raw_results(cases: list[RawCase], categories: dict[str, str] | None) -> list
     return list(out.values())
 
 
-def judge_source_lines(files) -> set[str]:
-    """Distinctive lines of the judge-side test files (what a leak would quote)."""
-    lines: set[str] = set()
-    for f in files:
-        try:
-            text = f.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for ln in text.splitlines():
-            s = ln.strip()
-            if len(s) >= 16 and not s.startswith(("def ", "async def ", "import ", "from ", "class ", "@", "#")):
-                lines.add(s)
-    return lines
-
-
-def redact_leaks(tests: list[TestResult], lines: set[str]) -> list[str]:
-    """Withhold failure messages that quote judge-side test code; returns the affected ids."""
-    hit = []
-    for t in tests:
-        if t.message and any(ln in t.message for ln in lines):
-            t.message = "message withheld: it quoted judge-side test code"
-            hit.append(t.id)
-    return hit
-
-
 def read_coverage(path: Path) -> Coverage | None:
     """The coverage the run wrote (``coverage.json``), None when absent or unreadable."""
     data = read_report(str(path))
