@@ -123,7 +123,7 @@ class ScriptedAgentRunner:
 
     async def _read(self, ctx: AgentContext, value: Any) -> None:
         for rel in value if isinstance(value, list) else [value]:
-            ctx.publish(ev.FILE_READ, {"path": str(rel)})
+            ctx.publish(ev.FILE_READ, {"path": str(rel), "declared": True})
 
     async def _overlay(self, ctx: AgentContext, value: Any) -> None:
         src = Path(str(value))
@@ -158,6 +158,7 @@ class ScriptedAgentRunner:
         ctx.publish(ev.COMMAND_RUN, {
             "command": command, "exit_code": res.exit_code, "ran_tests": ran_tests(command),
             "passed": passed, "failed": failed, "duration_s": round(res.duration_s, 3),
+            "declared": True,  # CONTRACT §8: a scripted agent's telemetry is declared, not observed
         })
         await ctx.scan()
 
