@@ -36,6 +36,7 @@ AGENT_MESSAGE = "agent.message"
 PROTOCOL_CALL = "protocol.call"
 INTEGRITY_FINDING = "integrity.finding"
 INFRA_ERROR = "infra.error"
+BOUND_REACHED = "bound.reached"  # an arena bound of one attempt (arena/agents/bounds.py)
 
 KINDS: frozenset[str] = frozenset(
     v for k, v in dict(globals()).items() if k.isupper() and isinstance(v, str) and "." in v
