@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from arena.sandbox import fsutil, registry
+from arena.sandbox import fsutil, quota, registry
 from arena.sandbox.base import WORKSPACE, ObserveTarget, ExecResult, Limits, Mount, SandboxError
 from arena.sandbox.capture import CappedBuffer, LineSplitter
 from arena.sandbox.image import ensure_image
@@ -94,9 +94,18 @@ class DockerBackend:
         for m in mounts:
             if not Path(m.host).exists():
                 raise SandboxError(f"mount source {m.host} does not exist")
-        if not ro:
-            fsutil.chown_tree(workspace, SANDBOX_UID)
         sid = f"{registry.owner_tag()}-{secrets.token_hex(5)}"
+        if not ro:
+            if os.geteuid() == 0:  # the same quota as local: a sized tmpfs on the workspace
+                state = registry.STATE_ROOT / sid  # (fuse-overlayfs has no --storage-opt size)
+                state.mkdir(parents=True, mode=0o700)
+                try:
+                    quota.limit_workspace(workspace, state, limits.workspace_mb,
+                                          limits.workspace_inodes)
+                except BaseException:
+                    registry.cleanup_local_state(sid)
+                    raise
+            fsutil.chown_tree(workspace, SANDBOX_UID)
         binds = [DMount(WORKSPACE, str(workspace), type="bind", read_only=ro)]
         binds += [DMount(m.target, str(Path(m.host).resolve()), type="bind",
                          read_only=m.readonly) for m in mounts]
@@ -113,7 +122,7 @@ class DockerBackend:
                 working_dir=WORKSPACE, network_mode="none" if not limits.network else "bridge",
                 mem_limit=f"{limits.memory_mb}m", memswap_limit=f"{limits.memory_mb}m",
                 nano_cpus=int(limits.cpus * 1e9), pids_limit=limits.pids, read_only=True,
-                tmpfs={"/tmp": f"size={limits.tmpfs_mb}m,mode=1777"},
+                tmpfs={"/tmp": f"size={limits.tmpfs_mb}m,nr_inodes={limits.tmp_inodes},mode=1777"},
                 shm_size=f"{max(1, min(limits.tmpfs_mb, 16))}m",
                 cap_drop=["ALL"], security_opt=["no-new-privileges"], mounts=binds,
                 ulimits=[Ulimit(name="fsize", soft=fsize, hard=fsize),
@@ -121,6 +130,7 @@ class DockerBackend:
                 labels=labels, detach=True, stdin_open=False, tty=False,
                 **({"cgroup_parent": self.cgroup_parent} if self.cgroup_parent else {}))
         except Exception as exc:  # noqa: BLE001
+            registry.cleanup_local_state(sid)
             raise SandboxError(f"docker: cannot create a sandbox from {ref}: {exc}") from None
         sb = DockerSandbox(self, sid, c, workspace, limits, pool_dir)
         sb.host_mounts = list(host_mounts)
@@ -333,4 +343,5 @@ class DockerSandbox:
             self.host_mounts = []
             if self.pool_dir is not None:
                 shutil.rmtree(self.pool_dir, ignore_errors=True)
+            registry.cleanup_local_state(self.id)  # the workspace quota: copied back, unmounted
 

@@ -154,7 +154,10 @@ def _unmount_all_under(path: Path) -> None:
 
 
 def cleanup_local_state(sid: str) -> None:
+    from arena.sandbox import quota  # noqa: PLC0415
+
     d = STATE_ROOT / sid
+    quota.release_workspace(d)  # the workspace's quota tmpfs: copied back, unmounted
     _unmount_all_under(d)
     shutil.rmtree(d, ignore_errors=True)
 
@@ -163,7 +166,11 @@ def cleanup_stale(docker: bool = True) -> dict[str, int]:
     """Remove leftovers of crashed runs: containers, cgroups, state dirs and mounts."""
     from arena.sandbox import cgroups  # noqa: PLC0415
 
+    from arena.sandbox import quota  # noqa: PLC0415
+
     removed = {"containers": 0, "cgroups": 0, "dirs": 0}
+    if docker:  # first: nothing writes into a workspace while it is copied back
+        removed["containers"] = _cleanup_containers()
     for sid in cgroups.stale_groups():
         if is_stale(sid):
             cgroups.CgroupSet(sid).remove()
@@ -173,8 +180,7 @@ def cleanup_stale(docker: bool = True) -> dict[str, int]:
             if is_stale(d.name):
                 cleanup_local_state(d.name)
                 removed["dirs"] += 1
-    if docker:
-        removed["containers"] = _cleanup_containers()
+    removed["uids"] = quota.free_stale_uids()
     return removed
 
 
