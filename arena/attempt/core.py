@@ -238,7 +238,8 @@ class Attempt:
         if self.agent.needs_sandbox:
             m = self.manifest.sandbox
             limits = Limits(cpus=m.cpus, memory_mb=int(m.memory_mb), pids=m.pids,
-                            wall_s=max(60.0, self.wall_seconds_left()), network=m.network)
+                            wall_s=max(60.0, self.wall_seconds_left()), network=m.network,
+                            runtime=getattr(m, "runtime", None))
             self.sandbox = await self.shared.backend.create(
                 self.workspace, limits, mounts=[Mount(self.agent_dir, "/gauntlet", True)],
                 image=m.image)

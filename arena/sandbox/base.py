@@ -26,6 +26,7 @@ class Limits:
     workspace_mb: int = 512  # quota of a writable workspace (as root; arena/sandbox/quota.py)
     workspace_inodes: int = 20_000
     network: bool = False
+    runtime: str | None = None  # Docker OCI runtime (e.g. "runsc" for gVisor); None: the default
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,26 @@ class DockerBackend:
         except Exception:  # noqa: BLE001
             cgroupfs = False
         self.cgroup_parent = _weighted_cgroup_parent() if cgroupfs else None
+        self.runtime = os.environ.get("GAUNTLET_DOCKER_RUNTIME") or None  # global default
+        self._runtimes: set[str] | None = None
+        if self.runtime:
+            self.check_runtime(self.runtime)
         registry.install()
+
+    def check_runtime(self, runtime: str) -> str:
+        """``runtime`` if the engine has it registered (daemon.json ``runtimes``), else a
+        SandboxError naming the ones it has."""
+        if self._runtimes is None:
+            try:
+                self._runtimes = set(self.client.info().get("Runtimes") or {})
+            except Exception as exc:  # noqa: BLE001
+                raise SandboxError(f"docker: cannot list the engine's runtimes: {exc}") from None
+        if runtime not in self._runtimes:
+            raise SandboxError(f"sandbox runtime {runtime!r} is not registered with the Docker "
+                               f"engine (it has: {', '.join(sorted(self._runtimes))}); for "
+                               "gVisor: apt-get install runsc, add it to daemon.json "
+                               "\"runtimes\" and reload dockerd (SIGHUP)")
+        return runtime
 
     def image_ref(self, image: str) -> str:
         if image not in self._images:
@@ -91,6 +110,9 @@ class DockerBackend:
         from docker.types import LogConfig, Mount as DMount, Ulimit  # noqa: PLC0415
 
         ref = self.image_ref(image)
+        runtime = limits.runtime or self.runtime
+        if runtime:  # before anything is made: an unknown runtime leaves nothing behind
+            extra = {"runtime": self.check_runtime(runtime)}
         for m in mounts:
             if not Path(m.host).exists():
                 raise SandboxError(f"mount source {m.host} does not exist")
@@ -114,7 +136,8 @@ class DockerBackend:
         if pool_dir is not None:
             labels["gauntlet.dir"] = str(pool_dir)
         uid = SANDBOX_UID if main else INIT_UID
-        extra = {"environment": main[1], "log_config": LogConfig(type="none")} if main else {}
+        extra = {**(extra if runtime else {}),
+                 **({"environment": main[1], "log_config": LogConfig(type="none")} if main else {})}
         try:
             c = self.client.containers.create(
                 ref, main[0] if main else ["sleep", "infinity"], name=f"gauntlet-{sid}",

@@ -73,6 +73,9 @@ class LocalBackend:
     def _create_sync(self, workspace, limits, mounts, ro) -> "LocalSandbox":
         if not workspace.is_dir():
             raise SandboxError(f"workspace {workspace} is not a directory")
+        if limits.runtime:
+            raise SandboxError(f"sandbox runtime {limits.runtime!r} needs the docker backend "
+                               "(--sandbox docker); the local backend is bubblewrap only")
         for m in mounts:
             if not Path(m.host).exists():
                 raise SandboxError(f"mount source {m.host} does not exist")

@@ -4,7 +4,8 @@ Every sandbox registers a synchronous ``close`` here; ``atexit`` and SIGTERM/SIG
 handlers close them all. Each sandbox is tagged with its owner's pid (Docker label
 ``gauntlet.owner``, local state dir and cgroup names ``<pid>-<hex>``), so
 ``cleanup_stale()`` removes only what belongs to processes that are gone — never the
-live sandboxes of another arena running on the same machine.
+live sandboxes of another arena running on the same machine. A reaper process
+(reaper.py) runs that cleanup the moment this process is gone, however it died.
 """
 from __future__ import annotations
 
@@ -115,6 +116,9 @@ def install() -> None:
     if not _installed:
         _installed = True
         atexit.register(close_all)
+        from arena.sandbox import reaper  # noqa: PLC0415
+
+        reaper.start()  # cleans up after us however we die (kill -9 included)
     if not _signals and threading.current_thread() is threading.main_thread():
         _signals = True
         for sig in (signal.SIGTERM, signal.SIGHUP):
