@@ -39,6 +39,7 @@ INFRA_ERROR = "infra.error"
 MODEL_CALL = "model.call"
 MODEL_TOOL_CALL = "model.tool_call"
 LIMIT_REACHED = "limit.reached"
+BOUND_REACHED = "bound.reached"  # an arena bound of one attempt (arena/agents/bounds.py)
 
 KINDS: frozenset[str] = frozenset(
     v for k, v in dict(globals()).items() if k.isupper() and isinstance(v, str) and "." in v

@@ -5,6 +5,12 @@ One request ``{"op": ...}`` per line, one JSON reply per line. Requests larger t
 reply (``{"ok": false, "code": "bad_request" | "too_large", ...}``); the connection is
 kept and the attempt is unaffected. A handler that raises yields an ``internal`` error
 reply, never a dropped connection.
+
+With ``bounds`` (arena/agents/bounds.py, one per attempt): a connection past the
+attempt's bound of connections held at once gets one reply ``too_many_connections`` and
+is closed at once (its descriptor is freed: a flood of held connections cannot exhaust
+the arena's file descriptors); a request past the attempt's request rate gets
+``rate_limited`` without reaching the handler.
 """
 from __future__ import annotations
 
@@ -67,8 +73,10 @@ class AgentServer:
     """Serves one attempt's socket. ``handler`` gets the decoded request (an object
     with a string ``op``) and returns the reply object."""
 
-    def __init__(self, path: Path, handler: Handler, *, max_request: int = MAX_REQUEST) -> None:
+    def __init__(self, path: Path, handler: Handler, *, max_request: int = MAX_REQUEST,
+                 bounds: Any = None) -> None:
         self.path = Path(path)
+        self._bounds = bounds
         self._handler = handler
         self._max = max_request
         self._server: asyncio.AbstractServer | None = None
@@ -95,6 +103,13 @@ class AgentServer:
             self.path.unlink()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        b = self._bounds
+        if b is not None and not b.open_connection():
+            with contextlib.suppress(Exception):
+                writer.write(_encode(error("too_many_connections",
+                                           f"at most {b.limits.connections} connections at once")))
+            writer.transport.abort()  # never wait on a peer that does not read
+            return
         task = asyncio.current_task()
         if task is not None:
             self._conns.add(task)
@@ -108,6 +123,8 @@ class AgentServer:
                     reply = error("too_large", f"request larger than {self._max} bytes")
                 elif not line.strip():
                     continue
+                elif b is not None and not b.request():
+                    reply = error("rate_limited", "too many requests: slow down")
                 else:
                     reply = await self._dispatch(line)
                 writer.write(_encode(reply))
@@ -117,6 +134,8 @@ class AgentServer:
         finally:
             if task is not None:
                 self._conns.discard(task)
+            if b is not None:
+                b.close_connection()
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()

@@ -52,7 +52,9 @@ class Arena:
         """Open the shared parts (anything not passed in is created). ``watch_interval``
         None: the watcher is not polled in the background (tests call ``scan``)."""
         from arena import paths
+        from arena.agents.bounds import raise_nofile
 
+        raise_nofile()  # many sockets and pipes; each attempt is bounded on its own
         store_path = Path(store_path)
         own = store is None
         if store is None:

@@ -23,6 +23,7 @@ from typing import Any, AsyncIterator
 
 from arena import clock as clk
 from arena.agents.base import Agent
+from arena.agents.bounds import Bounds
 from arena.agents.server import AgentServer
 from arena.attempt.phases import PhaseState
 from arena.attempt.realagent import AgentSupport
@@ -37,6 +38,8 @@ from arena import events as ev
 log = logging.getLogger(__name__)
 ACTIVITY = frozenset({ev.AGENT_OUTPUT, ev.FILE_CHANGED, ev.PROTOCOL_CALL, ev.COMMAND_RUN,
                       ev.FILE_READ, ev.AGENT_MESSAGE})
+# agent-driven kinds: stored at most at the attempt's event rate (arena/agents/bounds.py)
+BOUNDED = ACTIVITY | {ev.FEEDBACK_READ}
 HEALTH_INTERVAL_S = 1.0  # real seconds between sandbox health checks
 
 
@@ -76,6 +79,8 @@ class Attempt:
         self._server: AgentServer | None = None
         self.support = AgentSupport(self)  # gateway, adapter needs, observation
         self._make_clock()
+        self.bounds = Bounds(now=lambda: self.clock.elapsed(),
+                             on_hit=lambda name, data: self.publish(ev.BOUND_REACHED, data))
 
     def _make_clock(self) -> None:
         """(Re)start the clock: called again when the attempt really starts running."""
@@ -121,10 +126,19 @@ class Attempt:
 
     def publish(self, kind: str, data: dict[str, Any] | None = None, t: float | None = None) -> ev.Event:
         at = self.clock.elapsed() if t is None else t
-        e = self.shared.bus.publish(self.id, at, kind, data or {})
-        self.events.append(e)
+        data = data or {}
         if kind in ACTIVITY:
             self._last_activity = max(self._last_activity, at)
+        if kind in BOUNDED:  # over a bound: counted (one bound.reached event), not stored
+            kept = True
+            if kind == ev.AGENT_OUTPUT and isinstance(data.get("text"), str):
+                text = self.bounds.output(data["text"])
+                kept = text is not None
+                data = {**data, "text": text}
+            if not kept or not self.bounds.event():
+                return ev.Event(attempt=self.id, t=at, kind=kind, data=data)
+        e = self.shared.bus.publish(self.id, at, kind, data)
+        self.events.append(e)
         return e
 
     @property
@@ -224,9 +238,11 @@ class Attempt:
         if not self.workspace.exists():
             shutil.copytree(self.challenge.starter_dir, self.workspace, symlinks=True)
         (self.agent_dir / "briefing.md").write_text(self.phases.briefing_text())
-        self._server = AgentServer(self.agent_dir / "agent.sock", self.protocol.handle)
+        self._server = AgentServer(self.agent_dir / "agent.sock", self.protocol.handle,
+                                   bounds=self.bounds)
         await self._server.start()
-        await self.shared.watcher.register(self.id, self.workspace, self._on_file_change)
+        await self.shared.watcher.register(self.id, self.workspace, self._on_file_change,
+                                           on_bound=self.bounds.hit)
         if self.resume:
             self.shared.bus.start_seq(self.id, self.resume.last_seq)
             self.desk.restore(self.resume)
@@ -243,7 +259,8 @@ class Attempt:
         if self.agent.needs_sandbox:
             m = self.manifest.sandbox
             limits = Limits(cpus=m.cpus, memory_mb=int(m.memory_mb), pids=m.pids,
-                            wall_s=max(60.0, self.wall_seconds_left()), network=m.network)
+                            wall_s=max(60.0, self.wall_seconds_left()), network=m.network,
+                            runtime=getattr(m, "runtime", None))
             self.sandbox = await self.shared.backend.create(
                 self.workspace, limits,
                 mounts=[Mount(self.agent_dir, "/gauntlet", True), *self.support.mounts],

@@ -69,5 +69,8 @@ class ProtocolHandler:
         text = req.get("text")
         if not isinstance(text, str) or not text.strip():
             return error("bad_request", 'message: expected "text", a non-empty string')
-        self.a.publish(ev.AGENT_MESSAGE, {"text": text[:MESSAGE_CAP]})
+        kept = self.a.bounds.message(text[:MESSAGE_CAP])
+        if kept is None:
+            return error("rate_limited", "this attempt has sent as many messages as it may")
+        self.a.publish(ev.AGENT_MESSAGE, {"text": kept})
         return {"ok": True}

@@ -142,6 +142,7 @@ class Sandbox(Strict):
     memory: str = "512m"
     pids: int = Field(default=128, ge=1)
     network: bool = False
+    runtime: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")  # docker: e.g. runsc
 
     @field_validator("memory", mode="before")
     @classmethod

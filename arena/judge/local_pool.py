@@ -95,12 +95,11 @@ async def prepare(backend, spec, root: Path, wait: bool) -> Prepared:
         p.ws.mkdir()
         jdir, p.tests_args = judge_dir(spec.test_dirs, run_dir / "judge")
         run_dir.chmod(0o755)
-        from arena.sandbox.local_backend import SANDBOX_UID  # noqa: PLC0415
-
-        proto.make_fifos(p.out, SANDBOX_UID if getattr(backend, "privileged", False) else None)
         p.sandbox = await backend.create(
             p.ws, spec.limits, image=spec.image, workspace_readonly=True,
             mounts=[Mount(jdir, cmd.JUDGE_ROOT, readonly=True), Mount(p.out, cmd.OUT_DIR, readonly=False)])
+        # after create: each local sandbox runs as a uid of its own (arena/sandbox/quota.py)
+        proto.make_fifos(p.out, p.sandbox.uid if getattr(backend, "privileged", False) else None)
         env = {**cmd.judge_env(), "GAUNTLET_JUDGE_REQUEST": f"{cmd.OUT_DIR}/{proto.REQUEST}"}
         p.task = asyncio.ensure_future(p.sandbox.exec(list(cmd.BOOTSTRAP), env=env, timeout=IDLE_MAX_S,
                                                       as_pid_1=True))

@@ -70,7 +70,7 @@ class JudgeSpec:
         sb = m.sandbox
         timeout = float(getattr(m.judge, "timeout_s", m.judge.timeout))
         limits = Limits(cpus=float(sb.cpus), memory_mb=int(sb.memory_mb), pids=int(sb.pids),
-                        wall_s=timeout, network=False)
+                        wall_s=timeout, network=False, runtime=getattr(sb, "runtime", None))
         return cls(
             command=m.judge.command, timeout_s=timeout, categories=dict(m.judge.categories or {}),
             image=sb.image, limits=limits,

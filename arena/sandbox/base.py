@@ -22,7 +22,11 @@ class Limits:
     output_bytes: int = 1 << 20  # cap on stdout/stderr read back, each
     tmpfs_mb: int = 64  # size-limited scratch at /tmp
     file_mb: int = 256  # largest file a sandboxed process may write (RLIMIT_FSIZE)
+    tmp_inodes: int = 4096  # inodes of the /tmp tmpfs
+    workspace_mb: int = 512  # quota of a writable workspace (as root; arena/sandbox/quota.py)
+    workspace_inodes: int = 20_000
     network: bool = False
+    runtime: str | None = None  # Docker OCI runtime (e.g. "runsc" for gVisor); None: the default
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from arena.sandbox import fsutil, registry
+from arena.sandbox import fsutil, quota, registry
 from arena.sandbox.base import WORKSPACE, ObserveTarget, ExecResult, Limits, Mount, SandboxError
 from arena.sandbox.capture import CappedBuffer, LineSplitter
 from arena.sandbox.image import ensure_image
@@ -50,7 +50,26 @@ class DockerBackend:
         except Exception:  # noqa: BLE001
             cgroupfs = False
         self.cgroup_parent = _weighted_cgroup_parent() if cgroupfs else None
+        self.runtime = os.environ.get("GAUNTLET_DOCKER_RUNTIME") or None  # global default
+        self._runtimes: set[str] | None = None
+        if self.runtime:
+            self.check_runtime(self.runtime)
         registry.install()
+
+    def check_runtime(self, runtime: str) -> str:
+        """``runtime`` if the engine has it registered (daemon.json ``runtimes``), else a
+        SandboxError naming the ones it has."""
+        if self._runtimes is None:
+            try:
+                self._runtimes = set(self.client.info().get("Runtimes") or {})
+            except Exception as exc:  # noqa: BLE001
+                raise SandboxError(f"docker: cannot list the engine's runtimes: {exc}") from None
+        if runtime not in self._runtimes:
+            raise SandboxError(f"sandbox runtime {runtime!r} is not registered with the Docker "
+                               f"engine (it has: {', '.join(sorted(self._runtimes))}); for "
+                               "gVisor: apt-get install runsc, add it to daemon.json "
+                               "\"runtimes\" and reload dockerd (SIGHUP)")
+        return runtime
 
     def image_ref(self, image: str) -> str:
         if image not in self._images:
@@ -91,12 +110,24 @@ class DockerBackend:
         from docker.types import LogConfig, Mount as DMount, Ulimit  # noqa: PLC0415
 
         ref = self.image_ref(image)
+        runtime = limits.runtime or self.runtime
+        if runtime:  # before anything is made: an unknown runtime leaves nothing behind
+            extra = {"runtime": self.check_runtime(runtime)}
         for m in mounts:
             if not Path(m.host).exists():
                 raise SandboxError(f"mount source {m.host} does not exist")
-        if not ro:
-            fsutil.chown_tree(workspace, SANDBOX_UID)
         sid = f"{registry.owner_tag()}-{secrets.token_hex(5)}"
+        if not ro:
+            if os.geteuid() == 0:  # the same quota as local: a sized tmpfs on the workspace
+                state = registry.STATE_ROOT / sid  # (fuse-overlayfs has no --storage-opt size)
+                state.mkdir(parents=True, mode=0o700)
+                try:
+                    quota.limit_workspace(workspace, state, limits.workspace_mb,
+                                          limits.workspace_inodes)
+                except BaseException:
+                    registry.cleanup_local_state(sid)
+                    raise
+            fsutil.chown_tree(workspace, SANDBOX_UID)
         binds = [DMount(WORKSPACE, str(workspace), type="bind", read_only=ro)]
         binds += [DMount(m.target, str(Path(m.host).resolve()), type="bind",
                          read_only=m.readonly) for m in mounts]
@@ -105,7 +136,8 @@ class DockerBackend:
         if pool_dir is not None:
             labels["gauntlet.dir"] = str(pool_dir)
         uid = SANDBOX_UID if main else INIT_UID
-        extra = {"environment": main[1], "log_config": LogConfig(type="none")} if main else {}
+        extra = {**(extra if runtime else {}),
+                 **({"environment": main[1], "log_config": LogConfig(type="none")} if main else {})}
         try:
             c = self.client.containers.create(
                 ref, main[0] if main else ["sleep", "infinity"], name=f"gauntlet-{sid}",
@@ -113,7 +145,7 @@ class DockerBackend:
                 working_dir=WORKSPACE, network_mode="none" if not limits.network else "bridge",
                 mem_limit=f"{limits.memory_mb}m", memswap_limit=f"{limits.memory_mb}m",
                 nano_cpus=int(limits.cpus * 1e9), pids_limit=limits.pids, read_only=True,
-                tmpfs={"/tmp": f"size={limits.tmpfs_mb}m,mode=1777"},
+                tmpfs={"/tmp": f"size={limits.tmpfs_mb}m,nr_inodes={limits.tmp_inodes},mode=1777"},
                 shm_size=f"{max(1, min(limits.tmpfs_mb, 16))}m",
                 cap_drop=["ALL"], security_opt=["no-new-privileges"], mounts=binds,
                 ulimits=[Ulimit(name="fsize", soft=fsize, hard=fsize),
@@ -121,6 +153,7 @@ class DockerBackend:
                 labels=labels, detach=True, stdin_open=False, tty=False,
                 **({"cgroup_parent": self.cgroup_parent} if self.cgroup_parent else {}))
         except Exception as exc:  # noqa: BLE001
+            registry.cleanup_local_state(sid)
             raise SandboxError(f"docker: cannot create a sandbox from {ref}: {exc}") from None
         sb = DockerSandbox(self, sid, c, workspace, limits, pool_dir)
         sb.host_mounts = list(host_mounts)
@@ -333,4 +366,5 @@ class DockerSandbox:
             self.host_mounts = []
             if self.pool_dir is not None:
                 shutil.rmtree(self.pool_dir, ignore_errors=True)
+            registry.cleanup_local_state(self.id)  # the workspace quota: copied back, unmounted
 

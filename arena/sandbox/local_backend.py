@@ -25,28 +25,20 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
-from arena.sandbox import cgroups, fsutil, registry
+from arena.sandbox import cgroups, fsutil, quota, registry
 from arena.sandbox.base import WORKSPACE, ObserveTarget, ExecResult, Limits, Mount, SandboxError
 from arena.sandbox.capture import CappedBuffer, LineSplitter, drain
 
-SANDBOX_UID = 65534
+SANDBOX_UID = 65534  # without root (user namespace); as root each sandbox has its own uid
 PATH = "/opt/gauntlet/bin:/usr/local/bin:/usr/bin:/bin"
 _ETC_FROM_HOST = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
                   "nsswitch.conf", "mime.types"]
-_PASSWD = (f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
-           f"sandbox:x:{SANDBOX_UID}:{SANDBOX_UID}:gauntlet sandbox:/tmp:/bin/sh\n")
-_GROUP = f"root:x:0:\nsandbox:x:{SANDBOX_UID}:\n"
+_PASSWD = ("root:x:0:0:root:/root:/usr/sbin/nologin\n"
+           "sandbox:x:{uid}:{uid}:gauntlet sandbox:/tmp:/bin/sh\n")
+_GROUP = "root:x:0:\nsandbox:x:{uid}:\n"
 _HOSTS = "127.0.0.1 localhost\n::1 localhost\n"
 _libc = ctypes.CDLL(None, use_errno=True)
 _MS_NOSUID, _MS_NODEV, _MNT_DETACH = 2, 4, 2
-
-
-def _mount_tmpfs(path: Path, size_mb: int) -> None:
-    opts = f"size={size_mb}m,mode=1777".encode()
-    if _libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs",
-                   ctypes.c_ulong(_MS_NOSUID | _MS_NODEV), opts) != 0:
-        err = ctypes.get_errno()
-        raise SandboxError(f"cannot mount the sandbox /tmp at {path}: {os.strerror(err)}")
 
 
 def _umount(path: Path) -> None:
@@ -81,6 +73,9 @@ class LocalBackend:
     def _create_sync(self, workspace, limits, mounts, ro) -> "LocalSandbox":
         if not workspace.is_dir():
             raise SandboxError(f"workspace {workspace} is not a directory")
+        if limits.runtime:
+            raise SandboxError(f"sandbox runtime {limits.runtime!r} needs the docker backend "
+                               "(--sandbox docker); the local backend is bubblewrap only")
         for m in mounts:
             if not Path(m.host).exists():
                 raise SandboxError(f"mount source {m.host} does not exist")
@@ -104,7 +99,8 @@ class LocalSandbox:
         self.state = registry.STATE_ROOT / sid
         self.tmp = self.state / "tmp"
         self.cg = cgroups.CgroupSet(sid) if be.use_cgroups else None
-        self.uid = SANDBOX_UID if be.privileged else os.geteuid()
+        self.uid = os.geteuid()  # as root: a uid of its own, allocated in _setup
+        self.inner_uid = SANDBOX_UID  # the uid its processes run as
         self.scratch_dir: Path | None = None  # set by a pool created with ``scratch=``
         self.closed = False
         self._argv_prefix: list[str] = []
@@ -114,15 +110,20 @@ class LocalSandbox:
         etc = self.state / "etc"
         etc.mkdir(parents=True, mode=0o755)
         os.chmod(self.state, 0o755)
-        (etc / "passwd").write_text(_PASSWD)
-        (etc / "group").write_text(_GROUP)
+        lim = self.limits
+        if self.be.privileged:
+            self.uid = self.inner_uid = quota.allocate_uid(self.id)
+        (etc / "passwd").write_text(_PASSWD.format(uid=self.inner_uid))
+        (etc / "group").write_text(_GROUP.format(uid=self.inner_uid))
         (etc / "hosts").write_text(_HOSTS)
         if self.be.privileged:
             self.tmp.mkdir(mode=0o1777)
-            _mount_tmpfs(self.tmp, self.limits.tmpfs_mb)
+            quota.mount_tmp(self.tmp, lim.tmpfs_mb, lim.tmp_inodes)
         if self.cg is not None:
-            self.cg.create(self.limits)
+            self.cg.create(lim)
         if self.be.privileged and not self.workspace_readonly:
+            quota.limit_workspace(self.workspace, self.state, lim.workspace_mb,
+                                  lim.workspace_inodes)
             fsutil.chown_tree(self.workspace, self.uid)
         self._argv_prefix = self._build_prefix(etc)
 
@@ -132,7 +133,7 @@ class LocalSandbox:
             a += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                   "--unshare-cgroup-try"]
         else:
-            a += ["--unshare-all", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+            a += ["--unshare-all", "--uid", str(self.inner_uid), "--gid", str(self.inner_uid),
                   "--cap-drop", "ALL"]
         a += ["--die-with-parent", "--new-session", "--clearenv",
               "--setenv", "PATH", PATH, "--setenv", "HOME", "/tmp",
@@ -205,7 +206,7 @@ class LocalSandbox:
         cmd += ["--chdir", cwd, "/bin/bash", "--norc", "--noprofile", "-c",
                 f'printf x >/proc/self/fd/{info_w} && exec {info_w}>&- && exec "$@"', "sh"]
         if self.be.privileged:
-            cmd += ["/usr/bin/setpriv", "--reuid", str(SANDBOX_UID), "--regid", str(SANDBOX_UID),
+            cmd += ["/usr/bin/setpriv", "--reuid", str(self.uid), "--regid", str(self.uid),
                     "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
                     "--no-new-privs", "--"]
         cmd += list(argv)
@@ -323,6 +324,8 @@ class LocalSandbox:
             self.cg.remove()
         if self.be.privileged and self.tmp.exists():
             _umount(self.tmp)
-        registry.cleanup_local_state(self.id)
+        registry.cleanup_local_state(self.id)  # the workspace quota mount released there
+        if self.be.privileged and self.uid != os.geteuid():
+            quota.free_uid(self.uid, self.id)
         if self.scratch_dir is not None:
             shutil.rmtree(self.scratch_dir, ignore_errors=True)

@@ -39,11 +39,9 @@ class CreatePool:
 
     async def acquire(self, workspace: Path):
         mounts, scratch = list(self.mounts), None
+        privileged = getattr(self.backend, "privileged", False) and os.geteuid() == 0
         if self.scratch:
-            from arena.sandbox.local_backend import SANDBOX_UID  # noqa: PLC0415
-
-            scratch = scratch_dir(SANDBOX_UID if getattr(self.backend, "privileged", False)
-                                  else None)
+            scratch = scratch_dir(0 if privileged else None)  # chowned to the sandbox's uid below
             mounts.append(Mount(scratch, self.scratch, readonly=False))
         try:
             sb = await self.backend.create(workspace, self.limits, mounts=mounts,
@@ -56,6 +54,8 @@ class CreatePool:
                 shutil.rmtree(scratch, ignore_errors=True)
             raise
         sb.scratch_dir = scratch
+        if scratch is not None and privileged:
+            os.chown(scratch, sb.uid, sb.uid)  # each sandbox has a uid of its own
         return sb
 
     async def close(self) -> None:

@@ -4,7 +4,8 @@ Every sandbox registers a synchronous ``close`` here; ``atexit`` and SIGTERM/SIG
 handlers close them all. Each sandbox is tagged with its owner's pid (Docker label
 ``gauntlet.owner``, local state dir and cgroup names ``<pid>-<hex>``), so
 ``cleanup_stale()`` removes only what belongs to processes that are gone — never the
-live sandboxes of another arena running on the same machine.
+live sandboxes of another arena running on the same machine. A reaper process
+(reaper.py) runs that cleanup the moment this process is gone, however it died.
 """
 from __future__ import annotations
 
@@ -115,6 +116,9 @@ def install() -> None:
     if not _installed:
         _installed = True
         atexit.register(close_all)
+        from arena.sandbox import reaper  # noqa: PLC0415
+
+        reaper.start()  # cleans up after us however we die (kill -9 included)
     if not _signals and threading.current_thread() is threading.main_thread():
         _signals = True
         for sig in (signal.SIGTERM, signal.SIGHUP):
@@ -154,7 +158,10 @@ def _unmount_all_under(path: Path) -> None:
 
 
 def cleanup_local_state(sid: str) -> None:
+    from arena.sandbox import quota  # noqa: PLC0415
+
     d = STATE_ROOT / sid
+    quota.release_workspace(d)  # the workspace's quota tmpfs: copied back, unmounted
     _unmount_all_under(d)
     shutil.rmtree(d, ignore_errors=True)
 
@@ -163,7 +170,11 @@ def cleanup_stale(docker: bool = True) -> dict[str, int]:
     """Remove leftovers of crashed runs: containers, cgroups, state dirs and mounts."""
     from arena.sandbox import cgroups  # noqa: PLC0415
 
+    from arena.sandbox import quota  # noqa: PLC0415
+
     removed = {"containers": 0, "cgroups": 0, "dirs": 0}
+    if docker:  # first: nothing writes into a workspace while it is copied back
+        removed["containers"] = _cleanup_containers()
     for sid in cgroups.stale_groups():
         if is_stale(sid):
             cgroups.CgroupSet(sid).remove()
@@ -173,8 +184,7 @@ def cleanup_stale(docker: bool = True) -> dict[str, int]:
             if is_stale(d.name):
                 cleanup_local_state(d.name)
                 removed["dirs"] += 1
-    if docker:
-        removed["containers"] = _cleanup_containers()
+    removed["uids"] = quota.free_stale_uids()
     return removed
 
 

@@ -8,6 +8,16 @@ saw last, and calls ``emit(change)`` on the event loop for each file created,
 modified or deleted, with the lines added and removed. The attempt stamps the
 change with its own clock. ``run()`` scans every ``interval`` seconds of real time;
 tests call ``await watcher.scan()`` directly.
+
+Work per scan is bounded per workspace: at most ``MAX_FILES`` entries walked and
+``MAX_BYTES`` of file content read. A scan past either bound is *partial*: the files
+it did reach are compared as usual, none is reported deleted, files whose content did
+not fit the byte budget are read by a later scan (entries past ``MAX_FILES`` in walk
+order are not watched at all), the attempt's ``on_bound`` is told (it logs ONE ``bound.reached``), and
+that workspace backs off: its periodic scans are skipped for 2, 4, ... up to
+``MAX_BACKOFF`` intervals while it stays over, so 100,000 idle files cost a fraction of
+a walk per ``interval``. An explicit ``scan(attempt)`` (before a submission) never
+waits for the back-off.
 """
 from __future__ import annotations
 
@@ -24,6 +34,10 @@ from arena.sandbox.fsutil import read_regular
 
 SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git"})
 TEXT_CAP = 512 * 1024  # files above this are compared by size/mtime, lines not counted
+MAX_FILES = 20_000  # entries walked per workspace per scan
+MAX_BYTES = 32 << 20  # file content read per workspace per scan
+MAX_BACKOFF = 64  # intervals skipped at most while a workspace stays over a bound
+OnBound = Callable[[str, float, str], None]  # (bound name, allowed, detail)
 Emit = Callable[[dict[str, Any]], None]
 
 
@@ -38,8 +52,12 @@ class _Entry:
 class _Watch:
     root: Path
     emit: Emit
+    on_bound: OnBound | None = None
     seen: dict[str, _Entry] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    backoff: int = 0  # intervals to skip between periodic scans (0: every interval)
+    skip: int = 0  # periodic scans left to skip
+    over: tuple[str, ...] = ()  # bounds the last scan reached
 
 
 def _read_lines(path: str, size: int) -> list[str] | None:
@@ -60,9 +78,11 @@ def line_delta(old: list[str] | None, new: list[str] | None) -> tuple[int, int]:
     return d.added, d.removed
 
 
-def _walk(root: Path) -> dict[str, os.stat_result]:
+def _walk(root: Path, cap: int = MAX_FILES) -> tuple[dict[str, os.stat_result], bool]:
+    """(entries, complete): at most ``cap`` entries (directories count too)."""
     out: dict[str, os.stat_result] = {}
     stack = [str(root)]
+    n = 0
     while stack:
         d = stack.pop()
         try:
@@ -71,6 +91,9 @@ def _walk(root: Path) -> dict[str, os.stat_result]:
             continue
         with it:
             for e in it:
+                n += 1
+                if n > cap:
+                    return out, False
                 try:
                     if e.is_dir(follow_symlinks=False):
                         if e.name not in SKIP_DIRS:
@@ -79,20 +102,28 @@ def _walk(root: Path) -> dict[str, os.stat_result]:
                         out[os.path.relpath(e.path, root)] = e.stat(follow_symlinks=False)
                 except OSError:
                     continue
-    return out
+    return out, True
 
 
 def _diff(w: _Watch) -> list[dict[str, Any]]:
     """Changes since the last scan of one workspace (runs in a worker thread)."""
     if not w.root.is_dir():
         return []
-    now = _walk(w.root)
+    now, complete = _walk(w.root)
+    over = [] if complete else ["watch_files"]
+    budget = MAX_BYTES
     changes: list[dict[str, Any]] = []
     for rel, st in now.items():
         old = w.seen.get(rel)
         if old is not None and old.mtime_ns == st.st_mtime_ns and old.size == st.st_size:
             continue
         regular = stat.S_ISREG(st.st_mode)  # links, FIFOs, sockets, devices: never read
+        cost = min(st.st_size, TEXT_CAP) if regular and st.st_size <= TEXT_CAP else 0
+        if cost > budget:  # read by a later scan
+            if "watch_bytes" not in over:
+                over.append("watch_bytes")
+            continue
+        budget -= cost
         lines = _read_lines(os.path.join(w.root, rel), st.st_size) if regular else None
         if old is not None and old.lines is not None and lines is not None and old.lines == lines:
             w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size, lines)
@@ -101,6 +132,10 @@ def _diff(w: _Watch) -> list[dict[str, Any]]:
         changes.append({**path_fields(rel), "change": "modified" if old else "created",
                         "lines_added": added, "lines_removed": removed})
         w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size, lines)
+    w.over = tuple(over)
+    if not complete:  # entries not walked are not known to be gone
+        changes.sort(key=lambda c: c["path"])
+        return changes
     for rel in [r for r in w.seen if r not in now]:
         old = w.seen.pop(rel)
         changes.append({**path_fields(rel), "change": "deleted", "lines_added": 0,
@@ -110,10 +145,20 @@ def _diff(w: _Watch) -> list[dict[str, Any]]:
 
 
 def _baseline(w: _Watch) -> None:
-    for rel, st in _walk(w.root).items():
+    now, complete = _walk(w.root)
+    budget = MAX_BYTES
+    over = [] if complete else ["watch_files"]
+    for rel, st in now.items():
         regular = stat.S_ISREG(st.st_mode)
-        w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size,
-                             _read_lines(os.path.join(w.root, rel), st.st_size) if regular else None)
+        cost = st.st_size if regular and st.st_size <= TEXT_CAP else 0
+        if cost > budget:
+            over.append("watch_bytes") if "watch_bytes" not in over else None
+            lines = None  # not read: its first change counts lines as if new
+        else:
+            budget -= cost
+            lines = _read_lines(os.path.join(w.root, rel), st.st_size) if regular else None
+        w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size, lines)
+    w.over = tuple(over)
 
 
 class WorkspaceWatcher:
@@ -125,16 +170,32 @@ class WorkspaceWatcher:
     def __len__(self) -> int:
         return len(self._watches)
 
-    async def register(self, attempt: str, workspace: Path, emit: Emit) -> None:
-        """Start watching ``workspace``; its current contents are the baseline."""
-        w = _Watch(Path(workspace), emit)
+    async def register(self, attempt: str, workspace: Path, emit: Emit,
+                       on_bound: OnBound | None = None) -> None:
+        """Start watching ``workspace``; its current contents are the baseline.
+        ``on_bound(name, allowed, detail)``: a scan of it reached a bound (see above)."""
+        w = _Watch(Path(workspace), emit, on_bound)
         await asyncio.to_thread(_baseline, w)
         self._watches[attempt] = w
+        self._after_scan(w)
+
+    @staticmethod
+    def _after_scan(w: _Watch) -> None:
+        if not w.over:
+            w.backoff = w.skip = 0
+            return
+        w.backoff = min(MAX_BACKOFF, max(2, w.backoff * 2))
+        w.skip = w.backoff
+        if w.on_bound is not None:
+            for name in w.over:
+                allowed = MAX_FILES if name == "watch_files" else MAX_BYTES
+                w.on_bound(name, allowed, f"workspace watcher: {name.split('_')[1]} per scan; "
+                           f"scans of this workspace back off to every {w.backoff} intervals")
 
     def unregister(self, attempt: str) -> None:
         self._watches.pop(attempt, None)
 
-    async def scan(self, attempt: str | None = None) -> int:
+    async def scan(self, attempt: str | None = None, periodic: bool = False) -> int:
         """Scan all workspaces (or one) now; emit and return the number of changes.
         Each workspace has its own lock, so one attempt's scan never waits for a scan
         of all the others."""
@@ -145,9 +206,13 @@ class WorkspaceWatcher:
             async with w.lock:
                 if self._watches.get(a) is not w:
                     continue  # unregistered meanwhile
+                if periodic and w.skip > 0:
+                    w.skip -= 1
+                    continue
                 changes = await asyncio.to_thread(_diff, w)
                 if self._watches.get(a) is not w:
                     continue
+                self._after_scan(w)
                 for change in changes:
                     n += 1
                     w.emit(change)
@@ -157,5 +222,5 @@ class WorkspaceWatcher:
         """Scan forever every ``interval`` seconds (real time: this is I/O polling,
         not attempt logic; events are stamped with each attempt's own clock)."""
         while True:
-            await self.scan()
+            await self.scan(periodic=True)
             await asyncio.sleep(self.interval)
