@@ -20,7 +20,6 @@ import sqlite3
 import struct
 import sys
 from pathlib import Path
-from typing import Any
 
 from store.errors import StoreError
 
