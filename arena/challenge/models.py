@@ -265,7 +265,7 @@ class Manifest(Strict):
 
     # -- conveniences (docs/INTERFACES.md) -------------------------------------------
     @property
-    def schema(self) -> str:  # type: ignore[override]
+    def schema(self) -> str:  # type: ignore[override]  # the manifest's "schema" key, over BaseModel.schema()
         return self.schema_
 
     @property
