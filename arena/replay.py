@@ -128,7 +128,7 @@ class Replay:
                     return
                 self._changed.clear()
                 due = self.next_due()
-                waiters = [asyncio.ensure_future(self._changed.wait())]
+                waiters: list[asyncio.Future[object]] = [asyncio.ensure_future(self._changed.wait())]
                 if due is not None:
                     waiters.append(asyncio.ensure_future(self.source.sleep_until(due)))
                 try:

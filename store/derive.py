@@ -29,14 +29,14 @@ log = logging.getLogger(__name__)
 try:  # orjson encodes ~4x faster; the standard library is the fallback
     import orjson
 except ImportError:  # pragma: no cover - depends on the environment
-    orjson = None
+    orjson = None  # type: ignore[assignment]  # absent: the standard library encodes
 
 _std_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
 
 if orjson is not None:
     _dumps, _OPT = orjson.dumps, orjson.OPT_NON_STR_KEYS
 
-    def encode(value: Any) -> str:
+    def encode(value: object) -> str:
         """JSON text for a stored value; non-JSON types (paths, datetimes) become strings.
 
         Raises ValueError only for data that no JSON can hold (circular)."""
@@ -45,14 +45,14 @@ if orjson is not None:
         except TypeError:  # e.g. an int beyond 64 bits, a cycle, a lone surrogate: the standard library decides
             return _std_encode_safe(value)
 else:  # pragma: no cover - depends on the environment
-    def encode(value: Any) -> str:
+    def encode(value: object) -> str:
         return _std_encode_safe(value)
 
 
 _ascii_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, default=str).encode
 
 
-def _std_encode_safe(value: Any) -> str:
+def _std_encode_safe(value: object) -> str:
     """Standard JSON; text holding lone surrogates (an undecodable file name, kept as
     ``os.fsdecode`` gives it) is written ``\\udcXX``-escaped, ASCII: valid JSON that
     SQLite stores and ``json.loads`` reads back unchanged, so no event is refused."""
@@ -122,11 +122,11 @@ _ORDER = (TOUCH_ATTEMPT, INSERT_EVENT, STARTED, AGENT_SEEN, CHALLENGE_SEEN, RECE
           REPLACED, JUDGED, LAST_SCORE, DELIVERED, READ, PHASE, STATUS, COUNT_USED)
 
 
-def _num(value: Any) -> Any:
+def _num(value: object) -> float | None:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     return None if value is None else str(value)
 
 

@@ -65,7 +65,9 @@ async def feedback(conn: aiosqlite.Connection, attempt_id: str) -> list[dict]:
 
 async def max_seq(conn: aiosqlite.Connection, attempt_id: str) -> int:
     async with conn.execute("SELECT max(seq) FROM events WHERE attempt = ?", (attempt_id,)) as cur:
-        (value,) = await cur.fetchone()
+        row = await cur.fetchone()
+    assert row is not None  # an aggregate: always one row
+    (value,) = row
     return value or 0
 
 

@@ -182,7 +182,8 @@ def open_error(path: str, exc: sqlite3.Error) -> StoreError:
     return StoreError(f"{path}: cannot open the store ({exc})")
 
 
-async def _one(conn: aiosqlite.Connection, sql: str):
+async def _one(conn: aiosqlite.Connection, sql: str) -> int:
     async with conn.execute(sql) as cur:
         row = await cur.fetchone()
+    assert row is not None  # an integer PRAGMA or count(*): always one row
     return row[0]

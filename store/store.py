@@ -14,7 +14,7 @@ import secrets
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Unpack
 
 import aiosqlite
 
@@ -23,10 +23,12 @@ from store import checkpoint, reads
 from store.derive import AGENT_SEEN, CHALLENGE_SEEN, encode
 from store.errors import StoreError, StoreWriteError
 from store.schema import STATUSES, migrate, open_error
-from store.writer import BatchWriter, CommitListener
+from store.writer import BatchWriter, CommitListener, WriterOpts
 from store.writer_link import WriterProcess
 
 BUSY_TIMEOUT_MS = 5000
+# A value of an ``attempts`` column given to create_attempt/update_attempt (paths become text).
+AttemptColumn = str | int | float | os.PathLike[str] | None
 
 
 def utc_now() -> str:
@@ -50,13 +52,13 @@ class Store:
     """Open with ``await Store.open(path)``; close with ``await store.close()``."""
 
     def __init__(self, path: Path, wconn: aiosqlite.Connection, rconn: aiosqlite.Connection,
-                 proc: WriterProcess, wall: Callable[[], str], writer_opts: dict[str, Any]) -> None:
+                 proc: WriterProcess, wall: Callable[[], str], writer_opts: WriterOpts) -> None:
         self.path = path
         self._w, self._r, self._proc = wconn, rconn, proc
         self._wall = wall
         self._lock = asyncio.Lock()
         self._writer = BatchWriter(wconn, proc, self._lock, str(path), wall, **writer_opts)
-        self.append = self._writer.append  # the hot path: no extra call layer
+        self.append = self._writer.append  # type: ignore[method-assign]  # the hot path: no extra call layer
         self.migrated_from: int = 0
         self._checkpointer: checkpoint.Checkpointer | None = None
 
@@ -64,7 +66,7 @@ class Store:
     @classmethod
     async def open(cls, path: str | os.PathLike, *, synchronous: str = "NORMAL",
                    busy_timeout_ms: int = BUSY_TIMEOUT_MS, wall: Callable[[], str] = utc_now,
-                   **writer_opts: Any) -> "Store":
+                   **writer_opts: Unpack[WriterOpts]) -> "Store":
         """Open (creating if needed) the store at ``path`` and bring its schema up to date.
 
         ``synchronous`` applies to telemetry groups: NORMAL (default) survives any crash
@@ -185,7 +187,7 @@ class Store:
         await self._write([("UPDATE runs SET finished_at = ? WHERE id = ?", (self._wall(), run_id))])
 
     async def create_attempt(self, *, challenge: str, agent: str, format: str,
-                             attempt_id: str | None = None, **fields: Any) -> str:
+                             attempt_id: str | None = None, **fields: AttemptColumn) -> str:
         """Insert the attempt's row (status running) and commit it; return its id.
 
         ``fields``: run, title, category, weight_class, time_limit_s, budget, grace_s,
@@ -207,7 +209,7 @@ class Store:
         ])
         return aid
 
-    async def update_attempt(self, attempt_id: str, **fields: Any) -> None:
+    async def update_attempt(self, attempt_id: str, **fields: AttemptColumn) -> None:
         """Set descriptive columns (e.g. ``workspace`` once it exists)."""
         _check_fields(fields)
         if not fields:
@@ -314,8 +316,8 @@ async def _create(path: Path, busy_ms: int) -> bool:
             Path(f"{tmp}{suffix}").unlink(missing_ok=True)
 
 
-async def _connect(path: Path, **kw: Any) -> aiosqlite.Connection:
-    conn = aiosqlite.connect(path, **kw)
+async def _connect(path: Path, *, isolation_level: str | None) -> aiosqlite.Connection:
+    conn = aiosqlite.connect(path, isolation_level=isolation_level)
     # aiosqlite's worker thread is not a daemon: a program that dies of an exception
     # before closing the store would hang at exit. A daemon thread stopped at exit is,
     # for the database, the same as a crash, which WAL makes safe.
@@ -332,7 +334,9 @@ async def _pragmas(conn: aiosqlite.Connection, path: Path, busy_ms: int, *extra:
     try:
         await conn.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
         async with conn.execute("PRAGMA journal_mode = WAL") as cur:
-            mode = (await cur.fetchone())[0]
+            row = await cur.fetchone()
+            assert row is not None  # PRAGMA journal_mode always answers
+            mode = row[0]
         if mode != "wal":
             raise StoreError(f"{path}: cannot use write-ahead logging (journal mode stays {mode!r})")
         await conn.execute("PRAGMA foreign_keys = ON")

@@ -30,7 +30,7 @@ import logging
 import sqlite3
 import threading
 from collections import deque
-from typing import Callable
+from typing import Callable, TypedDict
 
 import aiosqlite
 
@@ -59,6 +59,15 @@ class _Stopped(Exception):
     def __init__(self, cause: BaseException, remaining: list, refused: list[Event]) -> None:
         super().__init__(str(cause))
         self.cause, self.remaining, self.refused = cause, remaining, refused
+
+
+class WriterOpts(TypedDict, total=False):
+    """``BatchWriter``'s options, as ``Store.open(**writer_opts)`` passes them on."""
+
+    interval: float
+    wake_at: int
+    max_batch: int
+    always_full: bool
 
 
 class BatchWriter:

@@ -20,7 +20,6 @@ import sqlite3
 import struct
 import sys
 from pathlib import Path
-from typing import Any
 
 from store.errors import StoreError
 
@@ -67,14 +66,19 @@ class WriterProcess:
             await self.start()
         return self
 
-    async def request(self, *msg: Any) -> Any:
-        """Send one request; return the reply's payload or raise what it reports."""
-        await self.running()
+    def _pipes(self) -> tuple[asyncio.StreamWriter, asyncio.StreamReader]:
         proc = self._proc
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None  # start(): PIPEs
+        return proc.stdin, proc.stdout
+
+    async def request(self, *msg: object) -> object:
+        """Send one request; return the reply's payload (unpickled) or raise what it reports."""
+        await self.running()
+        stdin, _ = self._pipes()
         body = pickle.dumps(msg, protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            proc.stdin.write(_LEN.pack(len(body)) + body)
-            await proc.stdin.drain()
+            stdin.write(_LEN.pack(len(body)) + body)
+            await stdin.drain()
         except (BrokenPipeError, ConnectionResetError) as exc:
             await self._reap()
             raise WriterGone(f"the store's writer process is gone ({exc})") from None
@@ -91,8 +95,9 @@ class WriterProcess:
 
     async def _read(self) -> tuple:
         try:
-            head = await self._proc.stdout.readexactly(_LEN.size)
-            return pickle.loads(await self._proc.stdout.readexactly(_LEN.unpack(head)[0]))
+            _, stdout = self._pipes()
+            head = await stdout.readexactly(_LEN.size)
+            return pickle.loads(await stdout.readexactly(_LEN.unpack(head)[0]))
         except (asyncio.IncompleteReadError, ConnectionResetError) as exc:
             await self._reap()
             raise WriterGone(f"the store's writer process exited ({exc})") from None
@@ -114,9 +119,10 @@ class WriterProcess:
         if proc.returncode is None:
             try:
                 body = pickle.dumps(("close",))
-                proc.stdin.write(_LEN.pack(len(body)) + body)
-                await proc.stdin.drain()
-                await asyncio.wait_for(proc.stdout.readexactly(_LEN.size), 10)
+                stdin, stdout = self._pipes()
+                stdin.write(_LEN.pack(len(body)) + body)
+                await stdin.drain()
+                await asyncio.wait_for(stdout.readexactly(_LEN.size), 10)
             except (OSError, asyncio.IncompleteReadError, TimeoutError):
                 pass
         await self._reap()

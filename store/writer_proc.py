@@ -33,7 +33,7 @@ import sys
 if __package__:  # imported as store.writer_proc
     from store.bulk import Bulk
 else:  # run as a script: bulk.py sits beside this file, on sys.path[0]
-    from bulk import Bulk
+    from bulk import Bulk  # type: ignore[no-redef]  # the same class, imported as a script
 
 _LEN = struct.Struct(">I")
 REFUSALS = (sqlite3.IntegrityError, sqlite3.InterfaceError, ValueError, TypeError, OverflowError)
@@ -112,7 +112,7 @@ class Committer:
 
     def set_trace(self, on: bool) -> list[str]:
         seen, self.trace = self.trace or [], [] if on else None
-        self.conn.set_trace_callback(self.trace.append if on else None)
+        self.conn.set_trace_callback(self.trace.append if self.trace is not None else None)
         return seen
 
     def handle(self, msg) -> tuple:

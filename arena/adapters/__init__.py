@@ -6,6 +6,9 @@
 """
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Callable
+
 from arena.adapters.base import AGENTS_ROOT, Adapter, check_model
 from arena.errors import UsageError
 
@@ -27,13 +30,13 @@ def get_adapter(name: str) -> Adapter:
     return reg[name]
 
 
-def ensure_agent_tree(name: str, log=print):
+def ensure_agent_tree(name: str, log: Callable[[str], None] = print) -> Path:
     from arena.adapters.build import ensure_agent_tree as f  # noqa: PLC0415
 
     return f(name, log)
 
 
-def build_agent_image(name: str, force: bool = False, log=print) -> str:
+def build_agent_image(name: str, force: bool = False, log: Callable[[str], None] = print) -> str:
     from arena.adapters.build import build_agent_image as f  # noqa: PLC0415
 
     return f(name, force=force, log=log)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import yaml
 
@@ -58,7 +58,7 @@ def check_model(model: str, where: str) -> str:
     return model
 
 
-def check_limits(limits: Any, where: str) -> dict[str, Any]:
+def check_limits(limits: Mapping[str, Any] | None, where: str) -> dict[str, Any]:
     from arena.gateway.limits import UsageLimits  # noqa: PLC0415
 
     UsageLimits.parse(limits, where)  # raises UsageError naming the key

@@ -10,9 +10,13 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Protocol
+from typing import TYPE_CHECKING, Any, AsyncIterator, Protocol
 
 from arena.errors import UsageError
+
+if TYPE_CHECKING:
+    from arena.challenge import Challenge
+    from arena.sandbox.base import Sandbox
 
 
 @dataclass
@@ -25,20 +29,37 @@ class AgentOutcome:
 class AgentContext(Protocol):
     """The attempt, as seen by its agent runner."""
 
-    attempt_id: str
+    @property
+    def attempt_id(self) -> str: ...
+
     workspace: Path
-    env: dict[str, str]  # GAUNTLET_* and PATH for the agent's processes
-    sandbox: Any  # the agent's Sandbox, or None
+
+    @property
+    def env(self) -> dict[str, str]:
+        """GAUNTLET_* and PATH for the agent's host processes."""
+        ...
+
+    @property
+    def sandbox_env(self) -> dict[str, str]:
+        """The same, as seen from inside the agent's sandbox."""
+        ...
+
+    @property
+    def sandbox(self) -> Sandbox | None:
+        """The agent's sandbox, or None (a host agent, scripted, human)."""
+        ...
 
     def elapsed(self) -> float: ...
 
-    def publish(self, kind: str, data: dict[str, Any]) -> None: ...
+    def wall_seconds_left(self) -> float: ...
+
+    def publish(self, kind: str, data: dict[str, Any]) -> object: ...
 
     async def request(self, req: dict[str, Any]) -> dict[str, Any]: ...
 
     async def sleep_until(self, attempt_t: float) -> None: ...
 
-    def hold(self) -> contextlib.AbstractAsyncContextManager[None]: ...
+    def hold(self, io: bool = False) -> contextlib.AbstractAsyncContextManager[None]: ...
 
     async def scan(self) -> None: ...
 
@@ -56,7 +77,7 @@ async def nothing() -> AsyncIterator[None]:
     yield
 
 
-def make_agent(spec: str, challenge: Any, *, resume_after_submissions: int = 0) -> Agent:
+def make_agent(spec: str, challenge: Challenge, *, resume_after_submissions: int = 0) -> Agent:
     """The runner for an agent name. Bad names raise ``UsageError`` naming the problem."""
     from arena.agents.adapter import AdapterAgent
     from arena.agents.agent_file import from_spec

@@ -144,6 +144,8 @@ class CommandAgent:
             argv = wrap(argv)  # the model gateway's relay in front of the agent
         ctx.publish(ev.AGENT_STARTED, {"detail": f"{self.file.name} in the sandbox"})
         timeout = max(1.0, ctx.wall_seconds_left())
+        if ctx.sandbox is None:  # needs_sandbox: the attempt made one before the agent ran
+            raise RuntimeError("sandboxed agent without an agent sandbox")
         res = await ctx.sandbox.exec(argv, env=senv, timeout=timeout,
                                      on_output=lambda stream, line: self._emit_output(ctx, stream, line))
         if res.timed_out:
@@ -167,7 +169,7 @@ def kill_leftover(pid: int, attempt: str) -> bool:
     return False
 
 
-def describe(agent: Any) -> dict[str, Any]:
+def describe(agent: object) -> dict[str, Any]:
     f = getattr(agent, "file", None)
     if not f:
         return {}

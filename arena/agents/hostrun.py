@@ -25,6 +25,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 HOST_AGENT_UID = 65534
 HOST_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -64,7 +65,7 @@ def view(workspace: Path, agent_dir: Path) -> HostView:
 
 
 def plan(argv: list[str], *, workspace: Path, agent_dir: Path, hide: list[Path],
-         env: dict[str, str], binds: list[tuple[Path, str]] = ()) -> HostPlan:
+         env: dict[str, str], binds: Sequence[tuple[Path, str]] = ()) -> HostPlan:
     """The argv and environment of a host agent (see the module docstring); ``argv`` and
     ``env`` already name paths as ``view()`` says the agent sees them. ``binds`` are extra
     read-only ``(host path, target)`` mounts (an adapter's tree)."""

@@ -11,12 +11,15 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterable, cast
 
 from arena.agents.base import AgentContext, AgentOutcome
 from arena import events as ev
 from arena.sandbox import safe_write
 from arena.sandbox.base import SandboxError
+
+if TYPE_CHECKING:
+    from arena.challenge.agents import ScriptedAgent, Step
 
 STEP_KINDS = ("wait", "read", "overlay", "delete", "run", "submit", "message")
 _COUNTS = re.compile(r"(\d+) (passed|failed|error|errors)\b")
@@ -24,11 +27,11 @@ TEST_RUNNERS = ("pytest", "unittest", "nose2", "tox", "make test", "npm test", "
                 "go test")
 
 
-def normalize_steps(script: Any) -> list[tuple[str, Any]]:
+def normalize_steps(script: ScriptedAgent | Iterable[object]) -> list[tuple[str, Any]]:
     """(kind, value) pairs from whatever shape the loader hands over: a list of
     one-key mappings / ``"submit"`` strings, or models with ``kind``/``value``, or a
     model with one field set."""
-    steps = getattr(script, "steps", script)
+    steps = cast("Iterable[Any]", getattr(script, "steps", script))  # a ScriptedAgent, or the steps
     out: list[tuple[str, Any]] = []
     for step in steps or []:
         if isinstance(step, str):
@@ -49,7 +52,7 @@ def normalize_steps(script: Any) -> list[tuple[str, Any]]:
     return out
 
 
-def _value_of(step: Any, kind: str) -> Any:
+def _value_of(step: Step, kind: str) -> object:
     """The value of an ``arena.challenge.agents.Step`` (or any object with ``value``)."""
     if hasattr(step, "value"):
         return step.value
@@ -64,7 +67,7 @@ def _value_of(step: Any, kind: str) -> Any:
     }[kind]()
 
 
-def _seconds(value: Any) -> float:
+def _seconds(value: object) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     from arena.challenge.units import parse_duration
@@ -89,7 +92,8 @@ def test_counts(output: str) -> tuple[int, int]:
 class ScriptedAgentRunner:
     restartable = True
 
-    def __init__(self, spec: str, script: Any, package_root: Path, *, skip_submissions: int = 0):
+    def __init__(self, spec: str, script: ScriptedAgent | Iterable[object], package_root: Path, *,
+                 skip_submissions: int = 0) -> None:
         self.spec = spec
         self.package_root = Path(package_root)
         self.steps = normalize_steps(script)
@@ -116,16 +120,16 @@ class ScriptedAgentRunner:
         return AgentOutcome(detail="script finished")
 
     # -- steps -------------------------------------------------------------------
-    async def _wait(self, ctx: AgentContext, value: Any) -> None:
+    async def _wait(self, ctx: AgentContext, value: object) -> None:
         seconds = _seconds(value)
         async with ctx.hold():  # a declared wait is not a hang
             await ctx.sleep_until(ctx.elapsed() + seconds)
 
-    async def _read(self, ctx: AgentContext, value: Any) -> None:
+    async def _read(self, ctx: AgentContext, value: object) -> None:
         for rel in value if isinstance(value, list) else [value]:
             ctx.publish(ev.FILE_READ, {"path": str(rel), "declared": True})
 
-    async def _overlay(self, ctx: AgentContext, value: Any) -> None:
+    async def _overlay(self, ctx: AgentContext, value: object) -> None:
         src = Path(str(value))
         root = self.package_root.resolve()
         src = (src if src.is_absolute() else root / src).resolve()
@@ -138,7 +142,7 @@ class ScriptedAgentRunner:
             await asyncio.to_thread(safe_write.write_tree, src, ctx.workspace)
         await ctx.scan()
 
-    async def _delete(self, ctx: AgentContext, value: Any) -> None:
+    async def _delete(self, ctx: AgentContext, value: object) -> None:
         for rel in value if isinstance(value, list) else [value]:
             try:  # the entry itself (a link, never its target), reached without links
                 async with ctx.hold(io=True):
@@ -147,7 +151,7 @@ class ScriptedAgentRunner:
                 raise ValueError(f"delete {rel!r}: {exc}") from None
         await ctx.scan()
 
-    async def _run(self, ctx: AgentContext, value: Any) -> None:
+    async def _run(self, ctx: AgentContext, value: object) -> None:
         command = str(value)
         if ctx.sandbox is None:
             raise RuntimeError("run step without an agent sandbox")
@@ -162,8 +166,8 @@ class ScriptedAgentRunner:
         })
         await ctx.scan()
 
-    async def _submit(self, ctx: AgentContext, value: Any) -> None:
+    async def _submit(self, ctx: AgentContext, value: object) -> None:
         await ctx.request({"op": "submit"})
 
-    async def _message(self, ctx: AgentContext, value: Any) -> None:
+    async def _message(self, ctx: AgentContext, value: object) -> None:
         await ctx.request({"op": "message", "text": str(value)})

@@ -16,7 +16,7 @@ import contextlib
 import logging
 import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from arena.agents.base import make_agent
 from arena.attempt import recover as rec
@@ -26,6 +26,12 @@ from arena.bus import EventBus
 from arena.clock import TimeSource
 from arena import events as ev
 from arena.telemetry.watch import WorkspaceWatcher
+
+if TYPE_CHECKING:
+    from arena.challenge import Challenge
+    from arena.judge import Judge
+    from arena.sandbox.base import Backend
+    from store import Store
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +53,8 @@ class Arena:
     @classmethod
     async def open(cls, store_path: Path, *, sandbox: str | None = None, parallel: int = 4,
                    judge_pool: int | None = None, time_source: TimeSource | None = None,
-                   store: Any = None, backend: Any = None, judge: Any = None,
+                   store: Store | None = None, backend: Backend | None = None,
+                   judge: Judge | None = None,
                    bus: EventBus | None = None, watch_interval: float | None = 0.25) -> "Arena":
         """Open the shared parts (anything not passed in is created). ``watch_interval``
         None: the watcher is not polled in the background (tests call ``scan``)."""
@@ -82,10 +89,10 @@ class Arena:
         return self.shared.bus
 
     @property
-    def store(self) -> Any:
+    def store(self) -> Store:
         return self.shared.store
 
-    def attempt(self, challenge: Any, agent_spec: str, *, time_scale: float = 1.0,
+    def attempt(self, challenge: Challenge, agent_spec: str, *, time_scale: float = 1.0,
                 attempt_id: str | None = None) -> Attempt:
         """A new attempt (not started). Raises ``UsageError`` for a bad agent name."""
         agent = make_agent(agent_spec, challenge)
@@ -119,7 +126,7 @@ class Arena:
         self.shared.sweep_stale_agent_dirs()
         resumed: list[Attempt] = []
         for row in await self.store.running_attempts():
-            aid = row if isinstance(row, str) else (row.get("attempt") or row.get("id"))
+            aid: str = row if isinstance(row, str) else (row.get("attempt") or row["id"])
             events = list(await self.store.events(aid))
             state = rec.state_from_events(events, self.shared.snapshots)
             state.attempt = aid

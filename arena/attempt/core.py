@@ -19,7 +19,7 @@ import os
 import secrets
 import shutil
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from arena import clock as clk
 from arena.agents.base import Agent
@@ -35,6 +35,12 @@ from arena.formats import rules_for
 from arena.sandbox.base import Limits, Mount, SandboxError
 from arena import events as ev
 
+if TYPE_CHECKING:
+    from arena.attempt.recover import ResumeState
+    from arena.challenge import Challenge
+    from arena.observe import SandboxObservation
+    from arena.sandbox.base import Sandbox
+
 log = logging.getLogger(__name__)
 ACTIVITY = frozenset({ev.AGENT_OUTPUT, ev.FILE_CHANGED, ev.PROTOCOL_CALL, ev.COMMAND_RUN,
                       ev.FILE_READ, ev.AGENT_MESSAGE})
@@ -48,9 +54,9 @@ def new_attempt_id() -> str:
 
 
 class Attempt:
-    def __init__(self, challenge: Any, agent: Agent, shared: Shared, *,
+    def __init__(self, challenge: Challenge, agent: Agent, shared: Shared, *,
                  time_source: TimeSource | None = None, time_scale: float = 1.0,
-                 attempt_id: str | None = None, resume: Any = None) -> None:
+                 attempt_id: str | None = None, resume: ResumeState | None = None) -> None:
         self.challenge = challenge
         self.manifest = challenge.manifest
         self.rules = rules_for(self.manifest.format)
@@ -58,7 +64,7 @@ class Attempt:
         self.shared = shared
         self.id = attempt_id or new_attempt_id()
         self.run_id: str | None = None  # the `runs` row this attempt belongs to, if any
-        self.resume = resume  # arena.attempt.recover.ResumeState or None
+        self.resume = resume
         self.time_scale = float(time_scale)
         self.source: TimeSource = time_source or RealTime()
         self.workspace = shared.workspaces / self.id
@@ -66,7 +72,7 @@ class Attempt:
         self.phases = PhaseState(self)
         self.desk = SubmissionDesk(self)
         self.protocol = ProtocolHandler(self)
-        self.sandbox: Any = None
+        self.sandbox: Sandbox | None = None
         self.status: str | None = None
         self.reason = ""
         self._done = asyncio.Event()
@@ -169,7 +175,7 @@ class Attempt:
     def host_hidden(self) -> list[Path]:
         return self.support.host_hidden()
 
-    def observe_host(self, pid: int) -> Any:
+    def observe_host(self, pid: int) -> contextlib.AbstractAsyncContextManager[SandboxObservation]:
         return self.support.observe_host(pid)
 
     # -- ending --------------------------------------------------------------------
@@ -252,7 +258,8 @@ class Attempt:
         else:
             self.publish(ev.ATTEMPT_STARTED, self._started_data(), t=0.0)
         await self.support.setup()  # before the clock starts: images, trees, the grant
-        if getattr(self.agent, "file", None) is not None and self.agent.file.where == "host":
+        agent_file = getattr(self.agent, "file", None)  # agent-file runners only
+        if agent_file is not None and agent_file.where == "host":
             from arena.agents.hostrun import give_workspace  # noqa: PLC0415
 
             give_workspace(self.workspace)

@@ -3,26 +3,32 @@
 the agent sees (the top-level briefing plus each revealed phase's briefing)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena import events as ev
 
+if TYPE_CHECKING:
+    from arena.attempt.core import Attempt
+    from arena.attempt.recover import ResumeState
+    from arena.challenge.models import Phase
+    from arena.results import JudgeResult
+
 
 class PhaseState:
-    def __init__(self, attempt: Any) -> None:
+    def __init__(self, attempt: Attempt) -> None:
         self.a = attempt
         self.current = 1
         self.completed: list[int] = []
 
     @property
-    def entries(self) -> list[Any]:
+    def entries(self) -> list[Phase]:
         return list(self.a.manifest.phases or [])
 
     @property
     def last(self) -> int:
         return 1 + len(self.entries)
 
-    def entry(self, n: int) -> Any:
+    def entry(self, n: int) -> Phase | None:
         return self.entries[n - 2] if 2 <= n <= self.last else None
 
     def reveal_fractions(self) -> list[float]:
@@ -38,7 +44,7 @@ class PhaseState:
         """Share of phase ``n``'s static tests that opens phase ``n + 1``: the next
         phase's ``advance_threshold`` if set, else the format's."""
         nxt = self.entry(n + 1)
-        if nxt is not None and getattr(nxt, "advance_threshold", None) is not None:
+        if nxt is not None and nxt.advance_threshold is not None:
             return float(nxt.advance_threshold)
         return float(self.a.rules.advance_threshold)
 
@@ -59,17 +65,17 @@ class PhaseState:
     def feedback_field(self) -> dict[str, Any]:
         e = self.entry(self.current)
         out: dict[str, Any] = {"current": self.current, "completed": list(self.completed)}
-        if e is not None and getattr(e, "hint", ""):
+        if e is not None and e.hint:
             out["hint"] = e.hint
         return out
 
-    def pass_rate(self, result: Any) -> float | None:
+    def pass_rate(self, result: JudgeResult | None) -> float | None:
         static = result.suite("static", self.current) if result is not None else []
         if not static:
             return None
         return sum(1 for t in static if t.outcome == "passed") / len(static)
 
-    def check(self, result: Any = None, *, t: float | None = None) -> None:
+    def check(self, result: JudgeResult | None = None, *, t: float | None = None) -> None:
         """Open whatever ``rules.open_phase`` says opens now (threshold after a judged
         submission, or the time mark)."""
         from arena import rules
@@ -85,7 +91,7 @@ class PhaseState:
         for o in openings:
             self.open(o.phase, by=o.by, t=t)
 
-    def after_judged(self, result: Any) -> None:
+    def after_judged(self, result: JudgeResult | None) -> None:
         self.check(result)
 
     def open(self, n: int | None, *, by: str, t: float | None = None) -> None:
@@ -106,6 +112,6 @@ class PhaseState:
         if opened:  # the next submission is judged against the new phases too
             self.a.shared.warm_judge(self.a.challenge, list(range(1, self.current + 1)))
 
-    def restore(self, resume: Any) -> None:
+    def restore(self, resume: ResumeState) -> None:
         self.current = resume.phase
         self.completed = list(range(1, resume.phase))

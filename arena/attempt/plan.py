@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -44,15 +43,15 @@ class Plan:
     attempts: list[PlannedAttempt]
 
 
-def _num(where: str, key: str, v: Any, *, integer: bool, lo: float) -> float:
+def _num(where: str, key: str, v: object, *, integer: bool, lo: float) -> float:
     ok = isinstance(v, int) if integer else isinstance(v, (int, float))
-    if isinstance(v, bool) or not ok or v < lo:
+    if isinstance(v, bool) or not ok or not isinstance(v, (int, float)) or v < lo:
         kind = "a whole number" if integer else "a number"
         raise UsageError(f"{where}: key '{key}': expected {kind} >= {lo:g}, got {v!r}")
     return v
 
 
-def _agent(spec: Any, base: Path, where: str, key: str, model: str | None = None) -> str:
+def _agent(spec: object, base: Path, where: str, key: str, model: str | None = None) -> str:
     if not isinstance(spec, str) or not spec.strip():
         raise UsageError(f"{where}: key '{key}': expected an agent name (scripted:<name>, human, or an agent file)")
     spec = spec.strip()

@@ -7,17 +7,20 @@ verb that changes anything during grace).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.agents.server import error
 from arena import events as ev
+
+if TYPE_CHECKING:
+    from arena.attempt.core import Attempt
 
 OPS = ("status", "briefing", "submit", "feedback", "message")
 MESSAGE_CAP = 8192
 
 
 class ProtocolHandler:
-    def __init__(self, attempt: Any) -> None:
+    def __init__(self, attempt: Attempt) -> None:
         self.a = attempt
 
     async def handle(self, req: dict[str, Any]) -> dict[str, Any]:

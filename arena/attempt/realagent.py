@@ -19,7 +19,10 @@ from arena import paths
 from arena.sandbox.base import Mount
 
 if TYPE_CHECKING:  # the attempt imports this module
+    from arena.agents.base import Agent
     from arena.attempt.core import Attempt
+    from arena.gateway.server import Grant
+    from arena.observe import SandboxObservation
 
 log = logging.getLogger(__name__)
 
@@ -27,18 +30,18 @@ log = logging.getLogger(__name__)
 class AgentSupport:
     def __init__(self, attempt: "Attempt") -> None:
         self.a = attempt
-        self.grant: Any = None  # arena.gateway.Grant
+        self.grant: Grant | None = None
         self.mounts: list[Mount] = []
         self.image: str | None = None
         self.sandbox_env: dict[str, str] = {}
         self.host_env: dict[str, str] = {}
-        self.obs: Any = None  # arena.observe.SandboxObservation
+        self.obs: SandboxObservation | None = None
         self.usage: dict[str, Any] | None = None
         self._reached: dict[str, Any] | None = None  # the limit.reached event's data
         self._refused = False  # a call was refused with 429
 
     @property
-    def agent(self) -> Any:
+    def agent(self) -> Agent:
         return self.a.agent
 
     @property
@@ -143,7 +146,7 @@ class AgentSupport:
         async with self.obs.observe(a.sandbox, a.workspace, self._emit_observed):
             yield
 
-    def observe_host(self, pid: int) -> contextlib.AbstractAsyncContextManager[Any]:
+    def observe_host(self, pid: int) -> contextlib.AbstractAsyncContextManager[SandboxObservation]:
         """Observed telemetry of a host agent: its process tree from ``pid``."""
         from arena.observe import SandboxObservation  # noqa: PLC0415
         from arena.sandbox.base import ObserveTarget  # noqa: PLC0415

@@ -16,10 +16,13 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.attempt.submit import Accepted
 from arena import events as ev
+
+if TYPE_CHECKING:
+    from arena.judge.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +47,7 @@ class ResumeState:
         return valid[-1].number if valid else None
 
 
-def _snapshot(snapshots_root: Path, digest: str) -> Any:
+def _snapshot(snapshots_root: Path, digest: str) -> Snapshot | None:
     from arena.judge.snapshot import load_snapshot
 
     try:

@@ -11,27 +11,34 @@ import time
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from arena import paths
 from arena.bus import EventBus
 from arena.telemetry.watch import WorkspaceWatcher
 
+if TYPE_CHECKING:
+    from arena.challenge import Challenge
+    from arena.gateway import Gateway
+    from arena.judge import Judge
+    from arena.sandbox.base import Backend
+    from store import Store
+
 log = logging.getLogger(__name__)
-_WARMING: set = set()  # strong references to the background warm-ups
+_WARMING: set[asyncio.Future[None]] = set()  # strong references to the background warm-ups
 
 
 @dataclass
 class Shared:
     bus: EventBus
-    store: Any  # store.Store
-    judge: Any  # arena.judge.Judge
-    backend: Any  # arena.sandbox backend
+    store: Store
+    judge: Judge
+    backend: Backend
     watcher: WorkspaceWatcher
     store_path: Path
-    _gateway: Any = None  # arena.gateway.Gateway, started on first use
+    _gateway: Gateway | None = None  # started on first use
 
-    async def gateway(self) -> Any:
+    async def gateway(self) -> Gateway:
         """The arena process's one model gateway (CONTRACT §8), serving every attempt;
         transcripts are kept beside the store (``<store>.d/transcripts/``)."""
         if self._gateway is None:
@@ -86,7 +93,7 @@ class Shared:
             host_tool.chmod(0o755)
         return d
 
-    def warm_judge(self, challenge: Any, phases: list[int]) -> None:
+    def warm_judge(self, challenge: Challenge, phases: list[int]) -> None:
         """Have the judge prepare a sandbox for these phases in the background (a Docker
         container from the pool, a prepared local sandbox), so the first submission does
         not pay a cold start. Never delays the attempt; a failure only costs that."""

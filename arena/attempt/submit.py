@@ -10,10 +10,18 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.agents.server import error
 from arena import events as ev
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from arena.attempt.core import Attempt
+    from arena.attempt.recover import ResumeState
+    from arena.judge.snapshot import Snapshot
+    from arena.results import JudgeResult
 
 
 @dataclass
@@ -21,9 +29,9 @@ class Accepted:
     number: int
     at: float
     hash: str
-    snapshot: Any
+    snapshot: Snapshot | None  # None: re-opened after a crash and no longer stored
     counted: bool = True  # False once replaced (Sprint double-submit) or not judged
-    result: Any = None  # JudgeResult
+    result: JudgeResult | None = None
     score: float | None = None
     feedback: dict[str, Any] | None = None
     infra: bool = False
@@ -35,12 +43,12 @@ class Accepted:
 
 @dataclass
 class _Baseline:
-    snapshot: Any = None
+    snapshot: Snapshot | None = None
     tried: bool = False
 
 
 class SubmissionDesk:
-    def __init__(self, attempt: Any) -> None:
+    def __init__(self, attempt: Attempt) -> None:
         self.a = attempt
         self.accepted: list[Accepted] = []
         self.received = 0  # submission numbers handed out (1-based)
@@ -78,7 +86,7 @@ class SubmissionDesk:
         for task in list(self._tasks):
             task.cancel()
 
-    def restore(self, resume: Any) -> None:
+    def restore(self, resume: ResumeState) -> None:
         self.accepted = list(resume.accepted)
         self.received = resume.received
 
@@ -107,12 +115,12 @@ class SubmissionDesk:
         t = self.started_wall + dt.timedelta(seconds=at / self.a.clock.scale)
         return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
-    async def _snapshot(self) -> Any:
+    async def _snapshot(self) -> Snapshot:
         from arena.judge.snapshot import take_snapshot
 
         return await asyncio.to_thread(take_snapshot, self.a.workspace, self.a.shared.snapshots)
 
-    async def _baseline_snapshot(self) -> Any:
+    async def _baseline_snapshot(self) -> Snapshot | None:
         """The starter, as the 'previous' of the first submission's diff."""
         if not self._baseline.tried:
             self._baseline.tried = True
@@ -178,8 +186,8 @@ class SubmissionDesk:
             return error("infra_error", f"the judge could not run: {result.infra_error}")
         return await self._deliver(acc, result, phase, diff, same_as, at, rules)
 
-    async def _deliver(self, acc: Accepted, result: Any, phase: int, diff: dict, same_as: int | None,
-                       at: float, rules: Any) -> dict[str, Any]:
+    async def _deliver(self, acc: Accepted, result: JudgeResult, phase: int, diff: dict[str, Any], same_as: int | None,
+                       at: float, rules: ModuleType) -> dict[str, Any]:
         from arena.formats import FIELD_SCORE_PREVIEW
         from arena.scoring import submission_score
 

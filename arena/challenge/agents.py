@@ -34,13 +34,13 @@ class ScriptedAgent:
     extensions: dict[str, Any] = field(default_factory=dict)
 
 
-def _wait(value: Any) -> float:
+def _wait(value: object) -> float:
     if value in (0, "0", "0s") and not isinstance(value, bool):
         return 0.0
     return parse_duration(value)
 
 
-def _step(raw: Any, root: Path) -> Step:
+def _step(raw: object, root: Path) -> Step:
     """One step; raises ValueError('...expected...') on a bad one."""
     if raw == "submit":
         return Step("submit")

@@ -5,6 +5,7 @@ import difflib
 from typing import Any, Iterable
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from arena.results import Finding
 
@@ -44,7 +45,7 @@ def key_path(loc: Iterable[Any]) -> str:
     return out
 
 
-def show(value: Any) -> str:
+def show(value: object) -> str:
     """A short rendering of a bad value for 'got ...'."""
     if isinstance(value, dict):
         return "a mapping"
@@ -63,7 +64,7 @@ def show(value: Any) -> str:
 _ID_EXPECTED = "expected an id of lowercase letters, digits and dashes ([a-z0-9][a-z0-9-]*)"
 
 
-def _expected(err: dict[str, Any]) -> str:
+def _expected(err: ErrorDetails) -> str:
     kind = err["type"]
     ctx = err.get("ctx") or {}
     if kind == "value_error":
@@ -121,7 +122,7 @@ def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     return []
 
 
-def _model_in(annotation: Any) -> Any:
+def _model_in(annotation: object) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in getattr(annotation, "__args__", ()) or ():

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Literal
+from typing import Any, Final, Literal, Self
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     PrivateAttr,
     field_validator,
     model_validator,
@@ -24,7 +25,7 @@ from arena.challenge.safety import unsafe_reason
 from arena.challenge.units import parse_duration, parse_size_mb
 from arena.formats import CATEGORIES, DEFAULT_HANG_LIMIT_S, WEIGHT_CLASSES
 
-SCHEMA = "gauntlet.challenge/v1"
+SCHEMA: Final = "gauntlet.challenge/v1"
 ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 TRAITS = (
     "code_navigation",
@@ -57,7 +58,7 @@ class Strict(BaseModel):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _strip_extensions(cls, data: Any, handler: Any) -> Any:
+    def _strip_extensions(cls, data: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
         ext: dict[str, Any] = {}
         if isinstance(data, dict):
             ext = {k: v for k, v in data.items() if isinstance(k, str) and k.startswith("x-")}
@@ -72,7 +73,7 @@ class Strict(BaseModel):
         return dict(self._extensions)
 
 
-def _number_in(lo: float, hi: float, value: Any) -> float:
+def _number_in(lo: float, hi: float, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"expected a number in {lo:g}-{hi:g}")
     if not (lo <= value <= hi) or math.isnan(value):
@@ -94,7 +95,7 @@ class DifficultyProfile(Strict):
 
     @field_validator(*TRAITS, mode="before")
     @classmethod
-    def _range(cls, v: Any) -> float:
+    def _range(cls, v: object) -> float:
         return _number_in(0.0, 1.0, v)
 
 
@@ -112,7 +113,7 @@ class Dimensions(Strict):
 
     @field_validator(*DIMENSIONS, mode="before")
     @classmethod
-    def _range(cls, v: Any) -> float:
+    def _range(cls, v: object) -> float:
         return _number_in(0.0, 10.0, v)
 
 
@@ -124,7 +125,7 @@ class Deliverable(Strict):
 
     @field_validator("weight", mode="before")
     @classmethod
-    def _weight(cls, v: Any) -> float:
+    def _weight(cls, v: object) -> float:
         return _number_in(0.0, 1.0, v)
 
     @model_validator(mode="after")
@@ -146,7 +147,7 @@ class Sandbox(Strict):
 
     @field_validator("memory", mode="before")
     @classmethod
-    def _memory(cls, v: Any) -> str:
+    def _memory(cls, v: object) -> str:
         parse_size_mb(v)
         return str(v)
 
@@ -171,7 +172,7 @@ class Judge(Strict):
 
     @field_validator("timeout", mode="before")
     @classmethod
-    def _timeout(cls, v: Any) -> float:
+    def _timeout(cls, v: object) -> float:
         return parse_duration(v)
 
     @property
@@ -190,7 +191,7 @@ class Phase(Strict):
 
     @field_validator("reveal_at", "advance_threshold", mode="before")
     @classmethod
-    def _fraction(cls, v: Any) -> float | None:
+    def _fraction(cls, v: object) -> float | None:
         if v is None:
             return None
         value = _number_in(0.0, 1.0, v)
@@ -227,7 +228,7 @@ class Manifest(Strict):
 
     @field_validator("weight_class", mode="before")
     @classmethod
-    def _weight_class(cls, v: Any) -> str:
+    def _weight_class(cls, v: object) -> str:
         expected = f"expected one of {', '.join(WEIGHT_CLASSES)} or a number 1-5"
         if isinstance(v, bool):
             raise ValueError(expected)
@@ -241,12 +242,12 @@ class Manifest(Strict):
 
     @field_validator("time_limit", "hang_limit", mode="before")
     @classmethod
-    def _duration(cls, v: Any) -> float:
+    def _duration(cls, v: object) -> float:
         return parse_duration(v)
 
     @field_validator("iterations", mode="before")
     @classmethod
-    def _iterations(cls, v: Any) -> Any:
+    def _iterations(cls, v: object) -> int:
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError("expected a whole number of submissions (an integer >= 1)")
         return v
@@ -265,7 +266,7 @@ class Manifest(Strict):
 
     # -- conveniences (docs/INTERFACES.md) -------------------------------------------
     @property
-    def schema(self) -> str:  # type: ignore[override]
+    def schema(self) -> str:  # type: ignore[override]  # the manifest's "schema" key, over BaseModel.schema()
         return self.schema_
 
     @property

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 from aiohttp import web
@@ -31,7 +31,7 @@ _METERED = {"openai": (b'"usage"', b'"tool_calls"', b'"function_call"'),
 
 
 def _error(status: int, kind: str, message: str, provider: str = "openai",
-           **extra: Any) -> web.Response:
+           **extra: object) -> web.Response:
     body: dict[str, Any] = {"error": {"type": kind, "message": message, **extra}}
     if provider == "anthropic":
         body = {"type": "error", **body}
@@ -39,7 +39,7 @@ def _error(status: int, kind: str, message: str, provider: str = "openai",
 
 
 def _call_event(gw: Gateway, st: AttemptState, status: int, t0: float, meter: Meter | None,
-                stream: bool, **extra: Any) -> dict[str, Any]:
+                stream: bool, **extra: object) -> dict[str, Any]:
     inp = meter.input if meter else 0
     out = meter.output if meter else 0
     ev: dict[str, Any] = {"provider": st.provider, "model": st.model_name,
@@ -81,12 +81,12 @@ async def handle(gw: Gateway, request: web.Request, provider: str) -> web.Stream
             on_sock.send("model.call", _call_event(gw, on_sock, 401, t0, None, False))
         return _error(401, "invalid_api_key", "unknown or wrong gateway token", provider)
     raw = await request.read()
-    meta = {"provider": st.provider, "model": st.model_name, "endpoint": request.path}
+    meta: dict[str, Any] = {"provider": st.provider, "model": st.model_name, "endpoint": request.path}
 
-    def refuse(resp: web.Response, **extra: Any) -> web.Response:
+    def refuse(resp: web.Response, **extra: object) -> web.Response:
         st.send("model.call", _call_event(gw, st, resp.status, t0, None, False, **extra))
         meta.update(status=resp.status, latency_ms=0)
-        gw.transcript(st, meta, raw, resp.body or b"")
+        gw.transcript(st, meta, raw, cast(bytes, resp.body or b""))  # a json_response: bytes
         return resp
 
     if provider != st.provider:
@@ -100,6 +100,7 @@ async def handle(gw: Gateway, request: web.Request, provider: str) -> web.Stream
     except ValueError:
         return refuse(_error(400, "invalid_request_error", "the body is not a JSON object",
                              provider))
+    reached: list[tuple[str, float, float]]
     if st.limits.calls is not None and st.usage.calls >= st.limits.calls:
         reached = [("calls", st.usage.calls, st.limits.calls)]
     else:
@@ -120,7 +121,8 @@ async def handle(gw: Gateway, request: web.Request, provider: str) -> web.Stream
     stream = bool(body.get("stream"))
     hide_usage = False
     if stream and provider == "openai":
-        so = body.get("stream_options") if isinstance(body.get("stream_options"), dict) else {}
+        so = body.get("stream_options")
+        so = so if isinstance(so, dict) else {}
         hide_usage = so.get("include_usage") is not True
         body["stream_options"] = {**so, "include_usage": True}
     url, auth = gw.upstream(provider)
@@ -130,8 +132,11 @@ async def handle(gw: Gateway, request: web.Request, provider: str) -> web.Stream
         headers.setdefault("anthropic-version", "2023-06-01")
     st.usage.calls += 1  # reserved now so concurrent calls cannot pass the calls limit
     tools: list[str] = []
-    meter = Meter(lambda name: (tools.append(name),
-                                st.send("model.tool_call", {"name": name})))
+    def on_tool(name: str) -> None:
+        tools.append(name)
+        st.send("model.tool_call", {"name": name})
+
+    meter = Meter(on_tool)
     meta["tool_calls"] = tools
     assert gw.session is not None
     try:
@@ -167,7 +172,7 @@ async def handle(gw: Gateway, request: web.Request, provider: str) -> web.Stream
 
 def _finish(gw: Gateway, st: AttemptState, status: int, t0: float, meter: Meter,
             stream: bool, raw: bytes, response: bytes, response_len: int | None,
-            meta: dict, **extra: Any) -> None:
+            meta: dict, **extra: object) -> None:
     ev = _call_event(gw, st, status, t0, meter, stream, **extra)
     st.send("model.call", ev)
     _report_limits(st)

@@ -54,6 +54,7 @@ class PriceTable:
         """The built-in table extended by the user's file (see the module doc)."""
         table = cls()
         named = env.get("GAUNTLET_PRICES")
+        path: Path | None
         if named:
             path = Path(named).expanduser()
             if not path.is_file():

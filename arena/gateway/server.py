@@ -132,7 +132,7 @@ class Gateway:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]  # started above: a server
         self.session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=256),
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=600))

@@ -11,10 +11,10 @@ calls are ``tool_use`` content blocks; streamed, ``message_start`` carries the i
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Callable
 
 
-def _int(v: Any) -> int:
+def _int(v: object) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else 0
 
 
@@ -26,20 +26,20 @@ class Meter:
         self.input: int | None = None
         self.output: int | None = None
         self.on_tool = on_tool
-        self._seen: set[Any] = set()
+        self._seen: set[object] = set()
 
-    def tool(self, key: Any, name: Any) -> None:
+    def tool(self, key: object, name: object) -> None:
         if isinstance(name, str) and name and key not in self._seen:
             self._seen.add(key)
             self.on_tool(name)
 
     # -- OpenAI -----------------------------------------------------------------------
-    def openai_usage(self, usage: Any) -> None:
+    def openai_usage(self, usage: object) -> None:
         if isinstance(usage, dict):
             self.input = _int(usage.get("prompt_tokens"))
             self.output = _int(usage.get("completion_tokens"))
 
-    def openai_body(self, obj: Any) -> None:
+    def openai_body(self, obj: object) -> None:
         if not isinstance(obj, dict):
             return
         self.openai_usage(obj.get("usage"))
@@ -54,7 +54,7 @@ class Meter:
             if isinstance(fc, dict):
                 self.tool((ci, "fc"), fc.get("name"))
 
-    def openai_chunk(self, obj: Any) -> None:
+    def openai_chunk(self, obj: object) -> None:
         if not isinstance(obj, dict):
             return
         if obj.get("usage"):
@@ -72,7 +72,7 @@ class Meter:
                 self.tool((ci, "fc"), fc.get("name"))
 
     # -- Anthropic ----------------------------------------------------------------------
-    def anthropic_usage(self, usage: Any) -> None:
+    def anthropic_usage(self, usage: object) -> None:
         if not isinstance(usage, dict):
             return
         if any(k in usage for k in ("input_tokens", "cache_creation_input_tokens",
@@ -83,7 +83,7 @@ class Meter:
         if "output_tokens" in usage:
             self.output = max(self.output or 0, _int(usage.get("output_tokens")))
 
-    def anthropic_body(self, obj: Any) -> None:
+    def anthropic_body(self, obj: object) -> None:
         if not isinstance(obj, dict):
             return
         self.anthropic_usage(obj.get("usage"))
@@ -91,7 +91,7 @@ class Meter:
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 self.tool(i, block.get("name"))
 
-    def anthropic_event(self, obj: Any) -> None:
+    def anthropic_event(self, obj: object) -> None:
         if not isinstance(obj, dict):
             return
         kind = obj.get("type")
@@ -145,7 +145,7 @@ class SSESplitter:
         return raw, text.decode("utf-8", "replace")
 
 
-def parse_data(text: str | None) -> Any:
+def parse_data(text: str | None) -> object:
     if text is None or text == "[DONE]":
         return None
     try:

@@ -21,9 +21,12 @@ import contextlib
 import os
 import secrets
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
 from arena.observe.procs import ProcessObserver
+
+if TYPE_CHECKING:
+    from arena.sandbox.base import Mount
 from arena.observe.target import ObserveTarget
 from arena.observe.testruns import PLUGIN, PLUGIN_DIR, command_event
 
@@ -52,9 +55,9 @@ class SandboxObservation:
             self.report_dir.mkdir(parents=True)
             os.chmod(self.report_dir, 0o777)  # written by the sandbox user, whichever uid
         self.notes: list[str] = []
-        self.on_note: Callable[[str], None] | None = None
+        self.on_note: Callable[[str], object] | None = None
 
-    def mounts(self) -> list:
+    def mounts(self) -> list[Mount]:
         from arena.sandbox.base import Mount  # noqa: PLC0415
 
         if self.report_dir is None:
@@ -81,7 +84,7 @@ class SandboxObservation:
             self.on_note(text)
 
     @contextlib.asynccontextmanager
-    async def observe(self, sandbox: Any, workspace_host: Path, emit: Emit,
+    async def observe(self, sandbox: object, workspace_host: Path, emit: Emit,
                       observer: ProcessObserver | None = None) -> AsyncIterator["SandboxObservation"]:
         obs = observer or await shared_observer()
         target = getattr(sandbox, "observe_target", None)
@@ -112,8 +115,9 @@ class SandboxObservation:
             await obs.unwatch(key)
 
 
-def observe(sandbox: Any, workspace_host: Path, emit: Emit, *,
+def observe(sandbox: object, workspace_host: Path, emit: Emit, *,
             observation: SandboxObservation | None = None,
-            observer: ProcessObserver | None = None):
+            observer: ProcessObserver | None = None,
+            ) -> contextlib.AbstractAsyncContextManager[SandboxObservation]:
     """``async with observe(sandbox, ws, emit) as obs:`` (see the module docstring)."""
     return (observation or SandboxObservation()).observe(sandbox, workspace_host, emit, observer)

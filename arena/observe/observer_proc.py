@@ -30,8 +30,8 @@ if __package__:
     from arena.observe import netlink
     from arena.observe.reads import ReadWatcher
 else:  # run as a script: the modules sit beside this file, on sys.path[0]
-    import netlink
-    from reads import ReadWatcher
+    import netlink  # type: ignore[no-redef]  # the same module, imported as a script
+    from reads import ReadWatcher  # type: ignore[no-redef]  # the same class, as a script
 
 GRAVE_S = 10.0  # how long an exited pid still counts as a member (closes at exit)
 ARGV_CAP = 64 * 1024

@@ -62,6 +62,7 @@ class ProcessObserver:
             self._proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-E", "-s", "-S", str(SCRIPT), stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE, start_new_session=True, limit=1 << 22)
+            assert self._proc.stdout is not None  # stdout=PIPE
             ready = json.loads(await asyncio.wait_for(self._proc.stdout.readline(), 10))
         except (OSError, asyncio.TimeoutError, ValueError) as exc:
             self.notes.append(f"observer process did not start: {exc!r}")

@@ -112,7 +112,7 @@ def package_hash(root: Path) -> str:
     return hash_entries(read_entries(root, package_files(root)))
 
 
-def canonical(doc: Any) -> bytes:
+def canonical(doc: object) -> bytes:
     return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 

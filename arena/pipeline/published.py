@@ -35,7 +35,7 @@ def versions(challenge_dir: Path) -> list[int]:
                   if p.name.isdigit() and (p / "metadata.json").is_file())
 
 
-def _write_json(path: Path, doc: Any) -> None:
+def _write_json(path: Path, doc: object) -> None:
     path.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n", encoding="utf-8")
 
 
@@ -83,7 +83,7 @@ def read_record(entry: Path, name: str) -> dict[str, Any]:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SealError(f"{path}: unreadable ({exc.__class__.__name__}): expected the JSON record challenge publish wrote") from None
-    if not isinstance(doc, (dict, list)):
+    if not isinstance(doc, dict):
         raise SealError(f"{path}: not a JSON object: expected the record challenge publish wrote")
     return doc
 
