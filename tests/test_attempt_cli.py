@@ -49,7 +49,8 @@ def test_run_headless_then_attempts_and_show(tmp_path, pkg):
     shown = gauntlet("show", attempt, "--json", "--store", db)
     assert shown.returncode == 0
     doc = json.loads(shown.stdout)
-    assert set(doc) == {"attempt", "challenge", "agent", "format", "status", "submissions", "events"}
+    assert set(doc) == {"attempt", "challenge", "agent", "format", "status", "submissions", "events",
+                        "usage", "node"}  # CONTRACT §8 usage, §9 node
     assert (doc["attempt"], doc["challenge"], doc["agent"], doc["format"], doc["status"]) == \
         (attempt, "kit-sprint", "scripted:two", "sprint", "finished")
     assert [s["submission"] for s in doc["submissions"]] == [1, 2]
