@@ -43,6 +43,7 @@ from arena.judge.verdict import (
     parse_progress,
     raw_results,
     redact_leaks,
+    workspace_lines,
     scrub_paths,
 )
 from arena.sandbox import registry
@@ -163,6 +164,8 @@ class Judge:
                 log.exception("judge run failed")
                 result.infra_error = f"judge: {type(e).__name__}: {e}"
                 result.tests = []
+        if result.tests:
+            self._redact(spec, snapshot, result)
         result.deliverables = deliverables(spec, snapshot, result)
         result.duration_s = round(time.monotonic() - t0, 3)
         return result
@@ -333,12 +336,19 @@ class Judge:
         if res.truncated:
             result.notices.append("Test output was over the sandbox's output cap and was cut.")
         result.coverage = read_coverage(out / "coverage.json")
+
+    @staticmethod
+    def _redact(spec, snapshot: Snapshot, result: JudgeResult) -> None:
+        """Withhold failure messages quoting judge-side code the agent never had (by
+        provenance: lines its workspace contains, and literal test data its program may
+        echo, are not the judge's). The judge protecting its tests is not the agent's
+        doing: an ``info`` finding (0 points), never tampering."""
         files = [p for suites in spec.test_dirs.values() for roots in suites.values() for root in roots
                  for p in ([root] if root.is_file() else sorted(root.rglob("*.py")))]
-        leaked = redact_leaks(result.tests, judge_source_lines(files))
+        leaked = redact_leaks(result.tests, judge_source_lines(files, workspace_lines(snapshot)))
         if leaked:
             result.integrity.append(Finding(
-                severity="error", check="judge.leak_redacted",
+                severity="info", check="judge.leak_redacted",
                 detail=f"{len(leaked)} failure message(s) quoted judge-side test code and were withheld "
                        f"(first: {leaked[0]})"))
 

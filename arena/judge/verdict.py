@@ -221,17 +221,62 @@ def raw_results(cases: list[RawCase], categories: dict[str, str] | None) -> list
     return list(out.values())
 
 
-def judge_source_lines(files) -> set[str]:
-    """Distinctive lines of the judge-side test files (what a leak would quote)."""
+_NEUTRAL = frozenset(",:()[]{}")
+
+
+def code_rows(text: str) -> set[int] | None:
+    """1-based rows of a Python source holding code (a token other than a string literal,
+    a number or punctuation); rows inside or made only of literals are test data. None when
+    the text does not tokenize."""
+    import io
+    import tokenize
+
+    rows: set[int] = set()
+    skip = {tokenize.STRING, tokenize.NUMBER, tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER,
+            tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT}
+    try:
+        for t in tokenize.generate_tokens(io.StringIO(text).readline):
+            if t.type in skip or (t.type == tokenize.OP and t.string in _NEUTRAL):
+                continue
+            if t.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+                continue
+            rows.add(t.start[0])
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    return rows
+
+
+def workspace_lines(snapshot) -> set[str]:
+    """Stripped lines of every text file of the agent's submission (what it already had)."""
+    out: set[str] = set()
+    root = Path(snapshot.path)
+    for rel in snapshot.files:
+        try:
+            data = (root / rel).read_bytes()[:2 * 1024 * 1024]
+        except OSError:
+            continue
+        if b"\0" in data[:4096]:
+            continue
+        out.update(ln.strip() for ln in data.decode("utf-8", "replace").splitlines())
+    return out
+
+
+def judge_source_lines(files, known: set[str] | frozenset = frozenset()) -> set[str]:
+    """Lines that could only have come from the judge side: distinctive code lines of the
+    judge-side test files that the agent's workspace (``known``) does not contain. Literal-
+    only lines (test data) are left out: an agent's output quoting them is its own output."""
     lines: set[str] = set()
     for f in files:
         try:
             text = f.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        for ln in text.splitlines():
+        rows = code_rows(text)
+        for row, ln in enumerate(text.splitlines(), start=1):
             s = ln.strip()
-            if len(s) >= 16 and not s.startswith(("def ", "async def ", "import ", "from ", "class ", "@", "#")):
+            if len(s) < 16 or s in known or (rows is not None and row not in rows):
+                continue
+            if not s.startswith(("def ", "async def ", "import ", "from ", "class ", "@", "#")):
                 lines.add(s)
     return lines
 
