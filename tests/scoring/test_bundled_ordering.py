@@ -35,7 +35,7 @@ async def test_scripted_agents_order(tmp_path, package):
     (copy / "agents" / "null.yaml").write_text("# submits the untouched starter once\nsteps:\n  - submit\n")
     challenge = load_challenge(copy)
     clock = ManualTime()
-    arena = await open_arena(tmp_path, clock, parallel=4)
+    arena = await open_arena(tmp_path, clock, parallel=len(ORDER))  # drive() waits for every attempt to be ready
     try:
         attempts = [arena.attempt(challenge, f"scripted:{name}") for name in ORDER]
         statuses = await drive(arena, attempts, clock, step=5.0)
