@@ -4,6 +4,11 @@ score, disclose, commit, reply.
 The reply to the agent is sent only after ``store.flush()`` returns, so a
 submission and its feedback are durable before the agent hears back. The pipeline
 runs in its own task: an agent stopped mid-submit does not abort a judgement.
+
+Sprint double submit (seed 001): a submission that a second one within the window may
+still replace is judged, but its feedback is held until the window has passed on the
+attempt clock (or the agent is done); once replaced it is never delivered, so the agent
+reads exactly one feedback document for the pair.
 """
 from __future__ import annotations
 
@@ -35,6 +40,8 @@ class Accepted:
     score: float | None = None
     feedback: dict[str, Any] | None = None
     infra: bool = False
+    held: dict[str, Any] | None = None  # a Sprint feedback document waiting out its window
+    replacement: bool = False  # it replaced another (so nothing can replace it)
 
     @property
     def valid(self) -> bool:
@@ -56,6 +63,7 @@ class SubmissionDesk:
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task] = set()
         self._baseline = _Baseline()
+        self._closing = asyncio.Event()  # set by idle(): nothing can replace a held submission now
         self.started_wall = dt.datetime.now(dt.timezone.utc)  # for the ISO ``at`` only
 
     # -- reading ---------------------------------------------------------------------
@@ -79,6 +87,7 @@ class SubmissionDesk:
         return next((s.feedback for s in with_fb if s.number == n), None)
 
     async def idle(self) -> None:
+        self._closing.set()  # the agent is done (or the attempt ends): held feedback goes out
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
@@ -107,9 +116,35 @@ class SubmissionDesk:
         async with self._lock, self.a.hold():
             self.busy = True
             try:
-                return await self._pipeline()
+                reply = await self._pipeline()
             finally:
                 self.busy = False
+        if isinstance(reply, Accepted):
+            return await self._after_window(reply)
+        return reply
+
+    async def _after_window(self, acc: Accepted) -> dict[str, Any]:
+        """Wait (lock released, not busy) until ``acc``'s double-submit window has passed,
+        then deliver its held feedback, or withhold it when a later submission replaced it."""
+        a = self.a
+        a.io_busy -= 1  # waiting on the attempt clock is not real work in progress
+        try:
+            sleeper = asyncio.ensure_future(a.sleep_until(acc.at + a.rules.double_submit_window_s))
+            closing = asyncio.ensure_future(self._closing.wait())
+            try:
+                await asyncio.wait({sleeper, closing}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                sleeper.cancel()
+                closing.cancel()
+        finally:
+            a.io_busy += 1
+        async with self._lock:
+            doc, acc.held = acc.held, None
+            if not acc.counted:
+                by = next((s.number for s in self.accepted if s.number > acc.number), None)
+                return error("replaced", f"submission {acc.number} was replaced by submission {by} within "
+                                         f"{a.rules.double_submit_window_s:g} s: its feedback is withheld")
+            return await self._publish_feedback(acc, doc)
 
     def _iso(self, at: float) -> str:
         t = self.started_wall + dt.timedelta(seconds=at / self.a.clock.scale)
@@ -171,7 +206,7 @@ class SubmissionDesk:
                 if s.number == decision.replaces:
                     s.counted = False
             a.publish(ev.SUBMISSION_REPLACED, {"submission": decision.replaces, "by": number}, t=at)
-        acc = Accepted(number, at, snap.hash, snap)
+        acc = Accepted(number, at, snap.hash, snap, replacement=bool(decision.replaces))
         self.accepted.append(acc)
         phase = a.phases.current
         # Judging runs at real speed in a sped-up attempt (the clock never pauses, but
@@ -213,6 +248,15 @@ class SubmissionDesk:
                              diff=diff, regressions=regs, phase=a.phases.feedback_field(),
                              score_preview=preview, trajectory=trajectory, notices=notices,
                              timeout_s=a.manifest.judge.timeout_s)
+        if a.rules.double_submit_window_s > 0 and not acc.replacement and not self._closing.is_set():
+            acc.held = doc  # a later submission may still replace this one: hold its feedback
+            if not await a.commit():
+                return error("infra_error", "the store could not commit this submission")
+            return acc
+        return await self._publish_feedback(acc, doc)
+
+    async def _publish_feedback(self, acc: Accepted, doc: dict[str, Any]) -> dict[str, Any]:
+        a = self.a
         acc.feedback = doc
         a.publish(ev.FEEDBACK_DELIVERED, {"submission": acc.number, "feedback": doc})
         if not await a.commit():  # durable before the agent hears back

@@ -22,6 +22,8 @@ import base64
 import binascii
 import bz2
 import codecs
+import io
+import tokenize
 import lzma
 import re
 import zlib
@@ -73,6 +75,7 @@ def _decompress(data: bytes) -> list[bytes]:
 
 class Redactor:
     def __init__(self, lines: set[str], hidden_names: set[str]):
+        self.suspicious = False  # judge text arrived encoded, reversed or rot13'd
         self.lines = lines
         self.hidden_names = hidden_names
         self._names_re = (re.compile(r"\b(" + "|".join(map(re.escape, sorted(hidden_names, key=len,
@@ -91,8 +94,11 @@ class Redactor:
                 text = f.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-            for ln in text.splitlines():
+            rows = code_rows(text) if f.suffix == ".py" else None
+            for row, ln in enumerate(text.splitlines(), start=1):
                 s = ln.strip()
+                if rows is not None and row not in rows:
+                    continue  # test data (literals only): an agent's output may well echo it
                 if len(s) >= MIN_LINE and not s.startswith(_SKIP_PREFIX) and s not in ws:
                     lines.add(s)
             if f in hidden:
@@ -160,7 +166,10 @@ class Redactor:
             else:
                 kept.append(ln)
         out = "\n".join(kept)
-        if self._carries(out) or (changed and self._has_judge_text(out)):
+        if self._carries(out):  # what is left after the verbatim lines still carries it
+            self.suspicious = True
+            return WITHHELD, True
+        if changed and self._has_judge_text(out):
             return WITHHELD, True
         if self._mentions_hidden(out):
             return self._names_re.sub(HIDDEN_NAME, out), True
@@ -187,11 +196,37 @@ def redact_result(result: JudgeResult, redactor: Redactor) -> list[str]:
         result.infra_error = run("infra_error", result.infra_error)
     if hit:
         first = sorted(set(hit))
+        # Judge-side text quoted verbatim (pytest shows a failing assert's own line) is the
+        # judge protecting its tests, not the agent's doing: an info finding (0 points).
+        # Judge text encoded, reversed or rot13'd on its way out is exfiltration: an error.
+        how = "encoded" if redactor.suspicious else "quoted"
         result.integrity.append(Finding(
-            severity="error", check="judge.leak_redacted",
-            detail=f"{len(hit)} feedback field(s) carried judge-side test text and were withheld "
+            severity="error" if redactor.suspicious else "info", check="judge.leak_redacted",
+            detail=f"{len(hit)} feedback field(s) {how} judge-side test text and were withheld "
                    f"or rewritten ({', '.join(first[:5])}{' ...' if len(first) > 5 else ''})"))
     return hit
+
+
+_NEUTRAL = frozenset(",:()[]{}")
+
+
+def code_rows(text: str) -> set[int] | None:
+    """1-based rows of a Python source holding code (a token other than a string literal, a
+    number or punctuation); rows made only of literals are test data. None when the text does
+    not tokenize."""
+    rows: set[int] = set()
+    skip = {tokenize.STRING, tokenize.NUMBER, tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER,
+            tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT}
+    try:
+        for t in tokenize.generate_tokens(io.StringIO(text).readline):
+            if t.type in skip or (t.type == tokenize.OP and t.string in _NEUTRAL):
+                continue
+            if t.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+                continue
+            rows.add(t.start[0])
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    return rows
 
 
 def redactor_for(test_dirs: dict, snapshot) -> Redactor:

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.challenge.errors import error, info
-from arena.challenge.loader import Challenge
+from arena.challenge.loader import Challenge, load_challenge
+from arena.pipeline.baselines import BASELINES, assess_baselines, with_baselines
 from arena.results import Finding
 
 AGENTS = ("naive", "standard", "elite", "reference")
@@ -110,7 +111,8 @@ async def _run(ch: Challenge, store_path: Path, backend: Any, time_scale: float,
     cal = Calibration()
     arena = await Arena.open(store_path, backend=backend, parallel=parallel)
     try:
-        jobs = [(name, arena.attempt(ch, f"scripted:{name}", time_scale=time_scale)) for name in AGENTS for _ in range(repeats.get(name, 1))]
+        names = [n for n in AGENTS + BASELINES if n in ch.agent_names]
+        jobs = [(name, arena.attempt(ch, f"scripted:{name}", time_scale=time_scale)) for name in names for _ in range(repeats.get(name, 1))]
         statuses = await arena.run_all([a for _, a in jobs])
     finally:
         await arena.close()
@@ -124,7 +126,8 @@ async def _run(ch: Challenge, store_path: Path, backend: Any, time_scale: float,
         _, events = await attempt_events(store_path, attempt.id)
         cal.runs.setdefault(name, []).append(round(float(judge_attempt(events).total), 2))
     if not broken:
-        cal.findings += assess(cal.runs, ch.manifest.weight_class)
+        cal.findings += assess({a: r for a, r in cal.runs.items() if a in AGENTS}, ch.manifest.weight_class)
+        cal.findings += assess_baselines(cal.runs, bands(ch.manifest.weight_class))
     return cal
 
 
@@ -135,10 +138,10 @@ async def calibrate(ch: Challenge, *, backend: Any, time_scale: float | None = N
         return Calibration(findings=[error("calibration", f"agents/{a}.yaml: missing: expected the {a} benchmark agent (gate 3 runs all four)") for a in missing])
     repeats = {a: FLAKY_RUNS for a in FLAKY_AGENTS} if flakiness else {}
     scale = time_scale or default_time_scale(ch)
-    if store is not None:
-        return await _run(ch, store, backend, scale, repeats, parallel)
     tmp = Path(tempfile.mkdtemp(prefix="gauntlet-calibrate-"))
-    try:
-        return await _run(ch, tmp / "calibration.db", backend, scale, repeats, parallel)
+    try:  # the null agent and the deletion attack join the author's agents (pipeline/baselines.py)
+        ch = load_challenge(with_baselines(Path(ch.root), tmp))
+        return await _run(ch, store if store is not None else tmp / "calibration.db", backend, scale,
+                          repeats, parallel)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

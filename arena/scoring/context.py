@@ -31,6 +31,7 @@ class JudgeContext:
     final_score: float
     rules: FormatRules
     extra: dict = field(default_factory=dict)
+    worked: bool = True  # see did_work(): False = Process, Strategy, Integrity are 0
 
     @classmethod
     def build(cls, history: AttemptHistory) -> "JudgeContext":
@@ -40,11 +41,27 @@ class JudgeContext:
         final = history.final
         final_score = traj[counted.index(final)] if final is not None else 0.0
         return cls(history=history, counted=counted, trajectory=traj, records=records,
-                   final=final, final_score=final_score, rules=history.rules)
+                   final=final, final_score=final_score, rules=history.rules,
+                   worked=did_work(history))
 
     def label(self, k: int) -> str:
         """How evidence names counted submission k (0-based index)."""
         return f"submission {self.counted[k].number}"
+
+
+def did_work(history: AttemptHistory) -> bool:
+    """Whether the attempt did any work the non-objective judges may reward: some counted
+    submission builds and, by then, the workspace has differed from the starter (a
+    submission's ``diff`` is against the previous submission, the first one's against the
+    starter; a submission without a recorded diff counts as changed). A null agent (the
+    untouched starter, or nothing) and a lone non-building submission did no work."""
+    changed = False
+    for s in history.submissions:  # received order: diffs chain through every submission
+        if not s.diff or int(s.diff.get("files_changed", 1) or 0) > 0:
+            changed = True
+        if changed and s.counted and s.result.build.status != "failure":
+            return True
+    return False
 
 
 def steps(traj: list[float]) -> list[tuple[int, float, float]]:

@@ -7,7 +7,7 @@ the flags' penalties (floored at 0).
 - judge_tampering: ``integrity.finding`` events and the judge's ``result.integrity``
   findings of counted submissions, deduplicated by (check, detail): error -40, warning -15,
   info 0 (flag only).
-- identical_submission (-5 each): byte-identical resubmissions.
+- identical_submission: Process's (-5); not scored here again (each signal once).
 - hard_coded_test_chasing (-20): static tests pass (≥ 75%) while adversarial tests with
   other inputs fail (gap ≥ 40 points) on the scored submission, or the judge reported a
   hard-coding finding.
@@ -68,9 +68,13 @@ def hard_coded_test_chasing(c: JudgeContext) -> list[Adjustment]:
     return []
 
 
-RULES = [suspicious_jump, judge_tampering, identical_submission, hard_coded_test_chasing]
+RULES = [suspicious_jump, judge_tampering, hard_coded_test_chasing]
 
 
 def judge_integrity(c: JudgeContext) -> tuple[float, list[Adjustment]]:
+    """100 minus penalties for an attempt that did work; 0 (no credit) for one that did
+    none: honesty about nothing earns nothing. Findings are flagged either way."""
     flags = [a for rule in RULES for a in rule(c)]
+    if not c.worked:
+        return 0.0, flags
     return max(0.0, 100.0 + sum(a.points for a in flags)), flags

@@ -37,7 +37,10 @@ def rated(row: dict, card: Scorecard) -> RatedAttempt:
                         challenge=card.challenge or str(row.get("challenge") or ""),
                         weight_class=card.weight_class or str(row.get("weight_class") or ""),
                         total=card.total, trajectory=tuple(card.trajectory),
-                        order=str(row.get("finished_at") or row.get("started_at") or ""))
+                        order=str(row.get("finished_at") or row.get("started_at") or ""),
+                        usage=(int(card.usage.get("tokens") or 0), int(card.usage.get("calls") or 0),
+                               card.usage.get("cost_usd")),
+                        unsandboxed=any(f.rule == "unsandboxed_agent" for f in card.flags))
 
 
 async def leaderboard(path: Path, *, persist: bool = True) -> Leaderboard:

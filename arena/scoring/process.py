@@ -1,8 +1,16 @@
 """The Process Judge (seed 001): trajectory rules, anti-patterns, best practices and the
 telemetry signals. Each rule is a small function of the ``JudgeContext`` returning an
 ``Adjustment(rule, points, evidence)`` or ``None``. The raw total is clamped to -30..+20
-and mapped linearly onto the 0-100 process component: ``process = (raw + 30) * 2``
-(-30 → 0, 0 → 60, +20 → 100).
+and mapped one point per point onto the component: ``process = 80 + raw`` (-30 → 50,
+0 → 80, +20 → 100), so seed 001's range moves the total by 50 × weight: 7.5 points in a
+Sprint (weight 0.15), 10 in a Standard or Marathon (0.2) — seed 001's "3-10 point swing".
+The seed gives the range of the adjustments, not their base; 80 (an attempt that did work
+and shows neither good nor bad process) keeps the whole component range usable, so a
+flawless process can reach 100 and the bundled elite agents stay in their bands. An attempt
+that did no work (``JudgeContext.worked``) gets 0, whatever its adjustments.
+
+Signals scored elsewhere are not scored here (each signal once, in one judge): test chasing
+is Integrity's ``hard_coded_test_chasing``; the time shape is Strategy's ``time_allocation``.
 """
 from __future__ import annotations
 
@@ -13,12 +21,14 @@ from arena.scoring.objective import phase_score
 from arena.scoring.record import failing_words, stem
 
 RAW_MIN, RAW_MAX = -30.0, 20.0
+CENTRE = 80.0  # the component of a worked attempt with nothing to reward or penalise
+REGRESSION_CAP = 3  # regression_blindness counts at most 3 tests (-9, seed 001 example 2)
+DEFAULT_BUDGET = {"sprint": 2, "standard": 4, "marathon": 8}
 Rule = Callable[[JudgeContext], "Adjustment | None"]
 
 
 def to_component(raw: float) -> float:
-    clamped = max(RAW_MIN, min(RAW_MAX, raw))
-    return (clamped - RAW_MIN) * 100.0 / (RAW_MAX - RAW_MIN)
+    return CENTRE + max(RAW_MIN, min(RAW_MAX, raw))
 
 
 def _join(parts: list[str]) -> str:
@@ -42,21 +52,35 @@ def trajectory_regression(c: JudgeContext) -> Adjustment | None:
     return Adjustment("trajectory_regression", -5.0 * len(bad), f"-5 per regressing iteration ({ev})")
 
 
+def budget(c: JudgeContext) -> int:
+    try:
+        return max(1, int(c.history.started.get("budget") or DEFAULT_BUDGET.get(c.rules.name, 4)))
+    except (TypeError, ValueError):
+        return DEFAULT_BUDGET.get(c.rules.name, 4)
+
+
 def rapid_convergence(c: JudgeContext) -> Adjustment | None:
+    """Seed 001: efficiency = final / iterations against a format baseline. The seed's own
+    ``final / N`` baseline cancels the final score out (any score > 0 fires for few
+    iterations); its worked example reads "93/3 = 31 (above Standard baseline of 25)",
+    which is 100 / budget (4): that is the baseline here (Sprint 50, Marathon 12.5)."""
     n = len(c.trajectory)
     if n == 0 or c.final_score <= 0:
         return None
     eff = c.final_score / n
-    baseline = c.final_score / c.rules.convergence_baseline
+    b = budget(c)
+    baseline = 100.0 / b
     if eff > baseline * 1.2:
         return Adjustment("rapid_convergence", 5.0,
                           f"final {c.final_score:g} / {n} iterations = {eff:.1f} > 1.2 × "
-                          f"{c.rules.name} baseline {baseline:.1f} (final / {c.rules.convergence_baseline})")
+                          f"{c.rules.name} baseline {baseline:.1f} (100 / budget {b})")
     return None
 
 
 def wasted_iterations(c: JudgeContext) -> Adjustment | None:
-    wasted = [(k, a, b) for k, a, b in same_phase_steps(c) if abs(b - a) < 2]
+    # an identical resubmission is identical_submission's (-5), not wasted twice
+    wasted = [(k, a, b) for k, a, b in same_phase_steps(c)
+              if abs(b - a) < 2 and c.counted[k].identical_to is None]
     if not wasted:
         return None
     ev = _join([f"{c.label(k)}: {a:g} → {b:g}" for k, a, b in wasted])
@@ -184,13 +208,37 @@ def scope_creep(c: JudgeContext) -> Adjustment | None:
     return Adjustment("scope_creep", -float(pts), ev)
 
 
+def disclosed_tests(c: JudgeContext, k: int) -> set[str]:
+    """Test ids the agent could know by name before counted submission k: the visible
+    (static) suite, which is in its workspace, and any id or name an earlier feedback
+    document printed."""
+    sub = c.counted[k]
+    known = {t.id for t in sub.result.tests if t.suite == "static"}
+    text = " ".join(str(e.data.get("feedback")) for e in c.history.events[:max(sub.received_pos, 0)]
+                    if e.kind == "feedback.delivered")
+    if text:
+        known |= {t.id for t in sub.result.tests if t.id in text or (t.name and t.name in text)}
+    return known
+
+
 def regression_blindness(c: JudgeContext) -> Adjustment | None:
-    hits = [(r.submission, r.regressions) for r in c.records[1:] if r.regressions]
+    """-3 per broken test whose name the agent was shown, at most REGRESSION_CAP tests
+    (a hidden test's name is never disclosed: breaking it is not blindness)."""
+    hits = []
+    for k, r in enumerate(c.records[1:], start=1):
+        if r.regressions:
+            known = disclosed_tests(c, k)
+            seen = [x for x in r.regressions if x in known]
+            if seen:
+                hits.append((r.submission, seen))
     if not hits:
         return None
     total = sum(len(x) for _, x in hits)
-    ev = _join([f"submission {n} broke {len(x)} passing test(s): {', '.join(x[:5])}" for n, x in hits])
-    return Adjustment("regression_blindness", -3.0 * total, ev)
+    counted = min(total, REGRESSION_CAP)
+    ev = _join([f"submission {n} broke {len(x)} disclosed passing test(s): {', '.join(x[:5])}" for n, x in hits])
+    if counted < total:
+        ev += f" (capped at {REGRESSION_CAP} tests)"
+    return Adjustment("regression_blindness", -3.0 * counted, ev)
 
 
 def copy_paste_loop(c: JudgeContext) -> Adjustment | None:
@@ -301,16 +349,16 @@ def time_distribution(c: JudgeContext) -> Adjustment | None:
 RULES: list[Rule] = [
     monotonic_improvement, trajectory_regression, rapid_convergence, wasted_iterations,
     identical_submissions, persistent_build_failure, one_shot,
-    shotgun_debugging, test_chasing, scope_creep, regression_blindness, copy_paste_loop,
+    shotgun_debugging, scope_creep, regression_blindness, copy_paste_loop,
     diagnostic_first, targeted_fixes, test_driven_iteration, progressive_refinement,
-    no_regressions, no_local_validation, edits_without_reading, time_distribution,
-]
+    no_regressions, no_local_validation, edits_without_reading,
+]  # test_chasing (Integrity) and time_distribution (Strategy) are kept, not scored here
 
 
 def judge_process(c: JudgeContext) -> tuple[float, float, list[Adjustment]]:
     """(component 0-100, raw points, adjustments)."""
-    if not c.counted:
-        return 0.0, RAW_MIN, []
+    if not c.counted or not c.worked:
+        return 0.0, 0.0, []
     adj = [a for rule in RULES if (a := rule(c)) is not None and a.points != 0]
     raw = sum(a.points for a in adj)
     return to_component(raw), raw, adj

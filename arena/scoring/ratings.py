@@ -1,4 +1,5 @@
-"""Elo for agents and challenges, updated from judged attempts in finish order, with seed
+"""Pairwise ratings per weight class (``pairwise.py``: agents against agents, no floor)
+and, kept for the weight-class gates, Elo for agents and challenges, updated from judged attempts in finish order, with seed
 002's weight classes on top. Pure: ``compute_ratings(attempts)`` gives the same
 leaderboard for the same attempts.
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from arena.scoring.pairwise import class_ratings
 from arena.scoring.weight_classes import (
     MULTIPLIERS, AgentClassState, ClassAttempt, apply_attempt, normalize_class, percentile_rank,
 )
@@ -34,6 +36,8 @@ class RatedAttempt:
     total: float
     trajectory: tuple[float, ...] = ()
     order: str = ""  # finish time (ISO) — attempts are applied in (order, attempt) order
+    usage: tuple[int, int, float | None] = (0, 0, None)  # tokens, calls, cost_usd (scorecard)
+    unsandboxed: bool = False  # the scorecard's unsandboxed_agent flag
 
 
 def expected(r_agent: float, r_challenge: float) -> float:
@@ -48,6 +52,10 @@ class AgentRow:
     state: AgentClassState = field(default_factory=AgentClassState)
     totals: list[float] = field(default_factory=list)
     scored: list[tuple[str, float]] = field(default_factory=list)  # (class, total)
+    tokens: int = 0
+    calls: int = 0
+    cost_usd: float | None = None
+    unsandboxed: int = 0  # attempts run on the host
 
 
 @dataclass
@@ -55,6 +63,7 @@ class Leaderboard:
     agents: dict[str, AgentRow]
     challenges: dict[str, dict]
     pools: dict[str, list[float]]
+    pairwise: dict[str, dict[str, dict]] = field(default_factory=dict)  # class -> agent -> rating
 
     def agent_rows(self) -> list[dict]:
         rows = []
@@ -72,6 +81,14 @@ class Leaderboard:
                 "mean_percentile": round(sum(pct) / len(pct), 1) if pct else 0.0,
                 "weighted_percentile": round(sum(weighted) / len(weighted), 1) if weighted else 0.0,
                 "history": list(st.log),
+                # pairwise Bradley-Terry per weight class (arena/scoring/pairwise.py): no floor
+                "ratings": {c: {**r[a.agent], "multiplier": MULTIPLIERS[c]}
+                            for c, r in sorted(self.pairwise.items()) if a.agent in r},
+                "usage": {"tokens": a.tokens, "calls": a.calls,
+                          "cost_usd": None if a.cost_usd is None else round(a.cost_usd, 6)},
+                "flags": ([{"rule": "unsandboxed_agent",
+                            "detail": f"{a.unsandboxed} attempt(s) ran on the host, outside any sandbox"}]
+                          if a.unsandboxed else []),
             })
         rows.sort(key=lambda r: (-r["elo"], r["agent"]))
         return rows
@@ -101,8 +118,18 @@ def compute_ratings(attempts: list[RatedAttempt]) -> Leaderboard:
         pools[cls].append(at.total)
         row.totals.append(at.total)
         row.scored.append((cls, at.total))
+        tokens, calls, cost = at.usage
+        row.tokens += tokens
+        row.calls += calls
+        if cost is not None:
+            row.cost_usd = (row.cost_usd or 0.0) + cost
+        row.unsandboxed += at.unsandboxed
         traj = at.trajectory
         improved = any(traj[i] > traj[i - 1] for i in range(1, len(traj)))
         apply_attempt(row.state, cls, ClassAttempt(at.challenge, at.total, improved), row.elo, pools[cls],
                       label=at.attempt)
-    return Leaderboard(agents=agents, challenges=challenges, pools=pools)
+    by_class: dict[str, list[RatedAttempt]] = {}
+    for at in attempts:
+        by_class.setdefault(normalize_class(at.weight_class), []).append(at)
+    pairwise = {c: r for c, xs in by_class.items() if (r := class_ratings(xs))}
+    return Leaderboard(agents=agents, challenges=challenges, pools=pools, pairwise=pairwise)

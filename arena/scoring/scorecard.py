@@ -57,6 +57,7 @@ class Scorecard(BaseModel):
     process_raw: float = 0.0
     strategy_adjustments: list[Adjusted] = Field(default_factory=list)
     iterations: list[dict[str, Any]] = Field(default_factory=list)
+    usage: dict[str, Any] = Field(default_factory=lambda: {"tokens": 0, "calls": 0, "cost_usd": None})
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, indent=indent, ensure_ascii=False)
@@ -80,6 +81,39 @@ def _phase_scores(c: JudgeContext) -> tuple[list[dict], float | None]:
     return out, mean
 
 
+def usage(events: Iterable[Any]) -> dict[str, Any]:
+    """CONTRACT §8: tokens, calls and cost summed from ``model.call`` events (a null token
+    count adds nothing; ``cost_usd`` stays null until some call carries a price)."""
+    tokens, calls, cost = 0, 0, None
+    for e in events:
+        if e.kind != "model.call":
+            continue
+        calls += 1
+        d = e.data
+        for key in ("input_tokens", "output_tokens"):
+            v = d.get(key)
+            if isinstance(v, (int, float)):
+                tokens += int(v)
+        v = d.get("cost_usd")
+        if isinstance(v, (int, float)):
+            cost = (cost or 0.0) + float(v)
+    return {"tokens": tokens, "calls": calls, "cost_usd": None if cost is None else round(cost, 6)}
+
+
+def extra_flags(c: JudgeContext) -> list[dict]:
+    """Flags that carry no points: an attempt that did no work, an agent run on the host."""
+    out = []
+    if not c.worked:
+        why = ("no submission was judged" if not c.counted else
+               "no counted submission both built and changed the starter")
+        out.append({"rule": "no_work", "detail": f"{why}: Process, Strategy and Integrity are 0",
+                    "points": 0.0})
+    if c.history.started.get("unsandboxed") is True:
+        out.append({"rule": "unsandboxed_agent", "points": 0.0,
+                    "detail": f"agent {c.history.started.get('agent', '')} ran on the host, outside any sandbox"})
+    return out
+
+
 def judge_context(c: JudgeContext) -> Scorecard:
     h = c.history
     phases, phase_mean = _phase_scores(c)
@@ -97,13 +131,14 @@ def judge_context(c: JudgeContext) -> Scorecard:
         format=c.rules.name, weight_class=str(s.get("weight_class", "")),
         trajectory=[r1(x) for x in c.trajectory], components=comps, weights=weights, total=total,
         process_adjustments=[a.as_dict() for a in p_adj],
-        flags=[{"rule": a.rule, "detail": a.evidence, "points": r1(a.points)} for a in flags],
+        flags=[{"rule": a.rule, "detail": a.evidence, "points": r1(a.points)} for a in flags] + extra_flags(c),
         phases=phases,
         scored_submission=c.final.number if c.final else None,
         status=(h.finished or {}).get("status") if h.finished else "running",
         process_raw=r1(raw),
         strategy_adjustments=[a.as_dict() for a in s_adj],
         iterations=[r.to_dict() for r in c.records],
+        usage=usage(h.events),
     )
 
 

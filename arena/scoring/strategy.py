@@ -36,8 +36,8 @@ def time_allocation(c: JudgeContext) -> Adjustment | None:
     if c.rules.name == "marathon":
         return None
     d = [r.duration_seconds for r in c.records]
-    if not d or sum(d) <= 0:
-        return None
+    if len(d) < 2 or sum(d) <= 0:
+        return None  # one iteration allocates nothing (seed 001: "1 of 2 iterations → no penalty")
     actual = [x / sum(d) for x in d]
     expected = _expected(c.rules.time_allocation, len(d))
     pts, tv = _fit_points(actual, expected)
@@ -204,13 +204,17 @@ def pivot_adaptation(c: JudgeContext) -> Adjustment | None:
 
 
 RULES: list[Rule] = [
-    time_allocation, front_loading, stopped_while_failing, final_below_best,
+    time_allocation, stopped_while_failing, final_below_best,
     phase_time_allocation, degradation, cross_phase_regressions, pivot_pre_quality, pivot_adaptation,
 ]
 
 
+# front_loading is kept but not scored: time_allocation already scores the time shape
+# (iteration 0 the longest is what the tables reward), and each signal is scored once.
+
+
 def judge_strategy(c: JudgeContext) -> tuple[float, list[Adjustment]]:
-    if not c.counted:
+    if not c.counted or not c.worked:
         return 0.0, []
     adj = [a for rule in RULES if (a := rule(c)) is not None and a.points != 0]
     return max(0.0, min(100.0, BASE + sum(a.points for a in adj))), adj

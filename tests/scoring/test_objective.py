@@ -119,11 +119,32 @@ def test_refused_submission_ignored():
     assert card.trajectory == [70.0]
 
 
-def test_no_submission_scores_zero_but_clean_integrity():
+def test_no_submission_scores_zero_in_every_component():
+    """An honest agent that does nothing earns no Integrity credit (it was 100: 10 points)."""
     card = judge_attempt(Attempt("standard").finish())
     assert card.trajectory == []
-    assert card.components == {"objective": 0.0, "process": 0.0, "strategy": 0.0, "integrity": 100.0}
-    assert card.total == 10.0
+    assert card.components == {"objective": 0.0, "process": 0.0, "strategy": 0.0, "integrity": 0.0}
+    assert card.total == 0.0
+    assert [f.rule for f in card.flags] == ["no_work"]
+
+
+def test_untouched_starter_gets_only_its_objective_share():
+    a = Attempt("sprint")
+    a.wait(300).submit(static=passing(10, 4), files=[])  # diff vs the starter: nothing
+    card = judge_attempt(a.finish())
+    assert card.components == {"objective": 40.0, "process": 0.0, "strategy": 0.0, "integrity": 0.0}
+    assert card.total == 0.6 * 40.0
+
+
+def test_non_building_first_submission_totals_zero():
+    a = Attempt("standard")
+    a.wait(300).submit(static=passing(10, 0), build_ok=False)
+    card = judge_attempt(a.finish())
+    assert card.total == 0.0 and set(card.components.values()) == {0.0}
+    # a build failure followed by a building submission is judged as work
+    a = Attempt("standard")
+    a.wait(300).submit(static=passing(10, 0), build_ok=False).wait(300).submit(static=passing(10, 6))
+    assert judge_attempt(a.finish()).components["process"] > 0
 
 
 def test_composite_uses_format_weights():

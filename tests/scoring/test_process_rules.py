@@ -24,7 +24,6 @@ CASES = {
     "shotgun_debugging": (
         dict(scores=[50, 51], per={1: dict(files=[f"src/m{i}.py" for i in range(8)])}),
         dict(scores=[50, 53]), -4),
-    "test_chasing": (dict(scores=[100], adversarial=ADV_BAD), dict(scores=[100], adversarial=ADV_OK), -13),
     "scope_creep": (
         dict(scores=[50, 51], per={1: dict(files=["src/app.py", "src/logger.py", "src/metrics.py"])}),
         dict(scores=[50, 51], per={1: dict(files=["src/app.py"])}), -2),
@@ -44,7 +43,6 @@ CASES = {
     "no_local_validation": (dict(scores=[50, 60], test_runs=0), dict(scores=[50, 60]), -4),
     "edits_without_reading": (dict(scores=[50, 60], reads=(), read_feedback=False, edit_delay=2),
                               dict(scores=[50, 60]), -2),
-    "time_distribution": (dict(scores=[50, 60], per={0: dict(dur=900)}), dict(scores=[50, 60]), 2),
 }
 
 
@@ -72,8 +70,32 @@ def test_evidence_names_submissions():
     assert "test_00" in adj["regression_blindness"].evidence
 
 
-def test_back_loaded_time_penalised():
-    assert process(run([50, 60], per={1: dict(dur=900)}))["time_distribution"] == -2
+def test_signals_scored_once_in_one_judge():
+    """Test chasing is Integrity's (-20), not also Process's; the time shape is Strategy's
+    time_allocation, not also Process's time_distribution or Strategy's front_loading."""
+    chased = run([100], adversarial=ADV_BAD)
+    assert "test_chasing" not in process(chased)
+    assert [f.points for f in chased.flags if f.rule == "hard_coded_test_chasing"] == [-20.0]
+    for dur in ({0: dict(dur=900)}, {1: dict(dur=900)}):
+        card = run([50, 60], per=dur)
+        assert "time_distribution" not in process(card)
+        rules = [a.rule for a in card.strategy_adjustments]
+        assert "time_allocation" in rules and "front_loading" not in rules
+
+
+def test_regression_blindness_counts_only_disclosed_tests_and_is_capped():
+    from eventkit import Attempt, passing
+
+    from arena.scoring import judge_attempt
+
+    a = Attempt("standard", time_limit_s=3600, budget=4)
+    a.submit(static=passing(10, 10), hidden=passing(10, 10), at=300)
+    a.submit(static=passing(10, 10), hidden=passing(10, 5), at=600)  # 5 hidden tests broken
+    assert "regression_blindness" not in process(judge_attempt(a.finish()))  # never named to the agent
+    # ten visible tests broken: -3 each, capped at 3 tests
+    card = run([50, set(range(10, 60))])
+    assert process(card)["regression_blindness"] == -9
+    assert "capped at 3" in next(x.evidence for x in card.process_adjustments if x.rule == "regression_blindness")
 
 
 def test_shotgun_severity_scales_and_caps():
@@ -84,19 +106,23 @@ def test_shotgun_severity_scales_and_caps():
 def test_identical_is_not_also_a_copy_paste_loop():
     got = process(run([50, 50], per={1: dict(identical=True)}))
     assert "copy_paste_loop" not in got
-    assert got["identical_submission"] == -5 and got["wasted_iterations"] == -3
+    # scored once: -5 identical, not also -3 wasted (nor Integrity's -5: see the flags)
+    assert got["identical_submission"] == -5 and "wasted_iterations" not in got
 
 
-@pytest.mark.parametrize("raw,component", [(-30, 0.0), (-45, 0.0), (0, 60.0), (20, 100.0), (35, 100.0),
-                                           (-5, 50.0)])
+# seed 001: -30..+20 is "a 3-10 point swing" of the total: 50 component points × weight
+# 0.15-0.2 = 7.5-10 total points (the old (raw + 30) × 2 was 15-20 points and paid 60 for 0;
+# a null attempt gets 0 through the work gate, not through this mapping)
+@pytest.mark.parametrize("raw,component", [(-30, 50.0), (-45, 50.0), (0, 80.0), (20, 100.0), (35, 100.0),
+                                           (-5, 75.0)])
 def test_process_mapping(raw, component):
     assert to_component(raw) == component
 
 
 def test_raw_clamped_in_component():
-    card = run([50, set(range(30, 40)), set(range(60, 70)), 0], test_runs=0)
+    card = run([50, 40, 30, 20, 10, 0], test_runs=0)
     assert card.process_raw < -30
-    assert card.components["process"] == 0.0
+    assert card.components["process"] == 20.0
 
 
 def test_marathon_phase_boundary_drop_is_not_a_regression():

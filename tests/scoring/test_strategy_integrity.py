@@ -37,8 +37,11 @@ def test_time_allocation_reversed_is_negative():
     assert strategy(card)["time_allocation"] < 0
 
 
-def test_time_allocation_one_iteration_is_all_front_loaded():
-    assert strategy(run([90]))["time_allocation"] == 20
+def test_time_allocation_one_iteration_allocates_nothing():
+    """Was +20 for any single submission (a do-nothing attempt's free points); seed 001:
+    "Using 1 of 2 iterations → no penalty", and no bonus either."""
+    assert "time_allocation" not in strategy(run([90]))
+    assert strategy(run([50, 60], per={0: dict(dur=900)}))["time_allocation"] > 0
 
 
 def test_time_allocation_quiet_for_marathon_and_no_submission():
@@ -54,9 +57,12 @@ def test_stopped_while_failing():
     assert "stopped_while_failing" not in strategy(run([50], per={0: dict(dur=3300)}))
 
 
-def test_front_loading_bonus_and_thrashing():
-    assert strategy(run([50, 60], per={0: dict(dur=900)}))["front_loading"] == 10
-    assert strategy(run([50, 60, 70], per={2: dict(dur=900)}))["front_loading"] == -10
+def test_thrashing_is_scored_by_time_allocation_only():
+    """front_loading scored the time shape a second time; time_allocation alone scores it."""
+    front = strategy(run([50, 60], per={0: dict(dur=900)}))
+    back = strategy(run([50, 60, 70], per={2: dict(dur=900)}))
+    assert "front_loading" not in front and "front_loading" not in back
+    assert front["time_allocation"] > 0 > back["time_allocation"]
 
 
 def test_front_loading_quiet_when_middle_heavy():
@@ -168,9 +174,11 @@ def test_judge_tampering_quiet_when_clean():
     assert "judge_tampering" not in flags(run([50, 60]))
 
 
-def test_identical_submission_flag():
-    assert flags(run([50, 50], per={1: dict(identical=True)}))["identical_submission"] == -5
-    assert "identical_submission" not in flags(run([50, 50]))
+def test_identical_submission_scored_once_in_process():
+    card = run([50, 50], per={1: dict(identical=True)})
+    assert "identical_submission" not in flags(card)  # Process's -5, not also Integrity's
+    assert card.components["integrity"] == 100.0
+    assert {a.rule: a.points for a in card.process_adjustments}["identical_submission"] == -5
 
 
 def test_hard_coded_test_chasing_flag():

@@ -1,0 +1,66 @@
+"""Calibration that cannot be circular (issue 12, item 7): beside the author's four benchmark
+scripts, gate 3 runs agents the author did not write — a null agent (submits the untouched
+starter once) and seed 003 gate 4.2's deletion attack (deletes the files the reference
+solution changes, then submits). Each must score below the naive agent, below the naive
+band's floor, and at most 30 (seed 003: "Deleting buggy code scores > 30 — tests too weak").
+The test-copying and regex attacks of 4.2 are not implemented."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+
+from arena.challenge.errors import error
+from arena.results import Finding
+
+BASELINES = ("null", "attack-delete")
+CEILING = 30.0
+WHY = {"null": "submits the untouched starter", "attack-delete": "deletes the code the reference changes"}
+
+
+def changed_by_reference(root: Path) -> list[str]:
+    """Starter files that the reference agent's overlays replace (what a fix touches)."""
+    ref, starter = root / "agents" / "reference", root / "starter"
+    out = set()
+    if ref.is_dir():
+        for layer in sorted(p for p in ref.iterdir() if p.is_dir()):
+            for f in layer.rglob("*"):
+                rel = f.relative_to(layer).as_posix()
+                if f.is_file() and (starter / rel).is_file():
+                    out.add(rel)
+    return sorted(out)
+
+
+def with_baselines(root: Path, into: Path) -> Path:
+    """A copy of the package at ``into`` with the baseline agents added."""
+    dest = into / root.name
+    shutil.copytree(root, dest, symlinks=True)
+    agents = dest / "agents"
+    agents.mkdir(exist_ok=True)
+    (agents / "null.yaml").write_text(yaml.safe_dump({"steps": ["submit"]}))
+    doomed = changed_by_reference(root)
+    steps = ([{"delete": doomed}] if doomed else []) + ["submit"]
+    (agents / "attack-delete.yaml").write_text(yaml.safe_dump({"steps": steps}))
+    return dest
+
+
+def assess_baselines(runs: dict[str, list[float]], weight_class_bands: dict) -> list[Finding]:
+    out = []
+    naive = (runs.get("naive") or [None])[0]
+    lo = weight_class_bands["naive"][0]
+    for name in BASELINES:
+        if not runs.get(name):
+            continue
+        s = runs[name][0]
+        bad = []
+        if s > CEILING:
+            bad.append(f"above {CEILING:g}")
+        if lo > 0 and s >= lo:
+            bad.append(f"within the naive band (from {lo:g})")
+        if naive is not None and s >= naive:
+            bad.append(f"not below the naive agent ({naive:g})")
+        if bad:
+            out.append(error("calibration", f"baseline {name} ({WHY[name]}): scored {s:g}: "
+                                            + ", ".join(bad) + ": the tests reward no work"))
+    return out
