@@ -20,7 +20,10 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
+
+if TYPE_CHECKING:
+    from arena.agents.bounds import Bounds
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +48,7 @@ class _LineReader:
         self._limit = limit
         self._buf = bytearray()
 
-    async def next(self) -> bytes | None | bool:
+    async def next(self) -> bytes | None | Literal[False]:
         """A line (bytes), ``None`` for an oversized line, ``False`` at EOF."""
         oversized = False
         while True:
@@ -74,7 +77,7 @@ class AgentServer:
     with a string ``op``) and returns the reply object."""
 
     def __init__(self, path: Path, handler: Handler, *, max_request: int = MAX_REQUEST,
-                 bounds: Any = None) -> None:
+                 bounds: Bounds | None = None) -> None:
         self.path = Path(path)
         self._bounds = bounds
         self._handler = handler

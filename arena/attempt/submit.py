@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arena.agents.server import error

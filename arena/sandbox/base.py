@@ -6,9 +6,9 @@ behind. Everything here is async; blocking backends run their calls in a thread.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Callable, Protocol, Sequence
 
 WORKSPACE = "/workspace"  # where the workspace (or submission snapshot) appears inside
 
@@ -98,7 +98,7 @@ class Backend(Protocol):
         workspace: Path,
         limits: Limits,
         *,
-        mounts: list[Mount] = field(default_factory=list),  # type: ignore[assignment]
+        mounts: Sequence[Mount] = (),
         image: str = "gauntlet-base",
         workspace_readonly: bool = False,
     ) -> Sandbox: ...

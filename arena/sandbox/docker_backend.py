@@ -17,7 +17,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from arena.sandbox import fsutil, quota, registry
 from arena.sandbox.base import WORKSPACE, ObserveTarget, ExecResult, Limits, Mount, SandboxError
@@ -76,7 +76,7 @@ class DockerBackend:
             self._images[image] = ensure_image(self.client, image)
         return self._images[image]
 
-    async def create(self, workspace: Path, limits: Limits, *, mounts: list[Mount] = (),
+    async def create(self, workspace: Path, limits: Limits, *, mounts: Sequence[Mount] = (),
                      image: str = "gauntlet-base", workspace_readonly: bool = False):
         workspace = Path(workspace)
         if not workspace.is_dir():
@@ -84,7 +84,7 @@ class DockerBackend:
         return await asyncio.to_thread(self.create_sync, workspace.resolve(), limits,
                                        list(mounts), image, workspace_readonly, None)
 
-    def pool(self, limits: Limits, *, mounts: list[Mount] = (), image: str = "gauntlet-base",
+    def pool(self, limits: Limits, *, mounts: Sequence[Mount] = (), image: str = "gauntlet-base",
              workspace_readonly: bool = True, size: int = 2, scratch: str | None = None,
              **kw):
         from arena.sandbox.docker_pool import DockerPool  # noqa: PLC0415
@@ -95,7 +95,7 @@ class DockerBackend:
 
     def create_sync(self, workspace: Path, limits: Limits, mounts: list[Mount], image: str,
                     ro: bool, pool_dir: Path | None,
-                    host_mounts: list[Path] = (),
+                    host_mounts: Sequence[Path] = (),
                     main: tuple[list[str], dict[str, str]] | None = None) -> "DockerSandbox":
         """Create and start one container. ``host_mounts``: host mounts (a pool's scratch
         tmpfs) the sandbox unmounts at close, before removing ``pool_dir``. ``main``:
@@ -220,7 +220,8 @@ class DockerSandbox:
         except Exception as exc:  # noqa: BLE001
             raise SandboxError(f"docker exec in sandbox {self.id} failed: {exc}") from None
 
-    def _run_sync(self, eid: str, out: CappedBuffer, err: CappedBuffer, split=(None, None)) -> None:
+    def _run_sync(self, eid: str, out: CappedBuffer, err: CappedBuffer,
+                  split: tuple[LineSplitter | None, LineSplitter | None] = (None, None)) -> None:
         for o, e in self.api.exec_start(eid, stream=True, demux=True):
             if o:
                 out.feed(o)
@@ -274,7 +275,7 @@ class DockerSandbox:
 
         out = CappedBuffer(self.limits.output_bytes, overflow)
         err = CappedBuffer(self.limits.output_bytes, overflow)
-        split = (None, None)
+        split: tuple[LineSplitter | None, LineSplitter | None] = (None, None)
         if on_output is not None:
             loop = asyncio.get_running_loop()
             def relay(name: str, line: str) -> None:  # from the reader thread to the loop

@@ -26,6 +26,7 @@ import os
 import secrets
 import shutil
 from pathlib import Path
+from typing import Callable
 
 from arena.sandbox import docker_launch, fsutil, launch, registry
 from arena.sandbox.base import Limits, Mount, SandboxError
@@ -141,20 +142,23 @@ class DockerPool:
         if uid is not None:
             fsutil.chown_tree(ws, uid)
 
-    async def acquire(self, workspace: Path | None = None, *, fill=None, refill: bool = True):
+    async def acquire(self, workspace: Path | None = None, *,
+                      fill: Callable[[Path], None] | None = None, refill: bool = True):
         """A fresh sandbox holding a copy of ``workspace`` (or what ``fill(ws_dir)``
         writes there, run in a thread); the caller closes it. Cold (none ready): the
         container is created while the workspace is filled."""
         if self.closed:
             raise SandboxError("pool is closed")
         if fill is None:
-            workspace = Path(workspace)
-            if not workspace.is_dir():
-                raise SandboxError(f"workspace {workspace} is not a directory")
+            if workspace is None:
+                raise TypeError("DockerPool.acquire needs a workspace or fill=")
+            src = Path(workspace)
+            if not src.is_dir():
+                raise SandboxError(f"workspace {src} is not a directory")
             uid = None if self.ro else SANDBOX_UID
 
             def fill(ws: Path) -> None:
-                self._fill_workspace(workspace, ws, uid)
+                self._fill_workspace(src, ws, uid)
 
         if self.ready:
             sb = self.ready.pop(0)
@@ -181,13 +185,15 @@ class DockerPool:
             raise
         if refill:
             self._refill()
-        if made.exception() is not None:
+        made_exc = made.exception()
+        if made_exc is not None:
             shutil.rmtree(d, ignore_errors=True)
-            raise made.exception()
+            raise made_exc
         sb = made.result()
-        if filled.exception() is not None:
+        filled_exc = filled.exception()
+        if filled_exc is not None:
             await sb.close()
-            raise filled.exception()
+            raise filled_exc
         return sb
 
     async def close(self) -> None:

@@ -23,7 +23,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path, PurePosixPath
-from typing import Callable
+from typing import Callable, Sequence
 
 from arena.sandbox import cgroups, fsutil, quota, registry
 from arena.sandbox.base import WORKSPACE, ObserveTarget, ExecResult, Limits, Mount, SandboxError
@@ -49,21 +49,22 @@ class LocalBackend:
     name = "local"
 
     def __init__(self) -> None:
-        self.bwrap = shutil.which("bwrap")
-        if not self.bwrap:
+        bwrap = shutil.which("bwrap")
+        if not bwrap:
             raise SandboxError("local sandbox needs bubblewrap: `bwrap` is not on PATH "
                                "(apt-get install -y bubblewrap)")
+        self.bwrap: str = bwrap
         self.privileged = os.geteuid() == 0 and shutil.which("setpriv") is not None
         self.use_cgroups = self.privileged and cgroups.available()
         registry.install()
 
-    async def create(self, workspace: Path, limits: Limits, *, mounts: list[Mount] = (),
+    async def create(self, workspace: Path, limits: Limits, *, mounts: Sequence[Mount] = (),
                      image: str = "gauntlet-base", workspace_readonly: bool = False):
         # ``image`` is ignored: the host system is the image (CONTRACT §2).
         return await asyncio.to_thread(self._create_sync, Path(workspace), limits,
                                        list(mounts), workspace_readonly)
 
-    def pool(self, limits: Limits, *, mounts: list[Mount] = (), image: str = "gauntlet-base",
+    def pool(self, limits: Limits, *, mounts: Sequence[Mount] = (), image: str = "gauntlet-base",
              workspace_readonly: bool = True, size: int = 2, scratch: str | None = None):
         from arena.sandbox.pool import CreatePool  # noqa: PLC0415
 
@@ -233,9 +234,12 @@ class LocalSandbox:
         out = CappedBuffer(self.limits.output_bytes, kill)
         err = CappedBuffer(self.limits.output_bytes, kill)
         split = [LineSplitter(n, on_output) if on_output else None for n in ("stdout", "stderr")]
+        # Both are PIPEs (and stdin when given) so asyncio made the streams.
+        assert proc.stdout is not None and proc.stderr is not None
         readers = [asyncio.ensure_future(drain(proc.stdout, out, split[0])),
                    asyncio.ensure_future(drain(proc.stderr, err, split[1]))]
         if stdin is not None:
+            assert proc.stdin is not None
             proc.stdin.write(stdin)
             try:
                 await proc.stdin.drain()

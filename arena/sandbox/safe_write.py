@@ -181,21 +181,21 @@ def write_tree(src: Path, base: Path, rel: str = "", uid: int | None = None) -> 
     what is there, without following any link in ``base``. ``uid``: owner of what is
     written (root only; default the owner of ``base``)."""
     parts = split_rel(rel)
-    src = os.fspath(src)
-    if not os.path.lexists(src):
-        raise SandboxError(f"{src}: no such file or directory to copy")
+    path = os.fspath(src)
+    if not os.path.lexists(path):
+        raise SandboxError(f"{path}: no such file or directory to copy")
     if not parts:
-        if not os.path.isdir(src) or os.path.islink(src):
-            raise SandboxError(f"{src}: only a directory can be copied over the workspace root")
+        if not os.path.isdir(path) or os.path.islink(path):
+            raise SandboxError(f"{path}: only a directory can be copied over the workspace root")
         fd = open_dir(base, [], create=True, uid=uid)
         try:
-            _write_children(src, fd, _Owner(fd, uid))
+            _write_children(path, fd, _Owner(fd, uid))
         finally:
             os.close(fd)
         return
     pfd = open_dir(base, parts[:-1], create=True, uid=uid)
     try:
-        _write_into(src, pfd, parts[-1], _Owner(pfd, uid))
+        _write_into(path, pfd, parts[-1], _Owner(pfd, uid))
     finally:
         os.close(pfd)
 

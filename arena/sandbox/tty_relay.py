@@ -139,9 +139,13 @@ def main(args: list[str]) -> int:
         saved = termios.tcgetattr(0)
         _copy_winsize(0, master)
         signal.signal(signal.SIGWINCH, lambda *_: _copy_winsize(0, master))
+
+        def restore_and_exit(*_: object) -> None:  # hung up or told to stop
+            termios.tcsetattr(0, termios.TCSAFLUSH, saved)
+            os._exit(129)
+
         for sig in (signal.SIGHUP, signal.SIGTERM):
-            signal.signal(sig, lambda *_: (termios.tcsetattr(0, termios.TCSAFLUSH, saved),
-                                           os._exit(129)))
+            signal.signal(sig, restore_and_exit)
         tty.setraw(0)
         try:
             _relay(master)
