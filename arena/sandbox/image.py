@@ -83,8 +83,16 @@ def _client():
 
 
 def find_recipe_image(client, recipe: str):
+    """The base image of ``recipe``. Images built FROM it (agent and node images) inherit its
+    labels, so only an image that is the imported rootfs itself counts: no parent layers."""
     imgs = client.images.list(filters={"label": f"{RECIPE_LABEL}={recipe}"})
-    return imgs[0] if imgs else None
+    own = [i for i in imgs if not any(k in (i.labels or {}) for k in DERIVED_LABELS)
+           and len(i.history()) == 1]
+    return own[0] if own else None
+
+
+# Labels of images built FROM gauntlet-base (they inherit its recipe label).
+DERIVED_LABELS = ("gauntlet.agent", "gauntlet.node.inputs")
 
 
 def _post_process(root: Path, recipe: dict) -> None:
