@@ -262,6 +262,45 @@ class GauntletApp(App[None]):
             self.live_runs[sandbox] = await LiveRun.open(self.adapter, self.store_path, sandbox=sandbox)
         return self.live_runs[sandbox]
 
+    async def prepare(self, arena: Any, items: list) -> bool:
+        """Build the images and warm the sandboxes ``(challenge, agent spec)`` pairs need,
+        with the progress screen up; True when ready. A failure stays on screen (why,
+        and ``--sandbox local``) and is also notified; no attempt should then start."""
+        from arena.attempt.prepare import Preparation, PrepareError
+        from gauntlet_tui.screens.prepare import PrepareScreen
+
+        try:
+            prep = Preparation.plan(arena, items)
+        except Exception as exc:  # noqa: BLE001 — a bad agent name etc.: say it, start nothing
+            self.notify(f"cannot prepare: {exc}", severity="error", timeout=15)
+            return False
+        if not prep.steps:
+            return True
+        screen = PrepareScreen(prep)
+        self.push_screen(screen)
+        try:
+            await prep.run()
+        except PrepareError as exc:
+            self.notify(str(exc), severity="error", timeout=30)
+            return False
+        if screen.is_attached:
+            screen.dismiss(True)
+        return True
+
+    async def show_standings(self, attempts: list[str], again: Any = None) -> None:
+        """The round's final standings screen (stays up; ``again`` runs another round)."""
+        from arena.scoring.standings import standings
+        from gauntlet_tui.screens.standings import StandingsScreen
+
+        if not attempts or self.store_path is None:
+            return
+        try:
+            result = await standings(self.store_path, attempts)
+        except Exception as exc:  # noqa: BLE001 — the round is over either way
+            self.notify(f"could not compute the standings: {exc}", severity="error", timeout=15)
+            return
+        self.push_screen(StandingsScreen(result, again=again))
+
     async def start_live_attempt(self, challenge: Path, *, agent: str, sandbox: str | None,
                                  time_scale: float) -> str | None:
         from gauntlet_tui.live import AttemptSpec
