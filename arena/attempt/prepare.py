@@ -63,7 +63,7 @@ class Preparation:
     @classmethod
     def plan(cls, arena: Any, items: list[tuple[Any, str]]) -> "Preparation":
         """Steps for ``(challenge, agent_spec)`` pairs run on ``arena``'s backend and judge."""
-        from arena.agents import make_agent  # noqa: PLC0415
+        from arena.agents.base import make_agent  # noqa: PLC0415
 
         shared = arena.shared
         backend = shared.backend
