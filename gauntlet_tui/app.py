@@ -53,6 +53,8 @@ class GauntletApp(App[None]):
         on_ready: Any = None,
         replay_events: list | None = None,
         replay_speed: float = 1.0,
+        board: bool | None = None,
+        toasts: bool = True,
     ) -> None:
         super().__init__()
         self.adapter = adapter or EngineAdapter()
@@ -68,6 +70,8 @@ class GauntletApp(App[None]):
         self.ticks = 0
         self.replay_events = replay_events
         self.replay_speed = replay_speed
+        self.board = board  # the big board at start: None = only under the projector theme
+        self.toasts = toasts  # warnings/cutoff/reveal/infra toasts on the dashboard
         self.live_runs: dict[str | None, Any] = {}  # sandbox choice -> gauntlet_tui.live.LiveRun
         self.follower: Any = None  # gauntlet_tui.follow.StoreFollower
         self.guard = Guard(self)
@@ -104,6 +108,9 @@ class GauntletApp(App[None]):
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.push_screen(HomeScreen(self.adapter, title=self.title_text))
+        if self.start == "home" and (self.board if self.board is not None
+                                     else self.theme == "gauntlet-projector"):
+            self.action_big_board()
         if self.start == "attempt" and self.start_attempt_id:
             self.open_attempt_screen(self.start_attempt_id, wait_for_events=True)
         if self.start == "replay" and self.replay_events:
@@ -145,6 +152,11 @@ class GauntletApp(App[None]):
         self.ticks += 1
         changed = self.adapter.flush()
         screen = self.screen
+        alerts = self.adapter.drain_alerts()
+        if alerts and self.toasts and type(screen).__name__ in ("HomeScreen", "BigBoardScreen"):
+            from gauntlet_tui.toasts import announce
+
+            announce(self, alerts)
         try:
             if isinstance(screen, HomeScreen):
                 screen.refresh_view(None if full else changed)
@@ -225,6 +237,15 @@ class GauntletApp(App[None]):
                 rows.append((binding.key_display or binding.key, binding.description, binding.tooltip))
         self.push_screen(HelpScreen(type(screen).__name__.replace("Screen", ""), rows))
 
+    def action_big_board(self) -> None:
+        """The projector layout: one card per attempt (``v`` toggles it)."""
+        from gauntlet_tui.screens.bigboard import BigBoardScreen
+
+        if isinstance(self.screen, BigBoardScreen):
+            self.action_back()
+        else:
+            self.push_screen(BigBoardScreen(self.adapter))
+
     def action_library(self) -> None:
         from gauntlet_tui.screens.library import LibraryScreen
 
@@ -261,6 +282,45 @@ class GauntletApp(App[None]):
             self.store_path = self.store_path or store_path()
             self.live_runs[sandbox] = await LiveRun.open(self.adapter, self.store_path, sandbox=sandbox)
         return self.live_runs[sandbox]
+
+    async def prepare(self, arena: Any, items: list) -> bool:
+        """Build the images and warm the sandboxes ``(challenge, agent spec)`` pairs need,
+        with the progress screen up; True when ready. A failure stays on screen (why,
+        and ``--sandbox local``) and is also notified; no attempt should then start."""
+        from arena.attempt.prepare import Preparation, PrepareError
+        from gauntlet_tui.screens.prepare import PrepareScreen
+
+        try:
+            prep = Preparation.plan(arena, items)
+        except Exception as exc:  # noqa: BLE001 — a bad agent name etc.: say it, start nothing
+            self.notify(f"cannot prepare: {exc}", severity="error", timeout=15)
+            return False
+        if not prep.steps:
+            return True
+        screen = PrepareScreen(prep)
+        self.push_screen(screen)
+        try:
+            await prep.run()
+        except PrepareError as exc:
+            self.notify(str(exc), severity="error", timeout=30)
+            return False
+        if screen.is_attached:
+            screen.dismiss(True)
+        return True
+
+    async def show_standings(self, attempts: list[str], again: Any = None) -> None:
+        """The round's final standings screen (stays up; ``again`` runs another round)."""
+        from arena.scoring.standings import standings
+        from gauntlet_tui.screens.standings import StandingsScreen
+
+        if not attempts or self.store_path is None:
+            return
+        try:
+            result = await standings(self.store_path, attempts)
+        except Exception as exc:  # noqa: BLE001 — the round is over either way
+            self.notify(f"could not compute the standings: {exc}", severity="error", timeout=15)
+            return
+        self.push_screen(StandingsScreen(result, again=again))
 
     async def start_live_attempt(self, challenge: Path, *, agent: str, sandbox: str | None,
                                  time_scale: float) -> str | None:

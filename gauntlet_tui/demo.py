@@ -1,9 +1,16 @@
 """``gauntlet demo``: every bundled challenge run by scripted agents on a sped-up clock,
-so a room sees warnings, feedback, a phase reveal and final scores in about two minutes.
+so a room sees the whole story in about two minutes.
 
 Each challenge gets its own time scale so that its time limit passes in ``wall_s``
-seconds (a 15-minute Sprint at x9, a 60-minute Marathon at x36 for 100 s). Attempts run
-through the real runner (``arena.attempt``), in the app's event loop.
+seconds (a 15-minute Sprint at x9, a 30-minute Standard at x18, a 90-minute Marathon at
+x54 for 100 s). The demo's agents *linger*: once their script is played they keep
+working (a declared wait) until the clock ends the attempt, so every card on the
+dashboard goes through the 80% and 90% warnings, the cutoff and the grace period; the
+Standard agents' third submission brings the adversarial disclosure, the Marathon's
+phase reveals come at 35% and 65%. Images and warm sandboxes are prepared first (a
+progress screen, no clock running), then the attempts run through the real runner
+(``arena.attempt``) in the app's event loop, and the round ends on the standings screen,
+where ``r`` runs another round on the same store.
 """
 from __future__ import annotations
 
@@ -24,25 +31,36 @@ def demo_specs(wall_s: float = DEMO_WALL_S, agents: tuple[str, ...] = DEMO_AGENT
         names = [f"scripted:{n}" for n in challenge.agent_names]
         chosen = [a for a in agents if a in names] or names[:1]
         scale = max(1.0, challenge.manifest.time_limit_s / wall_s)
-        specs += [AttemptSpec(path, agent, round(scale, 2)) for agent in chosen]
+        specs += [AttemptSpec(path, agent, round(scale, 2), linger=True) for agent in chosen]
     return specs
 
 
+async def run_round(app: Any, sandbox: str | None, wall_s: float = DEMO_WALL_S) -> list[str]:
+    """One demo round: prepare, start every attempt, wait, show the standings."""
+    specs = demo_specs(wall_s)
+    if not specs:
+        app.notify("no bundled challenges are installed", severity="error", timeout=10)
+        return []
+    run = await app.live_run(sandbox)
+    if not await run.prepare(app, specs):
+        return []  # the preparation screen says why (and offers --sandbox local)
+    ids = []
+    for spec in specs:
+        try:
+            ids.append(run.start(spec))
+        except Exception as exc:  # noqa: BLE001 — one broken package must not stop the demo
+            app.notify(f"{spec.challenge}: {exc}", severity="error", timeout=10)
+    await run.wait()
+    app.tick(full=True)
+    await app.show_standings(ids, again=lambda: app.run_worker(
+        run_round(app, sandbox, wall_s), group="ready", exclusive=True))
+    return ids
+
+
 def demo_starter(sandbox: str | None, wall_s: float = DEMO_WALL_S):  # noqa: ANN201
-    """The app's ``on_ready``: opens the live run and starts every demo attempt."""
+    """The app's ``on_ready``: runs the first demo round."""
 
     async def start(app: Any) -> None:
-        specs = demo_specs(wall_s)
-        if not specs:
-            app.notify("no bundled challenges are installed", severity="error", timeout=10)
-            return
-        run = await app.live_run(sandbox)
-        for spec in specs:
-            try:
-                run.start(spec)
-            except Exception as exc:  # noqa: BLE001 — one broken package must not stop the demo
-                app.notify(f"{spec.challenge}: {exc}", severity="error", timeout=10)
-        await run.wait()
-        app.notify("demo over: every attempt has finished — open one with enter", timeout=15)
+        await run_round(app, sandbox, wall_s)
 
     return start

@@ -18,6 +18,9 @@ from arena.events import Event
 from arena.view import AttemptView
 
 Elapsed = Callable[[], float]
+# Events the dashboard announces as toasts (for this process's live attempts only).
+ALERT_KINDS = frozenset({"clock.soft_warning", "clock.hard_warning", "clock.cutoff",
+                         "clock.grace_end", "phase.revealed", "infra.error"})
 
 
 class EngineAdapter:
@@ -29,6 +32,7 @@ class EngineAdapter:
         self._clocks: dict[str, Elapsed] = {}
         self._handles: dict[str, Any] = {}  # runner objects of live attempts (stop/submit)
         self._pending: dict[str, list[Event]] = defaultdict(list)
+        self.alerts: list[Event] = []  # ALERT_KINDS events of live attempts, drained by the app
         self._lock = threading.Lock()
         self._unsubscribe = self.bus.subscribe(self._on_event)
 
@@ -53,9 +57,17 @@ class EngineAdapter:
             if view is None:
                 view = self.views[attempt] = AttemptView(attempt=attempt, activity_size=self.activity_size)
                 self.order.append(attempt)
+            live = attempt in self._clocks
             for ev in events:
                 view.apply(ev)
+                if live and ev.kind in ALERT_KINDS:
+                    self.alerts.append(ev)
+        del self.alerts[:-50]  # a burst is summarised, never queued for minutes
         return set(pending)
+
+    def drain_alerts(self) -> list[Event]:
+        alerts, self.alerts = self.alerts, []
+        return alerts
 
     def add_view(self, view: AttemptView) -> None:
         """Show an attempt known from the store (not live)."""

@@ -32,3 +32,5 @@ SLOW_DOWN = _b("minus", "speed(0.5)", "Slower", "Replay half as fast", id="slow-
 SEEK_BACK = _b("left", "seek(-30)", "-30s", "Seek back 30 attempt seconds", id="seek-back", priority=True)
 SEEK_FWD = _b("right", "seek(30)", "+30s", "Seek forward 30 attempt seconds", id="seek-forward",
               priority=True)
+BIG_BOARD = _b("v", "app.big_board", "Board", "The big board: one card per attempt (projectors)",
+               id="big-board")

@@ -86,6 +86,21 @@ class AttemptSpec:
     challenge: str | Path  # a directory or a bundled id
     agent: str
     time_scale: float = 1.0
+    linger: bool = False  # after its script, the agent waits for the clock to end it (demo)
+
+
+def linger(agent: Any) -> None:
+    """Make ``agent`` keep working (a declared wait, not a hang) once its own run has
+    returned, until the attempt's clock ends it: the demo's cards reach the cutoff."""
+    run = agent.run
+
+    async def run_then_wait(ctx: Any) -> Any:
+        outcome = await run(ctx)
+        async with ctx.hold():
+            await ctx.sleep_until(ctx.clock.grace_end_s + 1.0)
+        return outcome
+
+    agent.run = run_then_wait
 
 
 class LiveRun:
@@ -103,12 +118,21 @@ class LiveRun:
                                  bus=adapter.bus, time_source=time_source)
         return cls(adapter, arena)
 
+    async def prepare(self, app: Any, specs: list[AttemptSpec]) -> bool:
+        """Images and warm sandboxes for these attempts, before any of them starts."""
+        from arena.challenge import load_challenge, resolve_challenge
+
+        items = [(load_challenge(resolve_challenge(s.challenge)), s.agent) for s in specs]
+        return await app.prepare(self.arena, items)
+
     def start(self, spec: AttemptSpec) -> str:
         """Create and start one attempt; returns its id. Raises for a bad challenge/agent."""
         from arena.challenge import load_challenge, resolve_challenge
 
         challenge = load_challenge(resolve_challenge(spec.challenge))
         attempt = self.arena.attempt(challenge, spec.agent, time_scale=spec.time_scale)
+        if spec.linger:
+            linger(attempt.agent)
         self.adapter.attach_clock(attempt.id, lambda a=attempt: a.clock.elapsed())
         self.adapter.attach_handle(attempt.id, LiveHandle(attempt))
         self.tasks.append(asyncio.create_task(self.arena.run_one(attempt), name=f"live:{attempt.id}"))

@@ -29,6 +29,7 @@ from typing import Callable
 
 from arena.adapters.base import LAUNCHER_DIR, Adapter
 from arena.sandbox.base import SandboxError
+from arena.sandbox.buildlock import locked_build
 from arena.sandbox.image import BASE_IMAGE, BASE_TAG, cache_dir, recipe_hash
 
 RECIPE_VERSION = 1  # bump when the tree layout or install steps change
@@ -88,12 +89,24 @@ def _normalise_modes(root: Path) -> None:
                 os.chmod(p, 0o755 if os.access(p, os.X_OK) else 0o644)
 
 
+def tree_build_key(name: str) -> str:
+    """The build lock's and build-time record's key of an agent tree."""
+    ad = _adapter(name)
+    return f"tree-{ad.name}-{tree_key(ad)[:16]}"
+
+
 def ensure_agent_tree(name: str, log: Log = print) -> Path:
-    """The agent's tree on the host, built unless a complete one with this key exists."""
+    """The agent's tree on the host, built unless a complete one with this key exists
+    (one build at a time across processes: the others wait for it, then use it)."""
     ad = _adapter(name)
     dest = tree_path(ad.name)
-    if (dest / ".complete").exists():
-        return dest
+    tree, _built = locked_build(tree_build_key(ad.name),
+                                lambda: dest if (dest / ".complete").exists() else None,
+                                lambda: _build_tree(ad, dest, log), on_wait=log)
+    return tree
+
+
+def _build_tree(ad: Adapter, dest: Path, log: Log) -> Path:
     if not Path(SANDBOX_PYTHON).exists():
         raise SandboxError(f"{SANDBOX_PYTHON} is missing: the agent trees are compiled by the "
                            "sandbox's Debian python (apt-get install -y python3)")
@@ -137,19 +150,40 @@ def image_label(name: str) -> str:
     return hashlib.sha256(f"{recipe_hash()}:{tree_key(ad)}".encode()).hexdigest()
 
 
+def agent_build_key(name: str) -> str:
+    """The build lock's and build-time record's key of an agent image."""
+    ad = _adapter(name)
+    return f"gauntlet-agent-{ad.name}-{image_label(ad.name)[:16]}"
+
+
 def build_agent_image(name: str, force: bool = False, log: Log = print) -> str:
-    """``gauntlet-agent-<name>:latest`` (gauntlet-base + the agent tree); its ref."""
-    from arena.sandbox.image import _client, build_image, find_recipe_image  # noqa: PLC0415
+    """``gauntlet-agent-<name>:latest`` (gauntlet-base + the agent tree); its ref.
+    One build per agent recipe at a time across processes (``buildlock``)."""
+    from arena.sandbox.image import _client  # noqa: PLC0415
 
     ad = _adapter(name)
     client = _client()
     ref, label = image_ref(ad.name), image_label(ad.name)
     repo = ref.rsplit(":", 1)[0]
-    found = client.images.list(filters={"label": f"{AGENT_LABEL}={label}"})
-    if found and not force:
+
+    def present() -> str | None:
+        if force:
+            return None
+        found = client.images.list(filters={"label": f"{AGENT_LABEL}={label}"})
+        if not found:
+            return None
         if ref not in found[0].tags:
             found[0].tag(repo, "latest")
         return ref
+
+    result, _built = locked_build(agent_build_key(ad.name), present,
+                                  lambda: _build_image(client, ad, ref, label, log), on_wait=log)
+    return result
+
+
+def _build_image(client, ad: Adapter, ref: str, label: str, log: Log) -> str:
+    from arena.sandbox.image import build_image, find_recipe_image  # noqa: PLC0415
+
     if find_recipe_image(client, recipe_hash()) is None:
         log(f"{BASE_IMAGE}:{BASE_TAG} with the current recipe is missing: building it first")
         build_image(log=log)

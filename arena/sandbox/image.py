@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from arena.sandbox.base import SandboxError
+from arena.sandbox.buildlock import locked_build
 
 BASE_IMAGE = "gauntlet-base"
 BASE_TAG = "latest"
@@ -141,35 +142,51 @@ def build_rootfs(recipe: dict, dest: Path, log: Callable[[str], None] = print) -
         shutil.rmtree(work, ignore_errors=True)
 
 
+def base_build_key(recipe: dict = RECIPE) -> str:
+    """The build lock's and the build-time record's key of the base image."""
+    return f"{BASE_IMAGE}-{recipe_hash(recipe)[:16]}"
+
+
 def build_image(force: bool = False, log: Callable[[str], None] = print,
-                recipe: dict = RECIPE) -> BuildReport:
-    """Build ``gauntlet-base:latest`` unless an image with this recipe exists."""
+                recipe: dict = RECIPE, repository: str = BASE_IMAGE) -> BuildReport:
+    """Build ``gauntlet-base:latest`` unless an image with this recipe exists. One build
+    per recipe at a time across processes (``buildlock``): the others wait, then find it."""
     t0 = time.monotonic()
     client = _client()
     h = recipe_hash(recipe)
-    name = f"{BASE_IMAGE}:{BASE_TAG}"
-    existing = find_recipe_image(client, h)
-    if existing is not None and not force:
+    name = f"{repository}:{BASE_TAG}"
+
+    def present():
+        if force:
+            return None
+        existing = find_recipe_image(client, h)
+        if existing is None:
+            return None
         if name not in existing.tags:
-            existing.tag(BASE_IMAGE, BASE_TAG)
+            existing.tag(repository, BASE_TAG)
         return BuildReport(name, existing.id, h, False, True, time.monotonic() - t0)
-    tarball = cache_dir() / f"rootfs-{h[:16]}.tar"
-    cached = tarball.exists()
-    if not cached:
-        build_rootfs(recipe, tarball, log)
-    else:
-        log(f"using cached rootfs {tarball}")
-    changes = list(recipe["changes"]) + [f"LABEL {RECIPE_LABEL}={h}", "LABEL gauntlet=1"]
-    log(f"importing {tarball} as {name}")
-    try:
-        client.api.import_image_from_file(str(tarball), repository=BASE_IMAGE, tag=BASE_TAG,
-                                          changes=changes)
-    except Exception as exc:  # noqa: BLE001
-        raise SandboxError(f"docker import of {tarball} failed: {exc}") from None
-    img = find_recipe_image(client, h)
-    if img is None:
-        raise SandboxError(f"docker import of {tarball} produced no image labelled {h[:12]}")
-    return BuildReport(name, img.id, h, True, cached, time.monotonic() - t0)
+
+    def build() -> BuildReport:
+        tarball = cache_dir() / f"rootfs-{h[:16]}.tar"
+        cached = tarball.exists()
+        if not cached:
+            build_rootfs(recipe, tarball, log)
+        else:
+            log(f"using cached rootfs {tarball}")
+        changes = list(recipe["changes"]) + [f"LABEL {RECIPE_LABEL}={h}", "LABEL gauntlet=1"]
+        log(f"importing {tarball} as {name}")
+        try:
+            client.api.import_image_from_file(str(tarball), repository=repository, tag=BASE_TAG,
+                                              changes=changes)
+        except Exception as exc:  # noqa: BLE001
+            raise SandboxError(f"docker import of {tarball} failed: {exc}") from None
+        img = find_recipe_image(client, h)
+        if img is None:
+            raise SandboxError(f"docker import of {tarball} produced no image labelled {h[:12]}")
+        return BuildReport(name, img.id, h, True, cached, time.monotonic() - t0)
+
+    report, _built = locked_build(base_build_key(recipe), present, build, on_wait=log)
+    return report
 
 
 def image_status(client=None) -> dict:

@@ -155,6 +155,9 @@ async def run_headless(store: Path, backend: Any, jobs: list, *, parallel: int, 
         unsub = arena.bus.subscribe(printer(out, prefix=len(jobs) > 1 or bool(resumed)))
         run_id = await arena.store.create_run(kind, argv)
         attempts = [arena.attempt(c, agent, time_scale=scale) for c, agent, scale in jobs]
+        if not await _prepare_printing(arena, jobs):
+            await arena.store.finish_run(run_id)
+            return 1
         for a in attempts:
             a.run_id = run_id
             if a.agent.spec == "human":
@@ -178,6 +181,18 @@ async def run_headless(store: Path, backend: Any, jobs: list, *, parallel: int, 
     return 1 if "infra_error" in mine else 0
 
 
+async def _prepare_printing(arena: Any, jobs: list) -> bool:
+    """Images and warm sandboxes before any clock starts (progress on stderr)."""
+    from arena.attempt.prepare import Preparation, PrepareError, run_printing
+
+    try:
+        await run_printing(Preparation.plan(arena, [(c, agent) for c, agent, _s in jobs]), sys.stderr)
+    except PrepareError as exc:
+        print(f"gauntlet: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
 def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, argv: dict) -> int:
     """The live view: the TUI app runs the arena in its own event loop (``on_ready``),
     fed by the same bus; the attempt screen opens once the attempt has started. The
@@ -199,6 +214,9 @@ def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
             arena.widen(len(resumed))
             run_id = await arena.store.create_run(kind, argv)
             attempts = [arena.attempt(c, agent, time_scale=scale) for c, agent, scale in jobs]
+            if not await app.prepare(arena, [(c, agent) for c, agent, _s in jobs]):
+                done["statuses"] = ["infra_error"]
+                return
             for a in attempts:
                 a.run_id = run_id
             done["ids"] = [a.id for a in attempts]

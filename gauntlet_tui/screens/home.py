@@ -29,7 +29,7 @@ class HomeScreen(Screen):
     HomeScreen.-paused #paused-banner { display: block; }
     """
     BINDINGS = [keys.FILTER, keys.OPEN, keys.SORT, keys.STOP, keys.PAUSE, keys.LIBRARY, keys.PAST,
-                keys.LEADERBOARD]
+                keys.LEADERBOARD, keys.BIG_BOARD]
 
     def __init__(self, adapter: EngineAdapter, *, title: str = "Gauntlet") -> None:
         super().__init__(name="home")

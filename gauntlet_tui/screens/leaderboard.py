@@ -1,5 +1,6 @@
-"""The leaderboard: the agents' Elo ratings and weight classes, as the store keeps them
-(rated by the judging module); nothing is computed here."""
+"""The leaderboard: the agents' Elo ratings and weight classes, computed from the store's
+finished attempts by ``arena.scoring`` when the screen opens (so it is never empty just
+because `gauntlet leaderboard` has not run); no SQL and no rating rule here."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,28 +23,28 @@ class LeaderboardScreen(Screen):
         self.store_path = store_path
 
     def compose(self) -> ComposeResult:
-        yield Static("Elo ratings of agents (from `gauntlet judge` / `gauntlet leaderboard`).", id="leaderboard-note")
+        yield Static("Elo ratings of agents, computed from every finished attempt of the store.",
+                     id="leaderboard-note")
         yield DataTable(cursor_type="row", zebra_stripes=True, id="leaderboard-table")
         yield Footer()
 
     async def on_mount(self) -> None:
-        from gauntlet_tui.history import ratings
+        from arena.scoring.load import leaderboard
 
         table = self.query_one(DataTable)
         for key, label in (("rank", "#"), ("agent", "Agent"), ("rating", "Elo"), ("games", "Games"),
                            ("weight_class", "Class")):
             table.add_column(label, key=key)
         try:
-            rows = await ratings(self.store_path)
+            board = await leaderboard(self.store_path, persist=False) if self.store_path else None
+            rows = board.agent_rows() if board is not None else []
         except Exception as exc:  # noqa: BLE001
             self.query_one("#leaderboard-note", Static).update(f"could not read ratings: {exc}")
             return
-        rows = sorted(rows, key=lambda r: -(r.get("rating") or 0))
         for i, r in enumerate(rows, 1):
-            table.add_row(str(i), str(r.get("agent") or r.get("name") or r.get("id")),
-                          f"{r.get('rating') or 0:.0f}", str(r.get("rated_games", r.get("games", ""))),
+            table.add_row(str(i), r["agent"], f"{r['elo']:.0f}", str(r["games"]),
                           str(r.get("weight_class") or "—"))
         if not rows:
             self.query_one("#leaderboard-note", Static).update(
-                "No ratings yet: judge some finished attempts (`gauntlet leaderboard`).")
+                "No ratings yet: no attempt of this store has finished normally.")
         table.focus()

@@ -75,6 +75,13 @@ async def test_demo_runs_to_final_scores_without_a_traceback(tmp_path, size, wal
         assert all(table.get_cell(v.attempt, "score") != "—" for v in views if v.trajectory)
         if wall_s >= 25:  # squeezed harder, judging latency can outlast a phase's window
             assert any(p.open for v in views for p in v.phases[1:])  # and a phase reveal
+        for _ in range(40):  # the round ends on the standings screen
+            if type(app.screen).__name__ == "StandingsScreen":
+                break
+            await pilot.pause(0.25)
+        assert type(app.screen).__name__ == "StandingsScreen"
+        await pilot.press("escape")
+        await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
         assert type(app.screen).__name__ == "AttemptScreen"

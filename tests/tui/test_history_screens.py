@@ -74,22 +74,22 @@ async def test_past_attempts_show_the_scorecard_from_judging(tmp_path):
         assert type(app.screen).__name__ == "ReplayScreen" and app.screen.attempt_id == second
 
 
-async def test_leaderboard_screen_reads_the_store_ratings(tmp_path):
-    from store import Store
+async def test_leaderboard_screen_computes_the_ratings_itself(tmp_path):
+    """No `gauntlet leaderboard` ran (the store's rating tables are empty): the screen
+    rates the finished attempts itself, exactly as arena.scoring does."""
+    from arena.scoring.load import leaderboard
 
     await S.stored_attempts(tmp_path / "g.db")
-    store = await Store.open(tmp_path / "g.db")
-    await store.set_rating("agents", "scripted:elite", 1612.0, games=3, weight_class="middleweight")
-    await store.set_rating("agents", "scripted:naive", 1388.0, games=3)
-    await store.close()
+    expected = (await leaderboard(tmp_path / "g.db", persist=False)).agent_rows()
+    assert expected, "the scenario has finished attempts to rate"
     app = GauntletApp(store=tmp_path / "g.db", live_refresh=False)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("b")
-        await pilot.pause(0.3)
+        await pilot.pause(0.5)
         table = app.screen.query_one(DataTable)
         rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
-        assert rows == [["1", "scripted:elite", "1612", "3", "middleweight"],
-                        ["2", "scripted:naive", "1388", "3", "—"]]
+        assert rows == [[str(i), r["agent"], f"{r['elo']:.0f}", str(r["games"]), r["weight_class"]]
+                        for i, r in enumerate(expected, 1)]
 
 
 async def test_replay_plays_on_the_clock_with_pause_speed_and_seek(tmp_path):

@@ -27,7 +27,7 @@ def _dashboard_app(theme: str):
     S.reveal(rig.bus, "a-00000003", 2, 1250)
     S.finish(rig.bus, "a-00000004", 60, scored=None)
     S.clock_mark(rig.bus, "a-00000005", "standard", "clock.cutoff")
-    return rig.app(theme=theme, title="Gauntlet")
+    return rig.app(theme=theme, title="Gauntlet", board=False, toasts=False)
 
 
 def _attempt_app(theme: str):

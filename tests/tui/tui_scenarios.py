@@ -147,6 +147,8 @@ class Rig:
         from gauntlet_tui.app import GauntletApp
 
         kw.setdefault("live_refresh", False)
+        kw.setdefault("toasts", False)  # snapshots and row tests see no pop-ups
+        kw.setdefault("board", False)  # the table, whatever the theme
         return GauntletApp(self.adapter, **kw)
 
 

@@ -1,0 +1,171 @@
+"""Ready everything a run needs before any attempt's clock starts.
+
+``Preparation.plan(arena, items)`` lists the steps for ``(challenge, agent spec)`` pairs:
+the base image of each challenge (Docker), each adapter agent's image (Docker) or tree
+(local), and a warm judge sandbox per challenge. ``await prep.run()`` does them in order,
+in threads, each build under its cross-process lock (``arena.sandbox.buildlock``: a
+second process waits for the first one's build and then finds it done). Each step
+carries what is being done and how long it took last time, for a progress display that
+polls ``prep.steps``. A failed step raises ``PrepareError`` saying why and what to try.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from arena.sandbox.base import SandboxError
+from arena.sandbox.buildlock import last_build_seconds, record_build_seconds
+
+LOCAL_HINT = "run it without Docker instead: add --sandbox local"
+
+
+class PrepareError(SandboxError):
+    """A build or warm-up failed before any attempt started (the message says why)."""
+
+
+@dataclass
+class Step:
+    label: str  # "building image gauntlet-base", shown as is
+    key: str  # build-time record key
+    work: Callable[[Callable[[str], None]], Awaitable[Any]] = field(repr=False)
+    last_s: float | None = None  # how long it took last time (None: never recorded)
+    state: str = "pending"  # pending | running | done | failed
+    started: float | None = None
+    seconds: float | None = None
+    detail: str = ""  # the last log line of the step
+    record: bool = False  # record the duration here (builds record their own)
+
+    def elapsed(self, now: float | None = None) -> float:
+        if self.seconds is not None:
+            return self.seconds
+        if self.started is None:
+            return 0.0
+        return (now or time.monotonic()) - self.started
+
+    def fraction(self) -> float | None:
+        """Share done, estimated from the last duration (None: unknown, or not started)."""
+        if self.state == "done":
+            return 1.0
+        if self.started is None or not self.last_s:
+            return None
+        return min(0.99, self.elapsed() / self.last_s)
+
+
+@dataclass
+class Preparation:
+    steps: list[Step] = field(default_factory=list)
+    backend: str = "local"
+    error: str | None = None
+    finished: bool = False
+
+    @classmethod
+    def plan(cls, arena: Any, items: list[tuple[Any, str]]) -> "Preparation":
+        """Steps for ``(challenge, agent_spec)`` pairs run on ``arena``'s backend and judge."""
+        from arena.agents.base import make_agent  # noqa: PLC0415
+
+        shared = arena.shared
+        backend = shared.backend
+        name = getattr(backend, "name", "local")
+        prep = cls(backend=name)
+        seen: set[str] = set()
+        for challenge, spec in items:
+            agent = make_agent(spec, challenge)
+            image = challenge.manifest.sandbox.image
+            if name == "docker" and f"image:{image}" not in seen:
+                seen.add(f"image:{image}")
+                prep._add(f"image {image}", _image_key(image),
+                          lambda log, i=image: asyncio.to_thread(backend.image_ref, i))
+            adapter = getattr(agent, "adapter", None)
+            if adapter is not None and f"agent:{adapter.name}" not in seen:
+                seen.add(f"agent:{adapter.name}")
+                prep._add_agent(adapter.name, name == "docker" and agent.needs_sandbox)
+            warm = getattr(shared.judge, "warm", None)
+            if warm is not None and f"warm:{challenge.manifest.id}" not in seen:
+                seen.add(f"warm:{challenge.manifest.id}")
+                key = f"warm-{name}-{challenge.manifest.id}"
+                prep._add(f"warm judge sandbox for {challenge.manifest.id}", key,
+                          lambda log, c=challenge, w=warm: w(c, [1]), record=True)
+        return prep
+
+    def _add(self, label: str, key: str, work, record: bool = False) -> None:
+        self.steps.append(Step(label, key, work, last_build_seconds(key), record=record))
+
+    def _add_agent(self, agent: str, image: bool) -> None:
+        from arena.adapters import build as b  # noqa: PLC0415
+
+        if image:
+            self._add(f"agent image {b.image_ref(agent)}", b.agent_build_key(agent),
+                      lambda log: asyncio.to_thread(b.build_agent_image, agent, False, log))
+        else:
+            self._add(f"agent tree {agent}", b.tree_build_key(agent),
+                      lambda log: asyncio.to_thread(b.ensure_agent_tree, agent, log))
+
+    async def run(self, on_change: Callable[["Preparation"], None] | None = None) -> None:
+        """Every step in order; raises ``PrepareError`` at the first failure."""
+        notify = on_change or (lambda _p: None)
+        try:
+            for step in self.steps:
+                step.state, step.started = "running", time.monotonic()
+                notify(self)
+
+                def log(msg: str, s: Step = step) -> None:
+                    s.detail = str(msg).splitlines()[0][:200] if msg else ""
+
+                try:
+                    await step.work(log)
+                except Exception as exc:  # noqa: BLE001 — one clear reason, then stop
+                    step.state, step.seconds = "failed", step.elapsed()
+                    self.error = f"{step.label} failed: {exc}"
+                    if self.backend == "docker":
+                        self.error += f" — {LOCAL_HINT}"
+                    notify(self)
+                    raise PrepareError(self.error) from None
+                step.state, step.seconds = "done", step.elapsed()
+                if step.record:
+                    record_build_seconds(step.key, step.seconds)
+                notify(self)
+        finally:
+            self.finished = True
+
+    def summary(self, step: Step) -> str:
+        """One line for a command line: label, state, time (and last time)."""
+        last = f" (last time {step.last_s:.0f}s)" if step.last_s else ""
+        if step.state == "done":
+            return f"ready: {step.label} in {step.seconds:.1f}s"
+        if step.state == "failed":
+            return f"FAILED: {step.label} after {step.seconds:.1f}s"
+        return f"preparing: {step.label}{last}"
+
+
+def _image_key(image: str) -> str:
+    from arena.sandbox.image import BASE_IMAGE, base_build_key  # noqa: PLC0415
+
+    return base_build_key() if image.split(":")[0] == BASE_IMAGE else f"image-{image}"
+
+
+async def run_printing(prep: Preparation, out: Any, every_s: float = 5.0) -> None:
+    """``prep.run()`` with progress lines on ``out`` (a command line's stderr): each step
+    as it starts (with last time's duration), every ``every_s`` while it runs, and done."""
+    if not prep.steps:
+        return
+    said: dict[int, str] = {}
+
+    def on_change(p: Preparation) -> None:
+        for i, s in enumerate(p.steps):
+            if said.get(i) != s.state and s.state != "pending":
+                said[i] = s.state
+                out.write(f"gauntlet: {p.summary(s)}\n")
+                out.flush()
+
+    task = asyncio.ensure_future(prep.run(on_change))
+    while not task.done():
+        await asyncio.wait([task], timeout=every_s)
+        running = [s for s in prep.steps if s.state == "running"]
+        if not task.done() and running:
+            s = running[0]
+            last = f" of ~{s.last_s:.0f}s" if s.last_s else ""
+            out.write(f"gauntlet:   ... {s.label}: {s.elapsed():.0f}s{last} {s.detail}\n")
+            out.flush()
+    await task

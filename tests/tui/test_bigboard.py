@@ -1,0 +1,109 @@
+"""The big board (one card per attempt, for projectors) and the dashboard's toasts:
+cards follow the engine's views (clock, state colour, score, last feedback), the board
+opens by default under the projector theme and on ``v``, toasts announce warnings,
+cutoff, reveals and infra errors. Snapshots of the board and the standings screen."""
+from __future__ import annotations
+
+import tui_scenarios as S
+from tui_scenarios import Rig
+
+
+def _board_rig() -> Rig:
+    rig = Rig()
+    rig.start("a-00000001", "sprint", challenge="off-by-one", title="The Off-By-One",
+              agent="scripted:elite", head_start=700)
+    rig.start("a-00000002", "standard", challenge="rate-limiter", title="Rate Limiter",
+              agent="scripted:naive", head_start=1580)
+    rig.start("a-00000003", "marathon", challenge="task-store", title="Task Store",
+              agent="scripted:standard", head_start=1200)
+    rig.start("a-00000004", "sprint", challenge="off-by-one", title="The Off-By-One", agent="human")
+    rig.time.set(65)
+    S.submit(rig.bus, "a-00000001", 1, 400, S.doc("sprint", 1, 400), 62.5)
+    S.submit(rig.bus, "a-00000002", 1, 600, S.doc("standard", 1, 600), 41.0)
+    S.submit(rig.bus, "a-00000002", 2, 1200, S.doc("standard", 2, 1200), 58.0)
+    S.reveal(rig.bus, "a-00000003", 2, 1250)
+    S.finish(rig.bus, "a-00000004", 375, scored=None)
+    return rig
+
+
+async def _ready(pilot):
+    for _ in range(3):
+        pilot.app.tick(full=True)
+        await pilot.pause()
+
+
+def test_big_board_snapshot(snap_compare):
+    app = _board_rig().app(theme="gauntlet-projector", board=True)
+    assert snap_compare(app, terminal_size=(160, 45), run_before=_ready)
+
+
+async def test_cards_follow_the_views_and_v_toggles():
+    from gauntlet_tui.screens.bigboard import BigBoardScreen
+
+    rig = _board_rig()
+    app = rig.app(theme="gauntlet-projector", board=None)  # projector: the board by default
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _ready(pilot)
+        board = app.screen
+        assert isinstance(board, BigBoardScreen) and len(board.cards) == 4
+        card = board.cards["a-00000002"]
+        assert card.has_class("-urgent")  # 1645 s of 1800: past 90%
+        assert "score 58.0" in str(card.query_one(".card-state").render())
+        assert "#2" in str(card.query_one(".card-feedback").render())
+        done = board.cards["a-00000004"]
+        assert done.has_class("-over") and "done, 08:45 left" in str(done.query_one(".card-state").render())
+        S.clock_mark(rig.bus, "a-00000001", "sprint", "clock.cutoff")
+        rig.time.set(400)
+        await _ready(pilot)
+        assert board.cards["a-00000001"].has_class("-over")
+        await pilot.press("v")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HomeScreen"
+        await pilot.press("v")
+        await pilot.pause()
+        assert isinstance(app.screen, BigBoardScreen)
+
+
+async def test_toasts_for_warnings_reveals_and_infra(monkeypatch):
+    rig = _board_rig()
+    app = rig.app(theme="gauntlet-dark", toasts=True)
+    monkeypatch.setenv("GAUNTLET_BELL", "1")
+    bells = []
+    monkeypatch.setattr(app, "bell", lambda: bells.append(1))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _ready(pilot)
+        bells.clear()  # the scenario's own reveal rang once already
+        S.clock_mark(rig.bus, "a-00000001", "sprint", "clock.soft_warning")
+        S.clock_mark(rig.bus, "a-00000002", "standard", "clock.soft_warning")
+        S.reveal(rig.bus, "a-00000003", 3, 1400)
+        rig.bus.publish("a-00000003", 1401, "infra.error", {"source": "sandbox", "detail": "container died"})
+        app.tick()
+        await pilot.pause()
+        msgs = [n.message for n in app._notifications]
+        assert any(m.startswith("80% of the time used: off-by-one") and "rate-limiter" in m for m in msgs)
+        assert any("phase revealed: task-store" in m and "phase 3" in m for m in msgs)
+        assert any("infrastructure error" in m and "container died" in m for m in msgs)
+        assert bells == [1]  # one bell per refresh, not one per toast
+
+
+def test_standings_snapshot(snap_compare):
+    from arena.scoring.standings import Placing, Standings
+    from gauntlet_tui.app import GauntletApp
+    from gauntlet_tui.screens.standings import StandingsScreen
+
+    s = Standings()
+    for ch, rows in {"off-by-one": [("scripted:elite", 92.7, 2), ("scripted:naive", 68.0, 2)],
+                     "rate-limiter": [("scripted:elite", 72.1, 3), ("scripted:naive", 20.3, 3)]}.items():
+        s.by_challenge[ch] = [Placing(f"a-{ch[:4]}{i}", a, ch, "finished", t, n)
+                              for i, (a, t, n) in enumerate(rows)]
+    s.ratings = [{"agent": "scripted:elite", "elo": 1083.4, "games": 2, "mean_total": 82.4,
+                  "weight_class": "lightweight"},
+                 {"agent": "scripted:naive", "elo": 1013.8, "games": 2, "mean_total": 44.2,
+                  "weight_class": "lightweight"}]
+    app = GauntletApp(live_refresh=False, theme="gauntlet-projector", board=False, toasts=False)
+
+    async def show(pilot):
+        app.push_screen(StandingsScreen(s))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 30), run_before=show)
