@@ -65,7 +65,7 @@ def test_example_1_good_standard_pattern():
                    "targeted_fixes": 3, "diagnostic_first": 4, "progressive_refinement": 3}
     example_total, ours = 20, 23
     assert card.process_raw == ours and ours - example_total == (4 - 6) - 2 + 4 + 3
-    assert card.components["process"] == 70.0  # +20 (the top of -30..+20) → 50 + 20
+    assert card.components["process"] == 100.0  # +20 (the top of -30..+20) → 80 + 20
 
 
 def example2_events():
@@ -120,7 +120,7 @@ def test_example_2_bad_standard_pattern():
     example_total, ours = -29, -20
     assert card.process_raw == ours
     assert ours - example_total == 4 + 3 + 2
-    assert card.components["process"] == 30.0
+    assert card.components["process"] == 60.0  # 80 - 20
     assert "time_allocation" in {a.rule for a in card.strategy_adjustments}
 
 
