@@ -1,0 +1,103 @@
+"""Issue 12 item 7: publish re-judges the stored calibration attempts a report names and
+refuses a report it cannot reproduce; calibrate runs the test-copying attack and reports
+seed 002's misclassification detection and a class suggestion. Real calibration
+attempts (local sandbox) of the minimal fixture, a real store, the real CLI."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena.pipeline.attack_copy import build_overlay, expectations, visible_tests
+from arena.pipeline.misclass import classification
+from test_challenge_publish import MINIMAL, copy_pkg, gauntlet, report_doc
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("forged")
+    pkg = copy_pkg(tmp / "pkg")
+    cal = gauntlet("challenge", "calibrate", str(pkg), "--json", "--quick", "--sandbox", "local",
+                   "--store", str(tmp / "cal.db"))
+    doc = json.loads(cal.stdout)
+    return {"tmp": tmp, "pkg": pkg, "cal": cal, "doc": doc}
+
+
+def _publish(c, report: dict, name: str):
+    path = c["tmp"] / name
+    path.write_text(json.dumps(report))
+    r = gauntlet("challenge", "publish", str(c["pkg"]), "--calibration", str(path), "--store",
+                 str(c["tmp"] / f"{name}.db"), "--sandbox", "local", "--json")
+    return r, json.loads(r.stdout)
+
+
+def test_calibrate_reports_the_null_and_attack_rows_and_the_classification(calibrated):
+    doc = calibrated["doc"]
+    assert {"null", "attack-delete", "attack-copy"} <= set(doc["runs"])
+    assert set(doc["attempts"]) == set(doc["runs"]) and Path(doc["store"]).is_file()
+    c = doc["classification"]
+    assert c["declared"] == "lightweight" and c["verdict"] and c["suggested"] in c["misses"]
+    assert any(f["check"] == "classification" for f in doc["findings"])
+    # the minimal fixture's tests check add(a, b) on the inputs the agent sees: memorising them pays
+    assert doc["runs"]["attack-copy"][0] > doc["runs"]["null"][0]
+    assert any("baseline attack-copy" in f["detail"] and f["severity"] == "error" for f in doc["findings"])
+
+
+def test_a_genuine_report_reproduces(calibrated):
+    r, out = _publish(calibrated, calibrated["doc"], "genuine.json")
+    assert r.returncode == 1  # the minimal fixture misses its bands: gate 3 fails, for that reason only
+    rep = [f for f in out["findings"] if f["check"] == "calibration_report"]
+    assert not [f for f in rep if f["severity"] == "error"], rep
+    assert any("re-judged" in f["detail"] and "reproduce" in f["detail"] for f in rep)
+
+
+def test_a_hand_edited_report_is_refused_with_exit_1(calibrated):
+    forged = json.loads(json.dumps(calibrated["doc"]))
+    good = {"naive": [68.0], "standard": [86.0], "elite": [94.0], "reference": [98.0],
+            "null": [0.0], "attack-delete": [0.0], "attack-copy": [10.0]}
+    forged.update(runs=good, scores={a: v[0] for a, v in good.items()}, findings=[], ok=True, spread=26.0)
+    r, out = _publish(calibrated, forged, "forged.json")
+    assert r.returncode == 1 and out["published"] is None
+    errs = [f["detail"] for f in out["findings"] if f["severity"] == "error" and f["check"] == "calibration_report"]
+    assert any("agent naive: reported 68 for attempt" in e and "the report cannot be reproduced" in e for e in errs), errs
+    human = gauntlet("challenge", "publish", str(calibrated["pkg"]), "--calibration", str(calibrated["tmp"] / "forged.json"),
+                     "--store", str(calibrated["tmp"] / "h.db"), "--sandbox", "local")
+    assert human.returncode == 1 and "cannot be reproduced" in human.stdout + human.stderr
+
+
+def test_a_report_naming_no_attempts_is_refused(calibrated):
+    r, out = _publish(calibrated, report_doc(), "handwritten.json")
+    assert r.returncode == 1 and out["published"] is None
+    assert any(f["severity"] == "error" and "names no stored calibration attempts" in f["detail"]
+               for f in out["findings"])
+
+
+def test_a_report_naming_attempts_of_another_store_is_refused(calibrated, tmp_path):
+    moved = json.loads(json.dumps(calibrated["doc"]))
+    moved["store"] = str(tmp_path / "elsewhere.db")
+    r, out = _publish(calibrated, moved, "moved.json")
+    assert r.returncode == 1
+    assert any("no such store" in f["detail"] for f in out["findings"] if f["severity"] == "error")
+
+
+def test_the_copy_attack_memorises_literal_calls_only(tmp_path):
+    root = tmp_path / "pkg"
+    shutil.copytree(MINIMAL, root)
+    assert expectations(visible_tests(root)), "the minimal fixture's tests assert literal calls"
+    written = build_overlay(root, tmp_path / "overlay")
+    assert written and all((tmp_path / "overlay" / w).is_file() for w in written)
+    src = (tmp_path / "overlay" / written[0]).read_text()
+    assert "_gauntlet_memorised(" in src
+    compile(src, written[0], "exec")
+
+
+def test_classification_follows_seed_002():
+    c = classification({"naive": 70, "standard": 85, "elite": 95, "reference": 99}, "lightweight")
+    assert c["verdict"] == "classification confirmed" and c["suggested"] == "lightweight" and "lightweight" in c["fits"]
+    c = classification({"naive": 70, "standard": 85, "elite": 95, "reference": 99}, "heavyweight")
+    assert c["verdict"].startswith("likely misclassified: median 90 is 20+ above heavyweight")
+    assert "demoting" in c["verdict"] and c["suggested"] == "lightweight"
+    c = classification({"naive": 5, "standard": 30, "elite": 50, "reference": 90}, "lightweight")
+    assert "promoting" in c["verdict"] and c["suggested"] == "heavyweight"
