@@ -61,7 +61,7 @@ def published(tmp_path_factory):
     rep = tmp / "report.json"
     rep.write_text(json.dumps(report_doc(package_hash=package_hash(pkg))))
     store = tmp / "arena.db"
-    runs = [gauntlet("challenge", "publish", str(pkg), "--calibration", str(rep), "--store", str(store),
+    runs = [gauntlet("challenge", "publish", str(pkg), "--calibration", str(rep), "--unverified-calibration", "--store", str(store),
                      "--sandbox", "local", "--json") for _ in range(2)]
     docs = [json.loads(r.stdout) for r in runs]
     return {"pkg": pkg, "store": store, "runs": runs, "docs": docs, "report": rep,
@@ -260,7 +260,7 @@ def test_key_from_the_environment_is_used_and_no_key_file_made(tmp_path):
     pkg = copy_pkg(tmp_path / "pkg")
     rep = tmp_path / "r.json"
     rep.write_text(json.dumps(report_doc(package_hash=package_hash(pkg))))
-    r = gauntlet("challenge", "publish", str(pkg), "--calibration", str(rep), "--store", str(tmp_path / "s.db"),
+    r = gauntlet("challenge", "publish", str(pkg), "--calibration", str(rep), "--unverified-calibration", "--store", str(tmp_path / "s.db"),
                  "--sandbox", "local", "--json", env={"GAUNTLET_PUBLISH_KEY": base64.b64encode(key).decode()})
     assert r.returncode == 0, r.stdout
     doc = json.loads(r.stdout)
@@ -330,7 +330,7 @@ def test_calibrate_report_carries_the_package_hash_into_publish(tmp_path):
     assert cal.returncode == 1
     (tmp_path / "r.json").write_text(cal.stdout)
     assert json.loads(cal.stdout)["package_hash"] == package_hash(pkg)
-    r = gauntlet("challenge", "publish", str(pkg), "--calibration", str(tmp_path / "r.json"), "--store", str(tmp_path / "s.db"),
+    r = gauntlet("challenge", "publish", str(pkg), "--calibration", str(tmp_path / "r.json"), "--unverified-calibration", "--store", str(tmp_path / "s.db"),
                  "--sandbox", "local", "--json")
     doc = json.loads(r.stdout)
     assert r.returncode == 1 and doc["published"] is None
@@ -344,7 +344,7 @@ def test_publish_with_the_docker_sandbox(tmp_path):
     pkg = copy_pkg(tmp_path / "pkg")
     rep = tmp_path / "r.json"
     rep.write_text(json.dumps(report_doc(package_hash=package_hash(pkg))))
-    r = gauntlet("challenge", "publish", str(pkg), "--calibration", str(rep), "--store", str(tmp_path / "s.db"), "--sandbox", "docker")
+    r = gauntlet("challenge", "publish", str(pkg), "--calibration", str(rep), "--unverified-calibration", "--store", str(tmp_path / "s.db"), "--sandbox", "docker")
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.splitlines()[-1] == f"tiny-add: published version 1 at {tmp_path / 's.db.d' / 'published' / 'tiny-add' / '1'}"
     assert "info    solution_run" in r.stdout

@@ -12,7 +12,7 @@ import pytest
 
 from arena.pipeline.attack_copy import build_overlay, expectations, visible_tests
 from arena.pipeline.misclass import classification
-from tests.test_challenge_publish import MINIMAL, copy_pkg, gauntlet, report_doc
+from test_challenge_publish import MINIMAL, copy_pkg, gauntlet, report_doc
 
 
 @pytest.fixture(scope="module")
@@ -40,9 +40,8 @@ def test_calibrate_reports_the_null_and_attack_rows_and_the_classification(calib
     c = doc["classification"]
     assert c["declared"] == "lightweight" and c["verdict"] and c["suggested"] in c["misses"]
     assert any(f["check"] == "classification" for f in doc["findings"])
-    # the minimal fixture's tests check sum(a, b) on the inputs the agent sees: memorising them pays
-    copy = doc["runs"]["attack-copy"][0]
-    assert copy > doc["runs"]["null"][0]
+    # the minimal fixture's tests check add(a, b) on the inputs the agent sees: memorising them pays
+    assert doc["runs"]["attack-copy"][0] > doc["runs"]["null"][0]
     assert any("baseline attack-copy" in f["detail"] and f["severity"] == "error" for f in doc["findings"])
 
 
@@ -86,8 +85,7 @@ def test_a_report_naming_attempts_of_another_store_is_refused(calibrated, tmp_pa
 def test_the_copy_attack_memorises_literal_calls_only(tmp_path):
     root = tmp_path / "pkg"
     shutil.copytree(MINIMAL, root)
-    table = expectations(visible_tests(root))
-    assert table, "the minimal fixture's tests assert literal calls"
+    assert expectations(visible_tests(root)), "the minimal fixture's tests assert literal calls"
     written = build_overlay(root, tmp_path / "overlay")
     assert written and all((tmp_path / "overlay" / w).is_file() for w in written)
     src = (tmp_path / "overlay" / written[0]).read_text()

@@ -28,6 +28,9 @@ FORCED_PYTEST_OPTIONS = [
     "-p", "no:cacheprovider",
 ]
 BOOTSTRAP = ["python3", "-I", "-B", f"{CONFIG_DIR}/run.py"]
+# First argument after the bootstrap: trace coverage in this run (the untimed coverage
+# pass after the timed run; the timed run itself is never traced).
+COVERAGE_FLAG = "--gauntlet-coverage"
 
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 
@@ -48,8 +51,10 @@ def _pytest_args(parts: list[str]) -> list[str] | None:
     return None
 
 
-def build_argv(command: str, tests: list[str], report: str = REPORT) -> tuple[list[str], bool]:
-    """(argv, is_pytest). ``{tests}`` expands to the test directories, ``{report}`` to the report path."""
+def build_argv(command: str, tests: list[str], report: str = REPORT, *,
+               coverage: bool = False) -> tuple[list[str], bool]:
+    """(argv, is_pytest). ``{tests}`` expands to the test directories, ``{report}`` to the report path.
+    ``coverage``: the coverage pass (a pytest command only: the bootstrap traces it)."""
     try:
         parts = shlex.split(command)
     except ValueError:
@@ -65,7 +70,8 @@ def build_argv(command: str, tests: list[str], report: str = REPORT) -> tuple[li
             out.extend(tests)
         else:
             out.append(a.replace("{report}", report).replace("{tests}", " ".join(tests)))
-    return [*BOOTSTRAP, *out, *FORCED_PYTEST_OPTIONS], True
+    flag = [COVERAGE_FLAG] if coverage else []
+    return [*BOOTSTRAP, *flag, *out, *FORCED_PYTEST_OPTIONS], True
 
 
 def judge_env() -> dict[str, str]:

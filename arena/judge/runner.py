@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.judge import command as cmd
+from arena.judge import coverage_pass
 from arena.judge import trusted
 from arena.judge.expected import Matcher, collect_expected, is_test_file
 from arena.judge.junit import JUnitError, parse_junit, read_report
@@ -63,6 +64,7 @@ class JudgeSpec:
     deliverables: list[tuple[str, str]]  # (name, kind)
     starter: Path | None
     test_dirs: dict[int, dict[str, list[Path]]] = field(default_factory=dict)
+    coverage: bool = False  # the untimed coverage pass (arena/judge/coverage_pass.py)
 
     @classmethod
     def from_challenge(cls, challenge, phases: list[int]) -> "JudgeSpec":
@@ -151,17 +153,13 @@ class Judge:
         self._mark("checks", t0)
         async with self._sem:
             try:
-                if self.pooled:
-                    await self._run_pooled(spec, snapshot, expected, result)
-                elif self.local is not None and cmd.build_argv(spec.command, [])[1]:
-                    if not await self._run_prepared(spec, snapshot, expected, result):
-                        await self._run_sandboxed(spec, snapshot, expected, result)
-                else:
-                    await self._run_sandboxed(spec, snapshot, expected, result)
+                await self._dispatch(spec, snapshot, expected, result)
             except (OSError, ValueError, RuntimeError) as e:  # the judge's own host-side failure
                 log.exception("judge run failed")
                 result.infra_error = f"judge: {type(e).__name__}: {e}"
                 result.tests = []
+            if coverage_pass.wanted(spec, result):
+                await coverage_pass.run(self, spec, snapshot, expected, result)
         result.deliverables = deliverables(spec, snapshot, result)
         try:
             redact_result(result, redactor_for(spec.test_dirs, snapshot))
@@ -170,6 +168,15 @@ class Judge:
             withhold_all(result)
         result.duration_s = round(time.monotonic() - t0, 3)
         return result
+
+    async def _dispatch(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult):
+        if self.pooled:
+            await self._run_pooled(spec, snapshot, expected, result)
+        elif self.local is not None and cmd.build_argv(spec.command, [])[1]:
+            if not await self._run_prepared(spec, snapshot, expected, result):
+                await self._run_sandboxed(spec, snapshot, expected, result)
+        else:
+            await self._run_sandboxed(spec, snapshot, expected, result)
 
     def _mark(self, phase: str, since: float) -> float:
         now = time.monotonic()
@@ -197,7 +204,7 @@ class Judge:
         copied in), removed in the background once the verdict is built."""
         t = time.monotonic()
         jdir, tests_args = await asyncio.to_thread(judge_dir, spec.test_dirs, self.pools.cache_root)
-        argv, is_pytest = cmd.build_argv(spec.command, tests_args)
+        argv, is_pytest = cmd.build_argv(spec.command, tests_args, coverage=spec.coverage)
         pool = self.pools.pool(spec.image, spec.limits, jdir, is_pytest)
         t = self._mark("layout", t)
         try:
@@ -226,7 +233,7 @@ class Judge:
             return False
         try:
             t = self._mark("sandbox", t)
-            argv, _ = cmd.build_argv(spec.command, prepared.tests_args)
+            argv, _ = cmd.build_argv(spec.command, prepared.tests_args, coverage=spec.coverage)
             res = None
             try:
                 res = await asyncio.wait_for(
@@ -265,7 +272,7 @@ class Judge:
             materialize(snapshot, run_dir / "ws")
             jdir, tests_args = judge_dir(spec.test_dirs, run_dir / "judge")
             run_dir.chmod(0o755)
-            argv, is_pytest = cmd.build_argv(spec.command, tests_args)
+            argv, is_pytest = cmd.build_argv(spec.command, tests_args, coverage=spec.coverage)
             mounts = [Mount(jdir, cmd.JUDGE_ROOT, readonly=True),
                       Mount(run_dir / "out", cmd.OUT_DIR, readonly=False)]
             t = self._mark("layout", t)
@@ -292,6 +299,10 @@ class Judge:
 
     def _verdict(self, spec, expected, out: Path, res, is_pytest: bool, result: JudgeResult):
         result.timed_out = bool(res.timed_out)
+        result.duration_s = res.duration_s  # the timed run's own (replaced by run()'s total)
+        if spec.coverage:  # the coverage pass: its tests' results are not the verdict
+            result.coverage = None if res.timed_out else read_coverage(out / "coverage.json")
+            return
         junit_cases = None
         try:
             data = read_report(str(out / "report.xml"))

@@ -4,7 +4,8 @@
   isolated mode, so nothing in the submission (``sitecustomize.py``, ``.pth``,
   ``PYTHON*`` variables, the current directory) is read at start-up. It puts the
   submission on ``sys.path`` itself, starts coverage when the ``coverage`` module is
-  present, and runs ``pytest.main`` with the progress plugin.
+  present and the run is the coverage pass (first argument ``--gauntlet-coverage``;
+  the timed run is never traced), and runs ``pytest.main`` with the progress plugin.
 - ``gauntlet_judge_plugin.py``: appends one JSON line per test result to
   ``<out>/progress.jsonl`` as the run goes, so a run killed at the timeout (or ended
   by ``os._exit``) still leaves the results of the tests that finished.
@@ -124,6 +125,12 @@ if REQUEST:  # a pooled container's launcher: wait for the submission (see launc
     sys.argv[1:] = args  # what an exec'd run has
     sys.stdout.write("GAUNTLET-JUDGE-RUNNER-START\n")
     sys.stdout.flush()
+# Only the coverage pass (after the timed run, not timed against the agent) traces.
+if args[:1] == ["--gauntlet-coverage"]:
+    args = args[1:]
+    sys.argv[1:] = args
+else:
+    cov = None
 
 sys.path.insert(1, WS)
 src = os.path.join(WS, "src")

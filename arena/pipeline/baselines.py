@@ -1,9 +1,11 @@
 """Calibration that cannot be circular (issue 12, item 7): beside the author's four benchmark
 scripts, gate 3 runs agents the author did not write — a null agent (submits the untouched
-starter once) and seed 003 gate 4.2's deletion attack (deletes the files the reference
-solution changes, then submits). Each must score below the naive agent, below the naive
-band's floor, and at most 30 (seed 003: "Deleting buggy code scores > 30 — tests too weak").
-The test-copying and regex attacks of 4.2 are not implemented."""
+starter once), seed 003 gate 4.2's deletion attack (deletes the files the reference
+solution changes, then submits) and its test-copying attack (the visible tests' expected
+values hard-coded into the implementation: pipeline/attack_copy.py). Each must score below
+the naive agent, below the naive band's floor, and at most 30 (seed 003: "Deleting buggy
+code scores > 30 — tests too weak"; the seed's copying threshold is 40, the stricter 30 is
+applied to every baseline). The regex attack of 4.2 is not implemented."""
 from __future__ import annotations
 
 import shutil
@@ -12,11 +14,13 @@ from pathlib import Path
 import yaml
 
 from arena.challenge.errors import error
+from arena.pipeline.attack_copy import build_overlay
 from arena.results import Finding
 
-BASELINES = ("null", "attack-delete")
+BASELINES = ("null", "attack-delete", "attack-copy")
 CEILING = 30.0
-WHY = {"null": "submits the untouched starter", "attack-delete": "deletes the code the reference changes"}
+WHY = {"null": "submits the untouched starter", "attack-delete": "deletes the code the reference changes",
+       "attack-copy": "hard-codes the visible tests' expected values"}
 
 
 def changed_by_reference(root: Path) -> list[str]:
@@ -42,6 +46,9 @@ def with_baselines(root: Path, into: Path) -> Path:
     doomed = changed_by_reference(root)
     steps = ([{"delete": doomed}] if doomed else []) + ["submit"]
     (agents / "attack-delete.yaml").write_text(yaml.safe_dump({"steps": steps}))
+    copied = build_overlay(root, agents / "attack-copy" / "1")
+    steps = ([{"overlay": "agents/attack-copy/1"}] if copied else []) + ["submit"]
+    (agents / "attack-copy.yaml").write_text(yaml.safe_dump({"steps": steps}))
     return dest
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge, load_challenge
 from arena.pipeline.baselines import BASELINES, assess_baselines, with_baselines
+from arena.pipeline.misclass import classification, classification_findings
 from arena.results import Finding
 
 AGENTS = ("naive", "standard", "elite", "reference")
@@ -46,6 +47,7 @@ class Calibration:
     runs: dict[str, list[float]] = field(default_factory=dict)  # agent -> totals, first run first
     attempts: dict[str, list[str]] = field(default_factory=dict)  # agent -> attempt ids
     findings: list[Finding] = field(default_factory=list)
+    classification: dict | None = None  # seed 002 misclassification + class suggestion (misclass.py)
 
     @property
     def scores(self) -> dict[str, float]:
@@ -128,6 +130,8 @@ async def _run(ch: Challenge, store_path: Path, backend: Any, time_scale: float,
     if not broken:
         cal.findings += assess({a: r for a, r in cal.runs.items() if a in AGENTS}, ch.manifest.weight_class)
         cal.findings += assess_baselines(cal.runs, bands(ch.manifest.weight_class))
+        cal.classification = classification(cal.scores, ch.manifest.weight_class)
+        cal.findings += classification_findings(cal.classification)
     return cal
 
 

@@ -16,7 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from arena.pipeline.calibration import AGENTS, FLAKY_AGENTS, FLAKY_RUNS, Calibration, assess
+from arena.pipeline.baselines import assess_baselines
+from arena.pipeline.calibration import AGENTS, FLAKY_AGENTS, FLAKY_RUNS, Calibration, assess, bands
 from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge
 from arena.pipeline.publish_records import (
@@ -116,12 +117,16 @@ def report_of(ch: Challenge, cal: Calibration, package_hash: str) -> dict[str, A
     the package it calibrated."""
     return {"challenge": ch.id, "findings": [f.model_dump() for f in cal.findings],
             "ok": not any(f.severity == "error" for f in cal.findings),
-            "scores": cal.scores, "runs": cal.runs, "spread": cal.spread, "package_hash": package_hash}
+            "scores": cal.scores, "runs": cal.runs, "spread": cal.spread, "package_hash": package_hash,
+            "classification": cal.classification}
 
 
-def calibration_findings(ch: Challenge, rep: CalibrationReport, package_hash: str) -> list[Finding]:
+def calibration_findings(ch: Challenge, rep: CalibrationReport, package_hash: str, *,
+                         verify: bool = True) -> list[Finding]:
     """Gate 3 judged again from the report's scores (a report edited to say ``ok`` with
-    scores out of band still fails), plus the report's own errors (attempts that broke)."""
+    scores out of band still fails), plus the report's own errors (attempts that broke).
+    ``verify``: a report read from a file must name its stored attempts, which are
+    re-judged (pipeline/reproduce.py); a report that cannot be reproduced is an error."""
     if rep.challenge != ch.id:
         return [error("calibration_report", f"{rep.source}: a calibration of {rep.challenge!r}: expected one of {ch.id!r}")]
     out: list[Finding] = []
@@ -139,6 +144,14 @@ def calibration_findings(ch: Challenge, rep: CalibrationReport, package_hash: st
             out.append(f)
     if not missing:
         out += [f for f in assess(rep.runs, ch.manifest.weight_class) if f.detail not in seen]
+        out += [f for f in assess_baselines(rep.runs, bands(ch.manifest.weight_class)) if f.detail not in seen]
+    if verify and rep.source != "calibrate run":
+        from arena.pipeline.reproduce import reproduce  # noqa: PLC0415
+
+        out += reproduce(rep, ch.id)
+    elif rep.source != "calibrate run":
+        out.append(info("calibration_report", f"{rep.source}: not re-judged (--unverified-calibration): "
+                                              "published with calibration_verified false"))
     return out
 
 
@@ -181,7 +194,7 @@ def utc_now() -> datetime:
 
 def publish(ref: str | Path, *, store: Path, key: bytes | Callable[[], bytes], calibration: CalibrationReport | None = None,
             sandbox: str | None = None, flakiness: bool = False, time_scale: float | None = None,
-            now: Callable[[], datetime] = utc_now, timer: Callable[[], float] = time.perf_counter) -> Publication:
+            verify_calibration: bool = True, now: Callable[[], datetime] = utc_now, timer: Callable[[], float] = time.perf_counter) -> Publication:
     """Gates 1-4 as preconditions, then the store entry. Never raises for package faults;
     ``key`` may be a function (called once the package has loaded, before anything runs),
     whose ``SealError`` propagates (bad input: exit 2)."""
@@ -216,7 +229,7 @@ def publish(ref: str | Path, *, store: Path, key: bytes | Callable[[], bytes], c
         calibration, cal_findings = run_calibration(ch, phash, sandbox, flakiness=flakiness, time_scale=time_scale)
         t_cal = round(timer() - t2, 3)
     if calibration is not None:
-        cal_findings += calibration_findings(ch, calibration, phash)
+        cal_findings += calibration_findings(ch, calibration, phash, verify=verify_calibration)
     pub.findings += cal_findings
     t3 = timer()
     if calibration is None or _blocking(cal_findings):
@@ -245,6 +258,7 @@ def publish(ref: str | Path, *, store: Path, key: bytes | Callable[[], bytes], c
         lin = lineage(meta, spec=sha256(bytes(entries["challenge.yaml"])),
                       package=phash, calibration=cal_hash, timings=dict(timings),
                       calibration_source=calibration.source, previous_version=version - 1 if version > 1 else None)
+        lin["calibration_verified"] = calibration.source == "calibrate run" or verify_calibration
         return {"metadata": meta, "lifecycle": life, "lineage": lin, "monitors": monitors(meta, life),
                 "calibration": calibration.doc}
 

@@ -155,8 +155,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     cal = asyncio.run(calibrate(challenge, backend=backend, time_scale=args.time_scale,
                                 store=Path(args.store) if args.store else None, flakiness=not args.quick))
     # package_hash (taken before the runs) lets `challenge publish --calibration` tell the report is of this package as it is.
-    extra = {"scores": cal.scores, "runs": cal.runs, "spread": cal.spread, "package_hash": phash}
-    if args.store:
+    extra = {"scores": cal.scores, "runs": cal.runs, "spread": cal.spread, "package_hash": phash,
+             "classification": cal.classification}
+    if args.store:  # what `challenge publish --calibration` re-judges (pipeline/reproduce.py)
+        extra["store"] = str(Path(args.store).resolve())
         extra["attempts"] = cal.attempts
     if not args.json:
         for agent, totals in cal.runs.items():

@@ -18,6 +18,9 @@ def register_publish(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
     p.add_argument("--calibration", metavar="FILE", default=None,
                    help="the report of `gauntlet challenge calibrate DIR --json` (default: calibrate here, --quick unless --flakiness)")
+    p.add_argument("--unverified-calibration", action="store_true",
+                   help="publish on a --calibration report without re-judging its stored attempts "
+                        "(recorded as calibration_verified: false in the lineage)")
     p.add_argument("--flakiness", action="store_true", help="when calibrating here, run the flakiness repeats too (gate 3 item 7)")
     p.add_argument("--time-scale", type=float, default=None, metavar="X", help="time scale of the calibration attempts run here")
     p.add_argument("--sandbox", choices=("docker", "local"), default=None, help="sandbox for the gate runs (default: docker if it answers)")
@@ -52,7 +55,8 @@ def cmd_publish(args: argparse.Namespace) -> int:
 
     try:
         pub = publish(package(args.dir), store=store, key=key, calibration=report, sandbox=args.sandbox,
-                      flakiness=args.flakiness, time_scale=args.time_scale)
+                      flakiness=args.flakiness, time_scale=args.time_scale,
+                      verify_calibration=not args.unverified_calibration)
     except SealError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
