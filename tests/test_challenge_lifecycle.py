@@ -82,3 +82,25 @@ def test_monitors_retire_on_abandonment(entry):
     assert check["action"] == "retired" and check["abandonment_rate"] == 0.8
     with pytest.raises(UsageError, match=r"retired .*rule lifecycle.state"):
         admit(entry, "new", [], T0)
+
+
+def test_gauntlet_run_refuses_a_quarantined_published_challenge(tmp_path):
+    """The gate is wired into `gauntlet run`: exit 2, the rule named, nothing started."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    store = tmp_path / "g.db"
+    e = tmp_path / "g.db.d" / "published" / "off-by-one" / "1"
+    e.mkdir(parents=True)
+    life = dict(lifecycle(T0), state="quarantined", reason="solve rate 0.97 above 0.95")
+    (e / "metadata.json").write_text("{}")
+    (e / "lifecycle.json").write_text(json.dumps(life))
+    (e / "monitors.json").write_text(json.dumps({"monitors": []}))
+    root = Path(__file__).resolve().parents[1]
+    p = subprocess.run([sys.executable, "-m", "gauntlet_tui", "run", "off-by-one", "--agent", "scripted:naive",
+                        "--headless", "--sandbox", "local", "--store", str(store)],
+                       capture_output=True, text=True, cwd=root, timeout=120)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "rule lifecycle.state" in p.stderr and "Traceback" not in p.stderr
+    assert not store.exists() or "a-" not in p.stdout

@@ -29,7 +29,7 @@ NOTICE_OVERRUN = "Coverage not measured: the traced run overran its budget of {b
 
 def wanted(spec, result: JudgeResult) -> bool:
     """Whether the timed run earns a coverage pass."""
-    return (not spec.coverage and result.infra_error is None and not result.timed_out
+    return (not spec.coverage and getattr(spec, "wants_coverage", True) and result.infra_error is None and not result.timed_out
             and result.build.status != "failure" and bool(result.tests)
             and cmd.build_argv(spec.command, [])[1])
 

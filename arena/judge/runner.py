@@ -65,6 +65,7 @@ class JudgeSpec:
     starter: Path | None
     test_dirs: dict[int, dict[str, list[Path]]] = field(default_factory=dict)
     coverage: bool = False  # the untimed coverage pass (arena/judge/coverage_pass.py)
+    wants_coverage: bool = True  # the format discloses coverage (Sprint does not: no pass)
 
     @classmethod
     def from_challenge(cls, challenge, phases: list[int]) -> "JudgeSpec":
@@ -74,6 +75,7 @@ class JudgeSpec:
         limits = Limits(cpus=float(sb.cpus), memory_mb=int(sb.memory_mb), pids=int(sb.pids),
                         wall_s=timeout, network=False, runtime=getattr(sb, "runtime", None))
         return cls(
+            wants_coverage=_discloses_coverage(getattr(m, "format", "")),
             command=m.judge.command, timeout_s=timeout, categories=dict(m.judge.categories or {}),
             image=sb.image, limits=limits,
             deliverables=[(d.name, d.kind) for d in (m.deliverables or [])],
@@ -348,6 +350,17 @@ class Judge:
         if res.truncated:
             result.notices.append("Test output was over the sandbox's output cap and was cut.")
         result.coverage = read_coverage(out / "coverage.json")
+
+
+def _discloses_coverage(fmt: str) -> bool:
+    """Whether any feedback of this format shows coverage (the only use of the pass)."""
+    from arena.formats import FIELD_COVERAGE, rules_for  # noqa: PLC0415
+
+    try:
+        d = rules_for(fmt).disclosure
+    except (KeyError, AttributeError):
+        return True
+    return FIELD_COVERAGE in d.always or FIELD_COVERAGE in d.from_submission
 
 
 __all__ = ["Judge", "JudgeSpec", "is_test_file"]

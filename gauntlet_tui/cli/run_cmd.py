@@ -123,6 +123,21 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
 def _launch(store: Path, backend: Any, jobs: list, *, parallel: int, headless: bool,
             kind: str, argv: dict) -> int:
+    from gauntlet_tui.cli.lifecycle import admit_all, monitor_all
+
+    admit_all(store, jobs)  # a published challenge's lifecycle may refuse (exit 2)
+    try:
+        return _launch_admitted(store, backend, jobs, parallel=parallel, headless=headless,
+                                kind=kind, argv=argv)
+    finally:
+        try:
+            monitor_all(store, jobs)
+        except Exception as exc:  # noqa: BLE001 — a monitor failure never hides the run's result
+            print(f"gauntlet: challenge monitors did not run: {exc}", file=sys.stderr)
+
+
+def _launch_admitted(store: Path, backend: Any, jobs: list, *, parallel: int, headless: bool,
+                     kind: str, argv: dict) -> int:
     if not headless and not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("gauntlet: not a terminal: running headless (pass --headless to say so)", file=sys.stderr)
         headless = True
