@@ -16,6 +16,7 @@ from arena.scoring.integrity import judge_integrity
 from arena.scoring.objective import phase_score, r1
 from arena.scoring.process import judge_process
 from arena.scoring.resultview import test_phases
+from arena.scoring.static import not_run
 from arena.scoring.strategy import judge_strategy
 
 COMPONENTS = ("objective", "process", "strategy", "integrity")
@@ -36,6 +37,7 @@ class Flag(BaseModel):
 class PhaseScore(BaseModel):
     id: str
     objective: float
+    reached: bool = True  # False: never revealed to the agent; not part of Objective
 
 
 class Scorecard(BaseModel):
@@ -64,20 +66,32 @@ class Scorecard(BaseModel):
 
 
 def _phase_scores(c: JudgeContext) -> tuple[list[dict], float | None]:
-    """PhaseScore fields per Marathon phase (validated with the Scorecard, in one call)."""
+    """PhaseScore fields per Marathon phase (validated with the Scorecard, in one call).
+    Objective is the mean over the phases the agent reached: phase 1, every revealed one,
+    and every one whose time mark falls inside the time limit (it would have opened by
+    time: ending the attempt early does not excuse a phase). Seed 000: an agent that never
+    met the threshold of a phase without an in-limit time mark is "scored only on" the
+    phases before it; a reached phase with nothing done in it scores 0."""
     if c.rules.name != "marathon":
         return [], None
     out = []
     present = set()
     if c.final is not None:
         present = test_phases(c.final.result)
+    reached = {1} | {int(r.get("phase") or 0) for r in c.history.phase_reveals}
+    marks = list(c.rules.reveal_marks)
+    for n, pid, spec in c.history.phase_ids():
+        mark = spec.get("reveal_at", marks[n - 2] if 0 <= n - 2 < len(marks) else None)
+        if n > 1 and mark is not None and float(mark) < 1.0:
+            reached.add(n)
     for n, pid, _ in c.history.phase_ids():
         if c.final is None or n not in present:
             score = 0.0
         else:
             score = phase_score(c.final.result, c.history.deliverables, n)
-        out.append({"id": pid, "objective": r1(score)})
-    mean = sum(p["objective"] for p in out) / len(out) if out else 0.0
+        out.append({"id": pid, "objective": r1(score), "reached": n in reached})
+    counted = [p["objective"] for p in out if p["reached"]]
+    mean = sum(counted) / len(counted) if counted else 0.0
     return out, mean
 
 
@@ -108,6 +122,7 @@ def extra_flags(c: JudgeContext) -> list[dict]:
                "no counted submission both built and changed the starter")
         out.append({"rule": "no_work", "detail": f"{why}: Process, Strategy and Integrity are 0",
                     "points": 0.0})
+    out += not_run(c)
     if c.history.started.get("unsandboxed") is True:
         out.append({"rule": "unsandboxed_agent", "points": 0.0,
                     "detail": f"agent {c.history.started.get('agent', '')} ran on the host, outside any sandbox"})

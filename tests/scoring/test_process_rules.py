@@ -122,7 +122,7 @@ def test_process_mapping(raw, component):
 def test_raw_clamped_in_component():
     card = run([50, 40, 30, 20, 10, 0], test_runs=0)
     assert card.process_raw < -30
-    assert card.components["process"] == 20.0
+    assert card.components["process"] == 50.0  # to_component(-30): base 80, floor 50
 
 
 def test_marathon_phase_boundary_drop_is_not_a_regression():
