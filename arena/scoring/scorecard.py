@@ -16,6 +16,7 @@ from arena.scoring.integrity import judge_integrity
 from arena.scoring.objective import phase_score, r1
 from arena.scoring.process import judge_process
 from arena.scoring.resultview import test_phases
+from arena.scoring.llm_judge import deliverable_adjustment
 from arena.scoring.static import not_run
 from arena.scoring.strategy import judge_strategy
 
@@ -60,6 +61,7 @@ class Scorecard(BaseModel):
     strategy_adjustments: list[Adjusted] = Field(default_factory=list)
     iterations: list[dict[str, Any]] = Field(default_factory=list)
     usage: dict[str, Any] = Field(default_factory=lambda: {"tokens": 0, "calls": 0, "cost_usd": None})
+    not_judged: list[str] = Field(default_factory=list)  # judge-model parts with no reading
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, indent=indent, ensure_ascii=False)
@@ -129,10 +131,14 @@ def extra_flags(c: JudgeContext) -> list[dict]:
     return out
 
 
-def judge_context(c: JudgeContext) -> Scorecard:
+def judge_context(c: JudgeContext, readings: dict | None = None) -> Scorecard:
+    """``readings``: the judge model's stored readings (arena/scoring/llm_judge.py)."""
     h = c.history
     phases, phase_mean = _phase_scores(c)
     objective = phase_mean if phase_mean is not None else c.final_score
+    delta, not_judged = deliverable_adjustment(h, c.final.result if c.final else None, readings)
+    if c.final is not None and c.final_score > 0:
+        objective = max(0.0, min(100.0, objective + delta))
     process, raw, p_adj = judge_process(c)
     strategy, s_adj = judge_strategy(c)
     integrity, flags = judge_integrity(c)
@@ -154,12 +160,14 @@ def judge_context(c: JudgeContext) -> Scorecard:
         strategy_adjustments=[a.as_dict() for a in s_adj],
         iterations=[r.to_dict() for r in c.records],
         usage=usage(h.events),
+        not_judged=not_judged,
     )
 
 
-def judge_attempt(events: Iterable[Any]) -> Scorecard:
-    """Judge one attempt from its stored events (``Event`` objects or dicts)."""
-    return judge_context(JudgeContext.build(AttemptHistory.from_events(events)))
+def judge_attempt(events: Iterable[Any], readings: dict | None = None) -> Scorecard:
+    """Judge one attempt from its stored events (``Event`` objects or dicts) and the judge
+    model's stored readings, if any."""
+    return judge_context(JudgeContext.build(AttemptHistory.from_events(events)), readings)
 
 
 def score_preview(events_so_far: Iterable[Any]) -> dict[str, float]:
