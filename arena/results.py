@@ -51,6 +51,32 @@ class Finding(BaseModel):
     detail: str
 
 
+class StaticFinding(BaseModel):
+    """One finding of a static analyser (ruff, bandit, semgrep) on a submission."""
+
+    tool: str
+    rule: str
+    path: str
+    line: int = 0
+    severity: Literal["low", "medium", "high"] = "low"
+    message: str = ""
+    new: bool = True  # not also found in the starter (same rule, file and line text)
+
+
+class StaticReport(BaseModel):
+    """What one static judge (code quality or security) found; ``error`` when it could not run."""
+
+    tools: list[str] = Field(default_factory=list)
+    rules: list[str] = Field(default_factory=list)
+    findings: list[StaticFinding] = Field(default_factory=list)
+    baseline: int = 0  # findings in the starter (not the agent's)
+    error: str | None = None
+
+    @property
+    def new(self) -> list[StaticFinding]:
+        return [f for f in self.findings if f.new]
+
+
 class JudgeResult(BaseModel):
     submission: int
     snapshot_hash: str
@@ -67,6 +93,9 @@ class JudgeResult(BaseModel):
     # Manifest deliverables, each 0.0-1.0 met (kind tests: pass rate of the tests in
     # play; kind file: present and non-empty in the snapshot).
     deliverables: dict[str, float] = Field(default_factory=dict)
+    # Seed 003 Stage 2.5 static judges (arena/judge/static_checks.py); None = not run.
+    quality: StaticReport | None = None
+    security: StaticReport | None = None
 
     def suite(self, suite: Suite, phase: int | None = None) -> list[TestResult]:
         return [t for t in self.tests if t.suite == suite and (phase is None or t.phase == phase)]

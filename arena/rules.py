@@ -52,6 +52,7 @@ class Prior:
     number: int
     at: float
     counted: bool = True
+    phase: int = 1  # the Marathon phase open when it was submitted
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,20 @@ def _replaceable(priors: list[Prior], rules: FormatRules, at: float) -> Prior | 
     return last
 
 
+def budget_used(history: Iterable[Any], *, per_phase: bool = False, phase: int = 1) -> int:
+    """Counted submissions charged to the budget in play: all of them, or with a
+    phase-scoped budget (manifest ``budget: per_phase``) those of the open phase only —
+    seed 001: "unused iterations in phase 1 are lost"."""
+    return sum(1 for p in _priors(history) if p.counted and (not per_phase or p.phase == phase))
+
+
 def decide_submission(
-    rules: FormatRules, *, budget: int, at: float, stage: str, history: Iterable[Any] = ()
+    rules: FormatRules, *, budget: int, at: float, stage: str, history: Iterable[Any] = (),
+    per_phase: bool = False, phase: int = 1,
 ) -> Decision:
     """Accept or refuse a submission at attempt time ``at``; ``stage`` is the clock's
-    (running / grace / over); ``history`` the earlier accepted submissions."""
+    (running / grace / over); ``history`` the earlier accepted submissions. With
+    ``per_phase`` the budget is ``budget`` per Marathon phase (``phase`` = the open one)."""
     if stage == "grace":
         return Decision(
             False,
@@ -111,8 +121,12 @@ def decide_submission(
             f"only this one counts.",
             replaces=replaced.number,
         )
-    used = sum(1 for p in priors if p.counted)
+    used = budget_used(priors, per_phase=per_phase, phase=phase)
     if used >= budget:
+        if per_phase:
+            return Decision(False, BUDGET_SPENT,
+                            f"Phase {phase} submission budget spent: {used} of {budget} used "
+                            "(each phase has its own budget; the next opens with the next phase).")
         return Decision(False, BUDGET_SPENT, f"Submission budget spent: {used} of {budget} used.")
     if rules.cooldown_s > 0 and priors:
         wait = priors[-1].at + rules.cooldown_s - at

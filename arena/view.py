@@ -106,6 +106,7 @@ class AttemptView:
     category: str = ""
     time_limit_s: float = 0.0
     budget: int = 0
+    budget_scope: str = "global"  # "per_phase": `budget` is per Marathon phase
     grace_s: float = 0.0
     time_scale: float = 1.0
     sandbox: str = ""
@@ -118,6 +119,8 @@ class AttemptView:
     submissions: int = 0  # accepted submissions, replaced ones included
     last_submission_t: float | None = None
     replaced: set[int] = field(default_factory=set)
+    submission_phase: dict[int, int] = field(default_factory=dict)  # number -> phase open then
+    replaced_t: float | None = None  # attempt time of the latest Sprint double-submit replacement
     refusals: list[dict[str, Any]] = field(default_factory=list)
     scores: dict[int, float] = field(default_factory=dict)
     feedback: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -153,7 +156,24 @@ class AttemptView:
 
     @property
     def submissions_left(self) -> int:
+        """Left in the budget in play: the open phase's with ``budget_scope`` per_phase."""
+        if self.budget_scope == "per_phase":
+            cur = self.current_phase
+            used = sum(1 for n in range(1, self.submissions + 1)
+                       if n not in self.replaced and self.submission_phase.get(n, 1) == cur)
+            return max(0, self.budget - used)
         return max(0, self.budget - self.submissions_used)
+
+    def recently_replaced(self, elapsed: float, window_s: float = 30.0) -> bool:
+        """A submission was replaced (Sprint double submit) less than ``window_s`` ago."""
+        return self.replaced_t is not None and 0 <= elapsed - self.replaced_t < window_s
+
+    def submission_state(self, n: int) -> str:
+        """How a submission stands: "replaced" (a Sprint double submit within the window),
+        "scored", "judging"."""
+        if n in self.replaced:
+            return "replaced"
+        return "scored" if n in self.scores else "judging"
 
     @property
     def trajectory(self) -> list[float]:
@@ -243,6 +263,7 @@ class AttemptView:
         self.category = str(d.get("category", ""))
         self.time_limit_s = float(d.get("time_limit_s", 0) or 0)
         self.budget = int(d.get("budget", 0) or 0)
+        self.budget_scope = str(d.get("budget_scope", "global") or "global")
         self.grace_s = float(d.get("grace_s", 0) or 0)
         self.time_scale = float(d.get("time_scale", 1) or 1)
         self.sandbox = str(d.get("sandbox", ""))
@@ -299,8 +320,10 @@ class AttemptView:
         n = int(ev.data.get("submission", self.submissions + 1))
         self.submissions = max(self.submissions, n)
         self.last_submission_t = ev.t
+        self.submission_phase[n] = self.current_phase
         if ev.data.get("replaces"):
             self.replaced.add(int(ev.data["replaces"]))
+            self.replaced_t = ev.t
         diff = ev.data.get("diff") or {}
         self._log(
             ev.t, "submit",
@@ -311,6 +334,7 @@ class AttemptView:
     def _replaced(self, ev: Event) -> None:
         n = int(ev.data.get("submission", 0))
         self.replaced.add(n)
+        self.replaced_t = ev.t
         self._log(ev.t, "submit", f"submission {n} replaced by {ev.data.get('by')}")
 
     def _refused(self, ev: Event) -> None:

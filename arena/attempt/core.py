@@ -278,10 +278,12 @@ class Attempt:
         return {
             "challenge": m.id, "title": m.title, "agent": self.agent.spec, "format": m.format,
             "weight_class": m.weight_class, "time_limit_s": m.time_limit_s,
-            "budget": m.iterations, "grace_s": self.rules.grace_s, "time_scale": self.time_scale,
+            "budget": m.iterations, "budget_scope": getattr(m, "budget", "global"), "grace_s": self.rules.grace_s, "time_scale": self.time_scale,
             "sandbox": getattr(self.shared.backend, "name", None),
             "phases": self.phases.describe(),
-            "deliverables": [{"name": d.name, "kind": d.kind, "weight": d.weight} for d in m.deliverables],
+            "deliverables": [{"name": d.name, "kind": d.kind, "weight": d.weight,
+                              **({"check": d.check} if getattr(d, "check", "") else {})}
+                             for d in m.deliverables],
             "category": m.category, "hang_limit_s": self.hang_limit_s,
             "challenge_path": str(Path(self.challenge.root).resolve()), "agent_spec": self.agent.spec,
             "workspace": str(self.workspace), "runner_pid": os.getpid(),

@@ -41,7 +41,8 @@ class ProtocolHandler:
             "elapsed_s": round(c.elapsed(), 3), "remaining_s": round(c.remaining(), 3),
             "time_limit_s": a.manifest.time_limit_s, "grace_s": a.rules.grace_s,
             "budget": a.manifest.iterations, "submissions_used": desk.used(),
-            "submissions_left": max(0, a.manifest.iterations - desk.used()),
+            "submissions_left": max(0, a.manifest.iterations - desk.budget_used()),
+            "budget_scope": "per_phase" if desk.per_phase else "global",
             "judging": desk.busy, "phase": a.phases.current,
             "last_submission": desk.last_number(),
         }

@@ -42,6 +42,7 @@ class Accepted:
     infra: bool = False
     held: dict[str, Any] | None = None  # a Sprint feedback document waiting out its window
     replacement: bool = False  # it replaced another (so nothing can replace it)
+    phase: int = 1  # the Marathon phase open when it was received (phase-scoped budgets)
 
     @property
     def valid(self) -> bool:
@@ -69,6 +70,15 @@ class SubmissionDesk:
     # -- reading ---------------------------------------------------------------------
     def used(self) -> int:
         return sum(1 for s in self.accepted if s.counted and not s.infra)
+
+    @property
+    def per_phase(self) -> bool:
+        return getattr(self.a.manifest, "budget", "global") == "per_phase"
+
+    def budget_used(self) -> int:
+        """Counted submissions charged to the budget in play (the open phase's, when scoped)."""
+        return sum(1 for s in self.accepted if s.counted and not s.infra
+                   and (not self.per_phase or s.phase == self.a.phases.current))
 
     def last_number(self) -> int | None:
         return self.accepted[-1].number if self.accepted else None
@@ -177,9 +187,10 @@ class SubmissionDesk:
             return error("time_up", "the attempt is over")
         await a.scan()  # the changes that led here are logged before the submission
         at = a.clock.elapsed()
-        history = [(s.number, s.at, s.counted) for s in self.accepted if not s.infra]
+        history = [(s.number, s.at, s.counted, s.phase) for s in self.accepted if not s.infra]
         decision = rules.decide_submission(a.rules, budget=a.manifest.iterations, at=at,
-                                           stage=a.clock.stage(at), history=history)
+                                           stage=a.clock.stage(at), history=history,
+                                           per_phase=self.per_phase, phase=a.phases.current)
         if not decision.ok:
             a.publish(ev.SUBMISSION_REFUSED, {"code": decision.code, "reason": decision.reason})
             return {"ok": False, "code": decision.code, "reason": decision.reason}
@@ -206,7 +217,8 @@ class SubmissionDesk:
                 if s.number == decision.replaces:
                     s.counted = False
             a.publish(ev.SUBMISSION_REPLACED, {"submission": decision.replaces, "by": number}, t=at)
-        acc = Accepted(number, at, snap.hash, snap, replacement=bool(decision.replaces))
+        acc = Accepted(number, at, snap.hash, snap, replacement=bool(decision.replaces),
+                       phase=a.phases.current)
         self.accepted.append(acc)
         phase = a.phases.current
         # Judging runs at real speed in a sped-up attempt (the clock never pauses, but

@@ -122,6 +122,10 @@ class Deliverable(Strict):
     kind: Literal["tests", "file"]
     weight: float
     description: str = ""
+    # kind file only (docs/judging.md, "Deliverables"): terms the file must mention
+    # (case-insensitive; the share found is scored) and a rubric for the judge model.
+    must_mention: list[str] = Field(default_factory=list)
+    check: str = ""
 
     @field_validator("weight", mode="before")
     @classmethod
@@ -134,6 +138,10 @@ class Deliverable(Strict):
             reason = unsafe_reason(self.name, "the workspace")
             if reason:
                 raise ValueError(f"file deliverable {self.name!r}: {reason}")
+        elif self.must_mention or self.check:
+            raise ValueError(f"deliverable {self.name!r}: must_mention and check apply to kind file only")
+        if any(not isinstance(t, str) or not t.strip() for t in self.must_mention):
+            raise ValueError(f"deliverable {self.name!r}: must_mention expects non-empty strings")
         return self
 
 
@@ -156,10 +164,38 @@ class Sandbox(Strict):
         return parse_size_mb(self.memory)
 
 
+DEFAULT_QUALITY_RULES: Final = ("E9", "F", "B", "C901")
+RULE_CODE = r"^[A-Z]{1,4}[0-9]{0,4}$"
+
+
+class Quality(Strict):
+    """The code-quality judge's ruff rules, fixed per package (``judge.quality``)."""
+
+    select: list[str] = Field(default_factory=lambda: list(DEFAULT_QUALITY_RULES))
+    ignore: list[str] = Field(default_factory=list)
+
+    @field_validator("select", "ignore")
+    @classmethod
+    def _codes(cls, v: list[str]) -> list[str]:
+        bad = [c for c in v if not isinstance(c, str) or not re.fullmatch(RULE_CODE, c)]
+        if bad:
+            raise ValueError(f"expected ruff rule codes such as F401 or B, got {bad!r}")
+        return v
+
+
+class Security(Strict):
+    """The security judge (``judge.security``): bandit always, semgrep when asked and installed."""
+
+    semgrep: bool = False
+    min_severity: Literal["low", "medium", "high"] = "medium"
+
+
 class Judge(Strict):
     command: str = Field(min_length=1)
     timeout: float = 60.0  # seconds; written as 60s, 2m ...
     categories: dict[str, str] = Field(default_factory=dict)
+    quality: Quality = Field(default_factory=Quality)
+    security: Security = Field(default_factory=Security)
 
     @field_validator("command")
     @classmethod
@@ -218,6 +254,9 @@ class Manifest(Strict):
     judge: Judge
     phases: list[Phase] = Field(default_factory=list, max_length=3)
     hang_limit: float = DEFAULT_HANG_LIMIT_S  # extension: seed 000's hang rule
+    # Marathon (seed 001): "global" = `iterations` spans all phases; "per_phase" = each
+    # phase gets `iterations` of its own and unused ones are lost at the phase change.
+    budget: Literal["global", "per_phase"] = "global"
 
     @field_validator("category")
     @classmethod

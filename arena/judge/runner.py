@@ -34,6 +34,7 @@ from arena.judge.pools import JudgePools
 from arena.judge.redact import redact_result, redactor_for, withhold_all
 from arena.judge.scratch import make_out_dir, release_out_dir
 from arena.judge.snapshot import Snapshot, materialize
+from arena.judge.static_checks import static_reports
 from arena.judge.tamper import scan
 from arena.judge.tests_cache import judge_dir
 from arena.judge.verdict import (
@@ -66,6 +67,9 @@ class JudgeSpec:
     test_dirs: dict[int, dict[str, list[Path]]] = field(default_factory=dict)
     coverage: bool = False  # the untimed coverage pass (arena/judge/coverage_pass.py)
     wants_coverage: bool = True  # the format discloses coverage (Sprint does not: no pass)
+    deliverable_specs: list = field(default_factory=list)  # the manifest's Deliverable models
+    quality: object = None  # manifest judge.quality / judge.security (static_checks.py)
+    security: object = None
 
     @classmethod
     def from_challenge(cls, challenge, phases: list[int]) -> "JudgeSpec":
@@ -81,6 +85,8 @@ class JudgeSpec:
             deliverables=[(d.name, d.kind) for d in (m.deliverables or [])],
             starter=getattr(challenge, "starter_dir", None),
             test_dirs={p: challenge.test_dirs(p) for p in phases},
+            deliverable_specs=list(m.deliverables or []),
+            quality=getattr(m.judge, "quality", None), security=getattr(m.judge, "security", None),
         )
 
 
@@ -148,6 +154,7 @@ class Judge:
                        for root in roots for p in ([root] if root.is_file() else root.rglob("*.py"))}
         result.integrity = scan(snapshot, starter=spec.starter, judge_test_names=judge_names)
         result.lint = lint_snapshot(snapshot)
+        result.quality, result.security = await asyncio.to_thread(static_reports, spec, snapshot)
         result.notices = list(snapshot.notices)
         if errors:
             result.infra_error = "; ".join(errors)

@@ -243,16 +243,32 @@ def read_coverage(path: Path) -> Coverage | None:
 
 
 def deliverables(spec, snapshot, result) -> dict[str, float]:
-    """Each deliverable's score: ``tests`` = the pass rate, ``file`` = present and non-empty."""
+    """Each deliverable's score: ``tests`` = the pass rate; ``file`` = 0 when absent or
+    empty, else the share of its ``must_mention`` terms the file contains (case-insensitive;
+    1.0 with none declared). A ``check:`` rubric is the judge model's (arena/judge/llm.py)."""
     out: dict[str, float] = {}
     tests = result.tests
     rate = (sum(1 for t in tests if t.outcome == "passed") / len(tests)) if tests else 0.0
     if result.build.status == "failure" or result.infra_error:
         rate = 0.0
+    mentions = {d.name: list(getattr(d, "must_mention", []) or [])
+                for d in getattr(spec, "deliverable_specs", None) or []}
     for name, kind in spec.deliverables:
         if kind == "tests":
             out[name] = round(rate, 4)
-        else:
-            e = snapshot.entries.get(name.lstrip("./"))
-            out[name] = 1.0 if e is not None and e.kind == "file" and e.size > 0 else 0.0
+            continue
+        rel = name.lstrip("./")
+        e = snapshot.entries.get(rel)
+        if e is None or e.kind != "file" or e.size == 0:
+            out[name] = 0.0
+            continue
+        terms = mentions.get(name) or []
+        if not terms:
+            out[name] = 1.0
+            continue
+        try:
+            text = (snapshot.path / rel).read_bytes()[:1024 * 1024].decode("utf-8", "replace").casefold()
+        except OSError:
+            text = ""
+        out[name] = round(sum(1 for t in terms if t.casefold() in text) / len(terms), 4)
     return out

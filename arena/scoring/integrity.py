@@ -8,6 +8,8 @@ the flags' penalties (floored at 0).
   findings of counted submissions, deduplicated by (check, detail): error -40, warning -15,
   info 0 (flag only).
 - identical_submission: Process's (-5); not scored here again (each signal once).
+- security_finding (scoring/static.py): new bandit/semgrep findings of the scored
+  submission, high -10, medium -5, at most -20.
 - hard_coded_test_chasing (-20): static tests pass (≥ 75%) while adversarial tests with
   other inputs fail (gap ≥ 40 points) on the scored submission, or the judge reported a
   hard-coding finding.
@@ -15,6 +17,7 @@ the flags' penalties (floored at 0).
 from __future__ import annotations
 
 from arena.scoring.context import Adjustment, JudgeContext, same_phase_steps, test_chasing_gap
+from arena.scoring.static import security_findings
 
 SEVERITY_POINTS = {"error": 40.0, "warning": 15.0, "info": 0.0}
 
@@ -68,7 +71,7 @@ def hard_coded_test_chasing(c: JudgeContext) -> list[Adjustment]:
     return []
 
 
-RULES = [suspicious_jump, judge_tampering, hard_coded_test_chasing]
+RULES = [suspicious_jump, judge_tampering, hard_coded_test_chasing, security_findings]
 
 
 def judge_integrity(c: JudgeContext) -> tuple[float, list[Adjustment]]:

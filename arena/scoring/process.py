@@ -19,6 +19,7 @@ from typing import Callable
 from arena.scoring.context import Adjustment, JudgeContext, fmt_scores, same_phase_steps, steps, test_chasing_gap
 from arena.scoring.objective import phase_score
 from arena.scoring.record import failing_words, stem
+from arena.scoring.static import code_quality
 
 RAW_MIN, RAW_MAX = -30.0, 20.0
 CENTRE = 80.0  # the component of a worked attempt with nothing to reward or penalise
@@ -351,7 +352,7 @@ RULES: list[Rule] = [
     identical_submissions, persistent_build_failure, one_shot,
     shotgun_debugging, scope_creep, regression_blindness, copy_paste_loop,
     diagnostic_first, targeted_fixes, test_driven_iteration, progressive_refinement,
-    no_regressions, no_local_validation, edits_without_reading,
+    no_regressions, no_local_validation, edits_without_reading, code_quality,
 ]  # test_chasing (Integrity) and time_distribution (Strategy) are kept, not scored here
 
 

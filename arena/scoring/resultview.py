@@ -33,7 +33,8 @@ class BuildView(NamedTuple):
 
 
 class ResultView:
-    __slots__ = ("submission", "build", "_raw", "_tests", "integrity", "infra_error", "deliverables", "cache")
+    __slots__ = ("submission", "build", "_raw", "_tests", "integrity", "infra_error", "deliverables", "cache",
+                 "quality", "security")
 
     def __init__(self, d: Mapping[str, Any]) -> None:
         self.submission = int(d.get("submission") or 0)
@@ -67,6 +68,8 @@ class ResultView:
                                       str(f.get("detail", ""))) for f in d.get("integrity") or ()]
         self.infra_error = d.get("infra_error")
         self.deliverables = dict(d.get("deliverables") or {})
+        self.quality = d.get("quality")  # StaticReport dicts (or None): read by scoring/static.py
+        self.security = d.get("security")
         # per-result memo for the judges: outcomes and names by test id and (phase, suite)
         # counts come from the one pass above; pass rates etc. are added as they are asked for
         self.cache: dict = {"outcomes": outcomes, "names": names, "counts": counts}

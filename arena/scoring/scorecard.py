@@ -16,6 +16,8 @@ from arena.scoring.integrity import judge_integrity
 from arena.scoring.objective import phase_score, r1
 from arena.scoring.process import judge_process
 from arena.scoring.resultview import test_phases
+from arena.scoring.llm_judge import deliverable_adjustment
+from arena.scoring.static import not_run
 from arena.scoring.strategy import judge_strategy
 
 COMPONENTS = ("objective", "process", "strategy", "integrity")
@@ -36,6 +38,7 @@ class Flag(BaseModel):
 class PhaseScore(BaseModel):
     id: str
     objective: float
+    reached: bool = True  # False: never revealed to the agent; not part of Objective
 
 
 class Scorecard(BaseModel):
@@ -58,26 +61,39 @@ class Scorecard(BaseModel):
     strategy_adjustments: list[Adjusted] = Field(default_factory=list)
     iterations: list[dict[str, Any]] = Field(default_factory=list)
     usage: dict[str, Any] = Field(default_factory=lambda: {"tokens": 0, "calls": 0, "cost_usd": None})
+    not_judged: list[str] = Field(default_factory=list)  # judge-model parts with no reading
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, indent=indent, ensure_ascii=False)
 
 
 def _phase_scores(c: JudgeContext) -> tuple[list[dict], float | None]:
-    """PhaseScore fields per Marathon phase (validated with the Scorecard, in one call)."""
+    """PhaseScore fields per Marathon phase (validated with the Scorecard, in one call).
+    Objective is the mean over the phases the agent reached: phase 1, every revealed one,
+    and every one whose time mark falls inside the time limit (it would have opened by
+    time: ending the attempt early does not excuse a phase). Seed 000: an agent that never
+    met the threshold of a phase without an in-limit time mark is "scored only on" the
+    phases before it; a reached phase with nothing done in it scores 0."""
     if c.rules.name != "marathon":
         return [], None
     out = []
     present = set()
     if c.final is not None:
         present = test_phases(c.final.result)
+    reached = {1} | {int(r.get("phase") or 0) for r in c.history.phase_reveals}
+    marks = list(c.rules.reveal_marks)
+    for n, pid, spec in c.history.phase_ids():
+        mark = spec.get("reveal_at", marks[n - 2] if 0 <= n - 2 < len(marks) else None)
+        if n > 1 and mark is not None and float(mark) < 1.0:
+            reached.add(n)
     for n, pid, _ in c.history.phase_ids():
         if c.final is None or n not in present:
             score = 0.0
         else:
             score = phase_score(c.final.result, c.history.deliverables, n)
-        out.append({"id": pid, "objective": r1(score)})
-    mean = sum(p["objective"] for p in out) / len(out) if out else 0.0
+        out.append({"id": pid, "objective": r1(score), "reached": n in reached})
+    counted = [p["objective"] for p in out if p["reached"]]
+    mean = sum(counted) / len(counted) if counted else 0.0
     return out, mean
 
 
@@ -108,16 +124,21 @@ def extra_flags(c: JudgeContext) -> list[dict]:
                "no counted submission both built and changed the starter")
         out.append({"rule": "no_work", "detail": f"{why}: Process, Strategy and Integrity are 0",
                     "points": 0.0})
+    out += not_run(c)
     if c.history.started.get("unsandboxed") is True:
         out.append({"rule": "unsandboxed_agent", "points": 0.0,
                     "detail": f"agent {c.history.started.get('agent', '')} ran on the host, outside any sandbox"})
     return out
 
 
-def judge_context(c: JudgeContext) -> Scorecard:
+def judge_context(c: JudgeContext, readings: dict | None = None) -> Scorecard:
+    """``readings``: the judge model's stored readings (arena/scoring/llm_judge.py)."""
     h = c.history
     phases, phase_mean = _phase_scores(c)
     objective = phase_mean if phase_mean is not None else c.final_score
+    delta, not_judged = deliverable_adjustment(h, c.final.result if c.final else None, readings)
+    if c.final is not None and c.final_score > 0:
+        objective = max(0.0, min(100.0, objective + delta))
     process, raw, p_adj = judge_process(c)
     strategy, s_adj = judge_strategy(c)
     integrity, flags = judge_integrity(c)
@@ -139,12 +160,14 @@ def judge_context(c: JudgeContext) -> Scorecard:
         strategy_adjustments=[a.as_dict() for a in s_adj],
         iterations=[r.to_dict() for r in c.records],
         usage=usage(h.events),
+        not_judged=not_judged,
     )
 
 
-def judge_attempt(events: Iterable[Any]) -> Scorecard:
-    """Judge one attempt from its stored events (``Event`` objects or dicts)."""
-    return judge_context(JudgeContext.build(AttemptHistory.from_events(events)))
+def judge_attempt(events: Iterable[Any], readings: dict | None = None) -> Scorecard:
+    """Judge one attempt from its stored events (``Event`` objects or dicts) and the judge
+    model's stored readings, if any."""
+    return judge_context(JudgeContext.build(AttemptHistory.from_events(events)), readings)
 
 
 def score_preview(events_so_far: Iterable[Any]) -> dict[str, float]:

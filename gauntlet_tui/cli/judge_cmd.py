@@ -19,6 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     j.add_argument("attempt", metavar="ATTEMPT")
     j.add_argument("--store", metavar="DB", help=STORE_HELP)
     j.add_argument("--json", action="store_true", help="one JSON document (CONTRACT §6)")
+    j.add_argument("--judge-model", metavar="PROVIDER/MODEL",
+                   help="grade file deliverables' check: rubrics with this model (default: "
+                        "judge_model in settings.json; readings are taken once and kept)")
     j.set_defaults(func=cmd_judge)
     r = sub.add_parser("report", help="a shareable report (HTML or Markdown by suffix) with plots")
     r.add_argument("attempt", metavar="ATTEMPT")
@@ -43,11 +46,41 @@ def _load(args: argparse.Namespace):
         raise UsageError(f"--store {store}: cannot read the store: {exc}") from None
 
 
+def _readings(args: argparse.Namespace, events: list) -> dict:
+    """The judge model's stored readings of this attempt; taken now (and stored) when a
+    judge model is configured and none are stored yet."""
+    import os  # noqa: PLC0415
+
+    from arena.gateway.server import split_model  # noqa: PLC0415
+    from arena.scoring.llm_judge import checks, load_readings, save_readings, take_readings  # noqa: PLC0415
+    from gauntlet_tui import settings  # noqa: PLC0415
+
+    store = paths.store_path(args.store)
+    cache = paths.data_dir(store) / "judge-readings"
+    stored = load_readings(cache, args.attempt)
+    model = getattr(args, "judge_model", None) or settings.load().get("judge_model")
+    if stored or not model or not checks(events)[0]:
+        return stored
+    try:
+        split_model(str(model), "--judge-model")
+    except Exception as exc:  # noqa: BLE001 - a malformed model name: one line
+        raise UsageError(str(exc)) from None
+    try:
+        readings = asyncio.run(take_readings(events, paths.snapshots_root(store), model=str(model),
+                                             gateway_root=paths.data_dir(store) / "gw-judge", env=os.environ,
+                                             attempt=args.attempt))
+    except Exception as exc:  # noqa: BLE001 - the provider failed: say so, judge without
+        print(f"judge model {model}: no readings ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return {}
+    save_readings(cache, args.attempt, readings)
+    return readings
+
+
 def cmd_judge(args: argparse.Namespace) -> int:
     from arena.scoring import judge_attempt  # noqa: PLC0415
 
     _, events = _load(args)
-    card = judge_attempt(events)
+    card = judge_attempt(events, readings=_readings(args, events))
     if args.json:
         sys.stdout.write(card.to_json() + "\n")
         return 0
@@ -67,6 +100,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
             print(f"  {a.points:+5g}  {a.rule}: {a.evidence}")
     for f in card.flags:
         print(f"flag {f.rule} ({f.points:+g}): {f.detail}")
+    for note in card.not_judged:
+        print(note)
     return 0
 
 

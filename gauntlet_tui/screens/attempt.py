@@ -119,7 +119,11 @@ class AttemptScreen(Screen):
     def _draw_info(self, view: AttemptView, elapsed: float) -> None:
         score = "—" if view.last_score is None else f"{view.last_score:.1f}"
         info = (f"[b]{escape(view.title or view.challenge)}[/] · {escape(view.agent)} · {view.format} · "
-                f"{view.weight_class} · submissions {view.submissions_used}/{view.budget} · score {score}")
+                f"{view.weight_class} · submissions {view.submissions_used}/{view.budget}"
+                + (f" ({', '.join(f'#{n}' for n in sorted(view.replaced))} replaced)" if view.replaced else "")
+                + (f" · {view.submissions_left} left in phase {view.current_phase}"
+                   if view.budget_scope == "per_phase" else "")
+                + f" · score {score}")
         usage = usage_line(view)
         if usage:  # a real agent: its model and usage against its limits, live
             info += f"\n{escape(view.model)} · {escape(usage)}"

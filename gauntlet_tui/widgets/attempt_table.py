@@ -65,7 +65,8 @@ def _text_cells(view: AttemptView, elapsed: float) -> dict[str, str]:
         "score": "—" if score is None else f"{score:.1f}",
         "phase": f"{view.current_phase}/{phases}" if phases > 1 else "—",
         "usage": _usage_cell(view),
-        "status": view.status if view.finished else view.stage(elapsed),
+        "status": view.status if view.finished else
+        ("replaced" if view.recently_replaced(elapsed) else view.stage(elapsed)),
     }
 
 
