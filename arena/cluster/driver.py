@@ -90,7 +90,7 @@ class ClusterPlacer:
         spec = attempt.agent.spec
         job: dict[str, Any] = {"attempt": attempt.id, "agent": spec, "package_hash": h,
                                "time_scale": attempt.time_scale, "run": attempt.run_id,
-                               "sandbox": os.environ.get("GAUNTLET_NODE_SANDBOX") or None}
+                               "sandbox": None}  # the node's own backend (auto: docker, else local)
         if not (spec.startswith("scripted:") or spec == "human") and Path(spec).is_file():
             import hashlib  # noqa: PLC0415
 

@@ -64,12 +64,14 @@ def build_node_image(force: bool = False, log=print) -> str:
         shutil.rmtree(ctx / "lib" / "bin", ignore_errors=True)  # the host python's launchers
         shutil.copy2(shutil.which("bwrap") or "/usr/bin/bwrap", ctx / "bwrap")
         (ctx / "ray").write_text(LAUNCHER)
+        (ctx / "ray").chmod(0o755)
+        (ctx / "bwrap").chmod(0o755)
         (ctx / "Dockerfile").write_text(
             "FROM gauntlet-base:latest\n"
             "USER 0:0\n"
             "COPY lib /opt/gauntlet-node/lib\n"
-            "COPY --chmod=0755 bwrap /usr/bin/bwrap\n"
-            "COPY --chmod=0755 ray /usr/local/bin/ray\n"
+            "COPY bwrap /usr/bin/bwrap\n"
+            "COPY ray /usr/local/bin/ray\n"
             "ENV PYTHONPATH=/opt/gauntlet-node/lib HOME=/root PYTHONDONTWRITEBYTECODE=1\n"
             "WORKDIR /root\n")
         log(f"docker build {NODE_IMAGE}")
