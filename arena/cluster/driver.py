@@ -154,10 +154,22 @@ class ClusterPlacer:
                 try:
                     await self.shared.store.flush()
                     st.acked = last
+                    self._timings(batch.get("published") or [])
                 except Exception as exc:  # noqa: BLE001 - the node answers infra_error
                     failed = f"{type(exc).__name__}: {exc}"
             if batch["done"]:
                 return
+
+    def _timings(self, published: list[float]) -> None:
+        """Benchmark only ($GAUNTLET_CLUSTER_TIMINGS): seconds from each event's publish on
+        the node to its commit here (nodes of the test bed share this machine's clock)."""
+        path = os.environ.get("GAUNTLET_CLUSTER_TIMINGS")
+        if path and published:
+            import time  # noqa: PLC0415
+
+            now = time.time()
+            with open(path, "a") as fh:
+                fh.write("".join(f"{now - at:.6f}\n" for at in published))
 
     def _local(self, attempt: Any, e: ev.Event, st: _State, node: dict) -> ev.Event:
         d = e.data
@@ -180,12 +192,8 @@ class ClusterPlacer:
         bus = self.shared.bus
         bus.start_seq(attempt.id, st.acked)
         if not st.started:
-            e = bus.publish(attempt.id, 0.0, ev.ATTEMPT_STARTED, {
-                "challenge": attempt.manifest.id, "title": attempt.manifest.title,
-                "agent": attempt.agent.spec, "format": attempt.manifest.format,
-                "challenge_path": str(Path(attempt.challenge.root).resolve()),
-                "time_scale": attempt.time_scale, "node": node,
-                **({"run": attempt.run_id} if attempt.run_id else {})})
+            e = bus.publish(attempt.id, 0.0, ev.ATTEMPT_STARTED,
+                            {**attempt._started_data(), "node": node})  # never reached the node
             attempt.events.append(e)
         last_t = max((x.t for x in attempt.events), default=0.0)
         for kind, data in ((ev.INFRA_ERROR, {"source": source, "detail": detail, "node": node}),

@@ -76,7 +76,9 @@ def build_node_image(force: bool = False, log=print) -> str:
             "WORKDIR /root\n")
         log(f"docker build {NODE_IMAGE}")
         client.images.build(path=str(ctx), tag=NODE_IMAGE, rm=True, forcerm=True, pull=False,
-                            labels={LABEL: label, "gauntlet": "1"})
+                            # gauntlet.recipe is reset: FROM would inherit the base's, and
+                            # the base builder would then take this image for the base.
+                            labels={LABEL: label, "gauntlet": "1", "gauntlet.recipe": "none"})
     finally:
         shutil.rmtree(ctx, ignore_errors=True)
     return NODE_IMAGE

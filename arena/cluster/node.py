@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import os
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ class RelayStore:
         self.wake = asyncio.Event()
 
     def append(self, event: Any) -> None:
-        self.outbox.append(event)
+        self.outbox.append((event, time.time()))  # the publish instant, for the benchmark
         self.last = max(self.last, event.seq)
         self.wake.set()
 
@@ -159,7 +160,8 @@ class NodeAttempt:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.store.wake.wait(), wait_s)
             await asyncio.sleep(0.005)  # let a burst of events gather into one batch
-        events = self.store.take()
+        taken = self.store.take()
+        events = [e for e, _ in taken]
         snaps = {}
         if self.shared is not None:
             for e in events:
@@ -168,6 +170,7 @@ class NodeAttempt:
                 if d is not None and d.is_dir():
                     snaps[h] = ship.pack(d)[1]
         return {"events": [e.model_dump() for e in events], "snapshots": snaps,
+                "published": [at for _, at in taken],
                 "done": self.finished and not self.store.outbox}
 
     async def stop(self) -> None:

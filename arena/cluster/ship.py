@@ -38,6 +38,18 @@ def pack(root: Path) -> tuple[str, bytes]:
     return hashlib.sha256(data).hexdigest(), data
 
 
+def _check(m: tarfile.TarInfo) -> None:
+    """Only plain files, directories and links that stay inside the tree."""
+    p = Path(m.name)
+    if p.is_absolute() or ".." in p.parts or not (m.isreg() or m.isdir() or m.issym()):
+        raise ValueError(f"shipped archive: refusing member {m.name!r}")
+    if m.issym():
+        t = Path(m.linkname)
+        if t.is_absolute() or len((p.parent / t).parts) - 2 * (p.parent / t).parts.count("..") < 0 \
+                or ".." in Path(os.path.normpath(p.parent / t)).parts:
+            raise ValueError(f"shipped archive: link {m.name!r} leaves the tree")
+
+
 def unpack(data: bytes, dest: Path, *, expect: str | None = None) -> Path:
     """Unpack ``data`` at ``dest`` (atomically: a temporary sibling renamed into place);
     a ``dest`` already there is kept as it is (same hash, same content)."""
@@ -50,7 +62,10 @@ def unpack(data: bytes, dest: Path, *, expect: str | None = None) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix=".unpack-", dir=dest.parent))
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r") as tar:
-            tar.extractall(tmp, filter="tar")  # no absolute paths, no escapes, no devices
+            members = tar.getmembers()
+            for m in members:  # Python < 3.11.4 (Debian's 3.11.2) has no extraction filter
+                _check(m)
+            tar.extractall(tmp, members=members)
         try:
             os.rename(tmp, dest)
         except OSError:  # another unpacker won the race: same content

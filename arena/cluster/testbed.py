@@ -6,8 +6,8 @@ host (container, hostname, address) on a private bridge network, all from the
         c.address            # "ray://172.x.y.2:10001": give it to --cluster
         c.kill("w1")         # a node lost mid-attempt
 
-The nodes are privileged containers (the local sandbox backend needs namespaces and
-cgroups); the head gets no ``gauntlet_slot`` unless ``head_slots`` says so.
+The nodes are containers with SYS_ADMIN and NET_ADMIN (bubblewrap's namespaces for the
+local sandbox backend); the head gets no ``gauntlet_slot`` unless ``head_slots`` says so.
 """
 from __future__ import annotations
 
@@ -21,6 +21,13 @@ from arena.cluster.image import NODE_IMAGE
 # Notice a dead node in ~3 s instead of Ray's default ~30 s (head-side settings).
 FAST_HEALTH = {"RAY_health_check_period_ms": "1000", "RAY_health_check_failure_threshold": "3",
                "RAY_health_check_timeout_ms": "1000", "RAY_health_check_initial_delay_ms": "1000"}
+
+
+# Enough for bubblewrap's namespaces (the local sandbox backend) inside a node container;
+# --privileged is refused on hosts that are containers themselves. cgroups stay read-only
+# there, so a node's sandboxes get rlimits, not cgroup limits (docs/cluster.md).
+NODE_PRIVILEGES = ("--cap-add", "SYS_ADMIN", "--cap-add", "NET_ADMIN", "--security-opt",
+                   "seccomp=unconfined", "--security-opt", "apparmor=unconfined")
 
 
 def _docker(*args: str, check: bool = True, timeout: float = 120) -> str:
@@ -48,7 +55,7 @@ class DockerCluster:
 
     def _run_node(self, node: str, ray_args: list[str], env: dict[str, str]) -> None:
         envs = [a for k, v in env.items() for a in ("-e", f"{k}={v}")]
-        _docker("run", "-d", "--privileged", "--network", self.network, "--name", self.name(node),
+        _docker("run", "-d", *NODE_PRIVILEGES, "--network", self.network, "--name", self.name(node),
                 "--hostname", node, "--label", f"gauntlet.cluster={self.tag}", "--shm-size", "256m",
                 *envs, self.image, "ray", "start", "--block", "--disable-usage-stats",
                 "--num-cpus", str(self.cpus), "--object-store-memory", str(150 * 2**20), *ray_args)
