@@ -37,6 +37,8 @@ def _inputs_hash(ray_version: str) -> str:
     h = hashlib.sha256(f"ray=={ray_version}\n{LAUNCHER}".encode())
     for sub in ("arena", "store", "gauntlet_tui"):
         for f in sorted((PROJECT / sub).rglob("*")):
+            if f.name in ("testbed.py", "image.py") and f.parent.name == "cluster":
+                continue  # run on this machine only, never on a node
             if f.is_file() and "__pycache__" not in f.parts:
                 h.update(str(f.relative_to(PROJECT)).encode() + b"\0" + f.read_bytes())
     h.update((PROJECT / "pyproject.toml").read_bytes())
@@ -78,7 +80,7 @@ def build_node_image(force: bool = False, log=print) -> str:
         client.images.build(path=str(ctx), tag=NODE_IMAGE, rm=True, forcerm=True, pull=False,
                             # gauntlet.recipe is reset: FROM would inherit the base's, and
                             # the base builder would then take this image for the base.
-                            labels={LABEL: label, "gauntlet": "1", "gauntlet.recipe": "none"})
+                            labels={LABEL: label, "gauntlet": "node", "gauntlet.recipe": "none"})
     finally:
         shutil.rmtree(ctx, ignore_errors=True)
     return NODE_IMAGE

@@ -56,13 +56,16 @@ class DockerCluster:
     def _run_node(self, node: str, ray_args: list[str], env: dict[str, str]) -> None:
         envs = [a for k, v in env.items() for a in ("-e", f"{k}={v}")]
         _docker("run", "-d", *NODE_PRIVILEGES, "--network", self.network, "--name", self.name(node),
-                "--hostname", node, "--label", f"gauntlet.cluster={self.tag}", "--shm-size", "256m",
+                "--hostname", node, "--label", f"gauntlet.cluster={self.tag}",
+                # not gauntlet=1 (inherited from gauntlet-base): that is a sandbox, and a
+                # stale-sandbox sweep of any other gauntlet process would remove the node
+                "--label", "gauntlet=node", "--shm-size", "256m",
                 *envs, self.image, "ray", "start", "--block", "--disable-usage-stats",
                 "--num-cpus", str(self.cpus), "--object-store-memory", str(150 * 2**20), *ray_args)
         self.ips[node] = _docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}",
                                  self.name(node))
 
-    def start(self, timeout: float = 120) -> "DockerCluster":
+    def start(self, timeout: float = 300) -> "DockerCluster":
         _docker("network", "create", "--label", f"gauntlet.cluster={self.tag}", self.network)
         self._run_node("head", ["--head", "--port", "6379", "--ray-client-server-port", "10001",
                                 "--include-dashboard", "false", "--resources",
@@ -92,7 +95,10 @@ class DockerCluster:
             if self.alive_nodes() >= n:
                 return
             time.sleep(1.0)  # waiting on real processes starting, with a deadline
-        logs = _docker("logs", "--tail", "30", self.name("head"), check=False)
+        logs = "\n".join(f"--- {n}: " + _docker("ps", "-a", "--filter", f"name={self.name(n)}",
+                                                "--format", "{{.Status}}", check=False) + "\n"
+                         + _docker("logs", "--tail", "15", self.name(n), check=False)
+                         for n in ["head", *self.workers])
         raise RuntimeError(f"the cluster did not reach {n} nodes in {timeout:.0f}s:\n{logs}")
 
     def kill(self, node: str) -> None:
