@@ -24,7 +24,7 @@ import yaml
 
 pytestmark = [pytest.mark.cluster, pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
-TIMING = {"t", "duration_s", "elapsed_s", "remaining_s", "at", "runner_pid", "workspace",
+TIMING = {"run", "t", "duration_s", "elapsed_s", "remaining_s", "at", "runner_pid", "workspace",
           "challenge_path", "node", "started_at", "finished_at", "wall_s", "seconds"}
 
 
@@ -79,11 +79,23 @@ def scrub(x):
 
 
 def comparable(doc: dict) -> dict:
-    evs = [scrub(e) for e in doc["events"]]
-    key = lambda e: json.dumps(e, sort_keys=True)  # noqa: E731 - concurrent watchers may reorder
-    return {"status": doc["status"], "events": sorted(evs, key=key),
-            "kinds": [e["kind"] for e in evs if not e["kind"].startswith(("file.", "protocol."))],
-            "submissions": scrub(doc["submissions"])}
+    """What must be equal for a scripted agent wherever it ran: the status and reason, the
+    order of the events that matter, each judged submission's score and test counts, and
+    every submission's feedback minus times and the test runner's text (failure messages
+    carry object addresses such as ``at 0x7f...``, different in any two runs)."""
+    evs = doc["events"]
+    key_kinds = ("submission.", "feedback.delivered", "phase.revealed", "attempt.finished",
+                 "clock.", "integrity.", "infra.")
+    judged = [(e["submission"], e["score"], e["phase"],
+               {k: {c: v for c, v in (e["result"].get(k) or {}).items() if c in ("total", "passed", "failed")}
+                for k in ("tests", "hidden", "adversarial")})
+              for e in evs if e["kind"] == "submission.judged"]
+    fin = next(e for e in evs if e["kind"] == "attempt.finished")
+    return {"status": doc["status"], "finished": scrub(fin),
+            "kinds": [e["kind"] for e in evs if e["kind"].startswith(key_kinds)],
+            "judged": judged,
+            "hashes": [e["hash"] for e in evs if e["kind"] == "submission.received"],
+            "submissions": [(s["submission"], s["feedback"] is not None) for s in doc["submissions"]]}
 
 
 PLAN6 = [{"challenge": c, "agents": ["scripted:naive", "scripted:elite"]}
@@ -91,7 +103,7 @@ PLAN6 = [{"challenge": c, "agents": ["scripted:naive", "scripted:elite"]}
 
 
 def test_plan_on_cluster_equals_local_run(cluster, tmp_path):
-    plan = write_plan(tmp_path / "plan.yaml", PLAN6, scale=400)
+    plan = write_plan(tmp_path / "plan.yaml", PLAN6, scale=60)
     t0 = time.monotonic()
     local = gauntlet("arena", plan, "--headless", "--store", tmp_path / "local.db")
     t_local = time.monotonic() - t0
@@ -110,15 +122,14 @@ def test_plan_on_cluster_equals_local_run(cluster, tmp_path):
         assert there[key]["node"]["id"] and there[key]["node"]["address"] in cluster.ips.values()
         a, b = comparable(here[key]), comparable(there[key])
         assert a["status"] == b["status"] == "finished", key
-        assert a["submissions"] == b["submissions"], key
-        assert a["kinds"] == b["kinds"], key
-        assert a["events"] == b["events"], key
+        assert a == b, key
         judged = [e for e in there[key]["events"] if e["kind"] == "submission.judged"]
         assert judged, key
     for key in here:  # the scorecards (gauntlet judge --json) of both runs
         sa = json.loads(gauntlet("judge", here[key]["attempt"], "--json", "--store", tmp_path / "local.db").stdout)
         sb = json.loads(gauntlet("judge", there[key]["attempt"], "--json", "--store", tmp_path / "cluster.db").stdout)
-        assert scrub(sa) | {"attempt": None} == scrub(sb) | {"attempt": None}, key
+        same = ("total", "components", "scored_submission", "status", "flags", "trajectory")
+        assert {k: sa.get(k) for k in same} == {k: sb.get(k) for k in same}, key
 
 
 def _committed(db: Path) -> list[tuple[str, str, dict]]:
@@ -180,5 +191,4 @@ def test_node_lost_mid_attempt(cluster, tmp_path):
     for d in final.values():  # acknowledged submissions are all still there, with feedback
         kept = {s["submission"] for s in d["submissions"] if s["feedback"]}
         assert acked.get(d["attempt"], set()) <= kept, d["attempt"]
-        seqs = [e for e in d["events"]]
-        assert len(seqs) == len({json.dumps(e, sort_keys=True) for e in seqs}) or True
+        assert sum(e["kind"] == "attempt.finished" for e in d["events"]) == 1
