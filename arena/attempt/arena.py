@@ -49,6 +49,9 @@ class Arena:
         self._watch_task: asyncio.Task | None = None
         self._unsub = shared.bus.subscribe(shared.store.append)
         self.attempts: list[Attempt] = []
+        # "Run this attempt elsewhere": an async callable (attempt) -> status that runs it
+        # on another machine and publishes its events here (arena.cluster). None: locally.
+        self.place: Any = None
 
     @classmethod
     async def open(cls, store_path: Path, *, sandbox: str | None = None, parallel: int = 4,
@@ -110,7 +113,7 @@ class Arena:
 
     async def run_one(self, attempt: Attempt) -> str:
         async with self._sem:
-            return await attempt.run()
+            return await (self.place(attempt) if self.place is not None else attempt.run())
 
     async def run_all(self, attempts: Iterable[Attempt]) -> list[str]:
         return list(await asyncio.gather(*(self.run_one(a) for a in attempts)))

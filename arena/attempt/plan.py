@@ -5,6 +5,7 @@ schema: gauntlet.plan/v1
 parallel: 8                 # attempts running at once
 time_scale: 60
 sandbox: local              # docker | local (default: docker when the engine answers)
+cluster: ray://head:10001   # optional: run the attempts on a Ray cluster (arena.cluster)
 attempts:
   - challenge: path/to/package      # or the id of a bundled challenge
     agents: [scripted:naive, scripted:elite, my-agent.yaml]
@@ -24,7 +25,7 @@ import yaml
 from arena.errors import UsageError
 
 SCHEMA = "gauntlet.plan/v1"
-TOP_KEYS = ("schema", "parallel", "time_scale", "sandbox", "attempts")
+TOP_KEYS = ("schema", "parallel", "time_scale", "sandbox", "cluster", "attempts")
 ENTRY_KEYS = ("challenge", "agents", "repeat", "time_scale", "model")
 
 
@@ -41,6 +42,7 @@ class Plan:
     time_scale: float
     sandbox: str | None
     attempts: list[PlannedAttempt]
+    cluster: str | None = None  # a Ray address (arena.cluster); None: run locally
 
 
 def _num(where: str, key: str, v: object, *, integer: bool, lo: float) -> float:
@@ -99,6 +101,10 @@ def load_plan(path: Path) -> Plan:
     sandbox = data.get("sandbox")
     if sandbox not in (None, "docker", "local"):
         raise UsageError(f"{where}: key 'sandbox': expected docker or local, got {sandbox!r}")
+    cluster = data.get("cluster")
+    if cluster is not None and (not isinstance(cluster, str) or not cluster.strip()):
+        raise UsageError(f"{where}: key 'cluster': expected a Ray address (ray://host:10001, "
+                         f"host:6379 or auto), got {cluster!r}")
     entries = data.get("attempts")
     if not isinstance(entries, list) or not entries:
         raise UsageError(f"{where}: key 'attempts': expected a non-empty list of "
@@ -133,4 +139,4 @@ def load_plan(path: Path) -> Plan:
         escale = float(_num(where, f"{key}.time_scale", e.get("time_scale", scale), integer=False, lo=1e-9))
         for _ in range(repeat):
             out.extend(PlannedAttempt(Path(challenge), s, escale) for s in specs)
-    return Plan(parallel, scale, sandbox, out)
+    return Plan(parallel, scale, sandbox, out, cluster.strip() if cluster else None)

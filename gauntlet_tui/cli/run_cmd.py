@@ -35,6 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="sandbox backend (default: docker when the engine answers, else local)")
     p.add_argument("--store", metavar="DB", help="store file (default $GAUNTLET_STORE or ./gauntlet.db)")
     p.add_argument("--headless", action="store_true", help="no TUI: progress lines, then the attempt id")
+    p.add_argument("--cluster", metavar="ADDRESS", default=None,
+                   help="run on a Ray cluster (ray://head:10001, host:6379, auto; default $RAY_ADDRESS)")
     p.set_defaults(func=cmd_run)
 
     a = sub.add_parser("arena", help="many attempts at once from a plan (challenges x agents)",
@@ -44,6 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--sandbox", choices=("docker", "local"), default=None,
                    help="override the plan's sandbox backend")
     a.add_argument("--headless", action="store_true", help="no TUI: progress lines, then the attempt ids")
+    a.add_argument("--cluster", metavar="ADDRESS", default=None,
+                   help="run on a Ray cluster (ray://head:10001, host:6379, auto; default $RAY_ADDRESS)")
     a.set_defaults(func=cmd_arena)
 
 
@@ -100,7 +104,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     jobs = [(challenge, args.agent, scale)]
     return _launch(store, backend, jobs, parallel=1, headless=args.headless, kind="run",
                    argv={"challenge": args.challenge, "agent": args.agent, "time_scale": scale,
-                         "sandbox": backend.name})
+                         "sandbox": backend.name}, cluster=_cluster(args.cluster))
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
@@ -118,15 +122,37 @@ def cmd_arena(args: argparse.Namespace) -> int:
     backend = _backend(args.sandbox or plan.sandbox)
     return _launch(paths.store_path(args.store), backend, jobs, parallel=plan.parallel,
                    headless=args.headless, kind="arena",
-                   argv={"plan": str(args.plan), "attempts": len(jobs), "sandbox": backend.name})
+                   argv={"plan": str(args.plan), "attempts": len(jobs), "sandbox": backend.name},
+                   cluster=_cluster(args.cluster, plan.cluster))
+
+
+def _cluster(flag: str | None, plan: str | None = None) -> Any:
+    """The ClusterPlacer when --cluster / the plan's cluster: / $RAY_ADDRESS names one."""
+    from arena.cluster import resolve_address
+
+    address = resolve_address(flag, plan)
+    if address is None:
+        return None
+    from arena.cluster import connect  # imports Ray: only now
+
+    return connect(address)
 
 
 def _launch(store: Path, backend: Any, jobs: list, *, parallel: int, headless: bool,
-            kind: str, argv: dict) -> int:
+            kind: str, argv: dict, cluster: Any = None) -> int:
     from gauntlet_tui.cli.lifecycle import admit_all, monitor_all
 
     admit_all(store, jobs)  # a published challenge's lifecycle may refuse (exit 2)
     try:
+        if cluster is not None:
+            argv = {**argv, "cluster": cluster.address}
+            if not headless:
+                print("gauntlet: --cluster runs headless for now", file=sys.stderr)
+            try:
+                return asyncio.run(run_headless(store, backend, jobs, parallel=parallel, kind=kind,
+                                                argv=argv, cluster=cluster))
+            finally:
+                cluster.close()
         return _launch_admitted(store, backend, jobs, parallel=parallel, headless=headless,
                                 kind=kind, argv=argv)
     finally:
@@ -153,7 +179,7 @@ def _launch_admitted(store: Path, backend: Any, jobs: list, *, parallel: int, he
 
 
 async def run_headless(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str,
-                       argv: dict, out=None) -> int:
+                       argv: dict, out=None, cluster: Any = None) -> int:
     from arena.attempt import Arena
     from arena.attempt.progress import printer
 
@@ -163,6 +189,8 @@ async def run_headless(store: Path, backend: Any, jobs: list, *, parallel: int, 
         arena = await Arena.open(store, backend=backend, parallel=parallel)
     except Exception as exc:  # noqa: BLE001 - e.g. StoreError: an unusable store file
         raise UsageError(f"--store {store}: {exc}") from None
+    if cluster is not None:
+        cluster.attach(arena)
     unsub = lambda: None  # noqa: E731
     try:
         resumed = await arena.recover()

@@ -1,0 +1,200 @@
+"""Attempts on a Ray cluster: a head and two worker nodes, each a privileged container with
+its own hostname and address on a private Docker network (arena.cluster.testbed). The
+command runs here and connects with Ray Client (``--cluster ray://head:10001``).
+
+1. A plan of 6 attempts (3 bundled challenges x 2 scripted agents) with ``--cluster``
+   runs on both workers, and every attempt's events (minus times, node and host paths),
+   submissions and scorecard equal the same plan run locally.
+2. A worker killed mid-attempt: its attempts end ``infra_error`` naming the node, every
+   submission acknowledged before the kill is in the store, the others finish.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = [pytest.mark.cluster, pytest.mark.docker, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[1]
+TIMING = {"run", "t", "duration_s", "elapsed_s", "remaining_s", "at", "runner_pid", "workspace",
+          "challenge_path", "node", "started_at", "finished_at", "wall_s", "seconds"}
+
+
+def _have_docker() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    p = subprocess.run(["docker", "image", "inspect", "gauntlet-base:latest"], capture_output=True)
+    return p.returncode == 0
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    pytest.importorskip("ray")
+    if not _have_docker():
+        pytest.skip("needs the Docker engine and the gauntlet-base image")
+    from arena.cluster.image import build_node_image
+    from arena.cluster.testbed import DockerCluster
+
+    build_node_image(log=lambda m: print(m, file=sys.stderr))
+    with DockerCluster(workers=2, slots=2) as c:
+        yield c
+
+
+def gauntlet(*args, timeout=600, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_SOCKETS": "/tmp/gs-cluster"}
+    env.pop("RAY_ADDRESS", None)
+    return subprocess.run([sys.executable, "-m", "gauntlet_tui", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout, env=env, **kw)
+
+
+def write_plan(path: Path, entries: list[dict], scale: float, parallel: int = 6) -> Path:
+    path.write_text(yaml.safe_dump({"schema": "gauntlet.plan/v1", "parallel": parallel,
+                                    "time_scale": scale, "sandbox": "local", "attempts": entries}))
+    return path
+
+
+def docs(db: Path) -> dict[tuple, dict]:
+    rows = json.loads(gauntlet("attempts", "--json", "--store", db).stdout)
+    out = {}
+    for r in rows:
+        d = json.loads(gauntlet("show", r["attempt"], "--json", "--store", db).stdout)
+        out[(d["challenge"], d["agent"])] = d
+    return out
+
+
+def scrub(x):
+    if isinstance(x, dict):
+        return {k: scrub(v) for k, v in x.items() if k not in TIMING}
+    if isinstance(x, list):
+        return [scrub(v) for v in x]
+    return x
+
+
+def comparable(doc: dict) -> dict:
+    """What must be equal for a scripted agent wherever it ran: the status and reason, the
+    order of the events that matter, each judged submission's score and test counts, and
+    every submission's feedback minus times and the test runner's text (failure messages
+    carry object addresses such as ``at 0x7f...``, different in any two runs)."""
+    evs = doc["events"]
+    key_kinds = ("submission.", "feedback.delivered", "phase.revealed", "attempt.finished",
+                 "clock.", "integrity.", "infra.")
+    def counts(r: dict) -> dict:
+        return {k: {c: v for c, v in r[k].items() if c in ("total", "passed", "failed")}
+                for k in ("tests", "hidden", "adversarial") if isinstance(r.get(k), dict)}
+
+    judged = [(e["submission"], e["score"], e["phase"], counts(e["result"]))
+              for e in evs if e["kind"] == "submission.judged"]
+    fin = next(e for e in evs if e["kind"] == "attempt.finished")
+    return {"status": doc["status"], "finished": scrub(fin),
+            "kinds": [e["kind"] for e in evs if e["kind"].startswith(key_kinds)],
+            "judged": judged,
+            "hashes": [e["hash"] for e in evs if e["kind"] == "submission.received"],
+            "submissions": [(s["submission"], s["feedback"] is not None) for s in doc["submissions"]]}
+
+
+PLAN6 = [{"challenge": c, "agents": ["scripted:naive", "scripted:elite"]}
+         for c in ("off-by-one", "rate-limiter", "task-store")]
+
+
+def test_plan_on_cluster_equals_local_run(cluster, tmp_path):
+    plan = write_plan(tmp_path / "plan.yaml", PLAN6, scale=60)
+    t0 = time.monotonic()
+    local = gauntlet("arena", plan, "--headless", "--store", tmp_path / "local.db")
+    t_local = time.monotonic() - t0
+    assert local.returncode == 0, local.stderr[-3000:]
+    t0 = time.monotonic()
+    remote = gauntlet("arena", plan, "--headless", "--store", tmp_path / "cluster.db",
+                      "--cluster", cluster.address)
+    t_remote = time.monotonic() - t0
+    assert remote.returncode == 0, remote.stderr[-3000:]
+    print(f"local {t_local:.1f}s, cluster {t_remote:.1f}s", file=sys.stderr)
+    here, there = docs(tmp_path / "local.db"), docs(tmp_path / "cluster.db")
+    assert len(here) == len(there) == 6 and set(here) == set(there)
+    hosts = {d["node"]["host"] for d in there.values()}
+    assert hosts <= {"w1", "w2"} and len(hosts) == 2, hosts
+    for key in here:
+        assert there[key]["node"]["id"] and there[key]["node"]["address"] in cluster.ips.values()
+        a, b = comparable(here[key]), comparable(there[key])
+        assert a["status"] == b["status"] == "finished", key
+        assert a == b, key
+        judged = [e for e in there[key]["events"] if e["kind"] == "submission.judged"]
+        assert judged, key
+    for key in here:  # the scorecards (gauntlet judge --json) of both runs
+        sa = json.loads(gauntlet("judge", here[key]["attempt"], "--json", "--store", tmp_path / "local.db").stdout)
+        sb = json.loads(gauntlet("judge", there[key]["attempt"], "--json", "--store", tmp_path / "cluster.db").stdout)
+        # strategy (and so total) weighs when submissions came in attempt seconds: at a high
+        # time scale real latency moves that by a few seconds between any two runs.
+        same = ("scored_submission", "status", "flags", "trajectory")
+        assert {k: sa.get(k) for k in same} == {k: sb.get(k) for k in same}, key
+        ca, cb = dict(sa["components"]), dict(sb["components"])
+        assert abs(ca.pop("strategy") - cb.pop("strategy")) <= 10 and ca == cb, key
+
+
+def _committed(db: Path) -> list[tuple[str, str, dict]]:
+    if not db.exists():
+        return []
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    try:
+        return [(a, k, json.loads(d)) for a, k, d in
+                con.execute("SELECT attempt, kind, data FROM events ORDER BY attempt, seq")]
+    except sqlite3.OperationalError:
+        return []
+    finally:
+        con.close()
+
+
+def test_node_lost_mid_attempt(cluster, tmp_path):
+    entries = [{"challenge": "task-store", "agents": ["scripted:elite", "scripted:standard"]},
+               {"challenge": "rate-limiter", "agents": ["scripted:elite", "scripted:standard"]}]
+    plan = write_plan(tmp_path / "plan.yaml", entries, scale=60)
+    db = tmp_path / "lost.db"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_SOCKETS": "/tmp/gs-cluster"}
+    proc = subprocess.Popen([sys.executable, "-m", "gauntlet_tui", "arena", str(plan), "--headless",
+                             "--store", str(db), "--cluster", cluster.address], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    victim, acked = None, {}
+    deadline = time.monotonic() + 300
+    try:
+        while victim is None and time.monotonic() < deadline and proc.poll() is None:
+            rows = _committed(db)
+            host = {a: d["node"]["host"] for a, k, d in rows if k == "attempt.started"}
+            done = {a for a, k, _ in rows if k == "attempt.finished"}
+            for a, k, d in rows:
+                if k == "feedback.delivered" and a not in done:
+                    victim = host[a]
+                    break
+            if victim is None:
+                time.sleep(0.2)  # polling a real store file written by another process
+        assert victim is not None, "no attempt had an acknowledged submission in time"
+        rows = _committed(db)
+        host = {a: d["node"]["host"] for a, k, d in rows if k == "attempt.started"}
+        for a, k, d in rows:
+            if k == "feedback.delivered":
+                acked.setdefault(a, set()).add(d["submission"])
+        cluster.kill(victim)
+        out, err = proc.communicate(timeout=400)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err[-3000:]  # an attempt ended in an infrastructure error
+    final = docs(db)
+    assert len(final) == 4
+    lost = [d for d in final.values() if d["node"]["host"] == victim]
+    assert lost and all(d["status"] == "infra_error" for d in lost)
+    for d in lost:
+        infra = [e for e in d["events"] if e["kind"] == "infra.error"]
+        assert infra and victim in infra[-1]["detail"] and infra[-1]["source"] == "node"
+    others = [d for d in final.values() if d["node"]["host"] != victim]
+    assert others and all(d["status"] == "finished" for d in others)
+    for d in final.values():  # acknowledged submissions are all still there, with feedback
+        kept = {s["submission"] for s in d["submissions"] if s["feedback"]}
+        assert acked.get(d["attempt"], set()) <= kept, d["attempt"]
+        assert sum(e["kind"] == "attempt.finished" for e in d["events"]) == 1
