@@ -67,6 +67,9 @@ class JudgeResult(BaseModel):
     # Manifest deliverables, each 0.0-1.0 met (kind tests: pass rate of the tests in
     # play; kind file: present and non-empty in the snapshot).
     deliverables: dict[str, float] = Field(default_factory=dict)
+    # How a pytest judge ran the submission: "process" (its own process, behind a
+    # data-only pipe) or "in_process" (imported into the test process); None: not pytest.
+    isolation: str | None = None
 
     def suite(self, suite: Suite, phase: int | None = None) -> list[TestResult]:
         return [t for t in self.tests if t.suite == suite and (phase is None or t.phase == phase)]

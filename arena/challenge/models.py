@@ -158,6 +158,9 @@ class Judge(Strict):
     command: str = Field(min_length=1)
     timeout: float = 60.0  # seconds; written as 60s, 2m ...
     categories: dict[str, str] = Field(default_factory=dict)
+    # process: the submission runs in its own process behind a data-only pipe (default);
+    # in_process: imported into the judge's test process (for packages that need it).
+    isolation: Literal["process", "in_process"] = "process"
 
     @field_validator("command")
     @classmethod

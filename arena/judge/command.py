@@ -48,8 +48,13 @@ def _pytest_args(parts: list[str]) -> list[str] | None:
     return None
 
 
-def build_argv(command: str, tests: list[str], report: str = REPORT) -> tuple[list[str], bool]:
-    """(argv, is_pytest). ``{tests}`` expands to the test directories, ``{report}`` to the report path."""
+ISOLATION_OPTIONS = ["-p", "gauntlet_isolation"]
+
+
+def build_argv(command: str, tests: list[str], report: str = REPORT, *,
+               isolated: bool = False) -> tuple[list[str], bool]:
+    """(argv, is_pytest). ``{tests}`` expands to the test directories, ``{report}`` to the report path.
+    ``isolated``: a pytest run loads the isolation plugin (the submission in its own process)."""
     try:
         parts = shlex.split(command)
     except ValueError:
@@ -65,7 +70,7 @@ def build_argv(command: str, tests: list[str], report: str = REPORT) -> tuple[li
             out.extend(tests)
         else:
             out.append(a.replace("{report}", report).replace("{tests}", " ".join(tests)))
-    return [*BOOTSTRAP, *out, *FORCED_PYTEST_OPTIONS], True
+    return [*BOOTSTRAP, *out, *FORCED_PYTEST_OPTIONS, *(ISOLATION_OPTIONS if isolated else [])], True
 
 
 def judge_env() -> dict[str, str]:

@@ -125,10 +125,14 @@ if REQUEST:  # a pooled container's launcher: wait for the submission (see launc
     sys.stdout.write("GAUNTLET-JUDGE-RUNNER-START\n")
     sys.stdout.flush()
 
-sys.path.insert(1, WS)
-src = os.path.join(WS, "src")
-if os.path.isdir(src) and not os.path.exists(os.path.join(src, "__init__.py")):
-    sys.path.insert(2, src)
+ISOLATED = "gauntlet_isolation" in args  # the submission runs in its own process (isolation.py)
+if ISOLATED:
+    cov = None  # measured in the submission's process, merged by the isolation plugin
+else:
+    sys.path.insert(1, WS)
+    src = os.path.join(WS, "src")
+    if os.path.isdir(src) and not os.path.exists(os.path.join(src, "__init__.py")):
+        sys.path.insert(2, src)
 
 
 class CoverageWindow:
