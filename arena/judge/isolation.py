@@ -133,6 +133,8 @@ class Worker:
             stdin=subprocess.DEVNULL, stdout=_STDOUT, stderr=_STDERR, start_new_session=True, env=env)
         os.close(a_r)
         os.close(b_w)
+        if STATE["first_pid"] is None:
+            STATE["first_pid"] = self.proc.pid
         self.peer = Peer(b_r, a_w, self.export, self.resolve, self.handle, self.enc_exc, self.dec_exc)
         self.table, self.back = {}, {}
         hello = self.peer.recv()
@@ -237,7 +239,27 @@ class Worker:
         return e
 
 
-STATE = {"worker": None, "suite": None, "coverage": {}, "in_test": False}
+STATE = {"worker": None, "suite": None, "coverage": {}, "in_test": False, "first_pid": None}
+
+
+def kill_workers():
+    """Kill every process started since the first worker (all of them the submission's:
+    this process starts nothing else), also those that left the worker's session. Not
+    ``kill(-1)``: that would also end the sandbox's exec wrapper."""
+    first = STATE["first_pid"]
+    if first is None:
+        return
+    me = os.getpid()
+    try:
+        pids = [int(d) for d in os.listdir("/proc") if d.isdigit()]
+    except OSError:
+        return
+    for pid in pids:
+        if pid >= first and pid != me:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def worker():
@@ -261,10 +283,7 @@ def _retire(w):
     except Exception:
         pass
     w.stop()
-    try:
-        os.kill(-1, signal.SIGKILL)  # what the submission left running (never this process)
-    except OSError:
-        pass
+    kill_workers()
     if STATE["worker"] is w:
         STATE["worker"] = None
 

@@ -96,8 +96,8 @@ class Lazy:
         return call(["path", self._path[0], list(self._path[1:])])
 
     def __getattr__(self, name):
-        if name.startswith("__") and name.endswith("__") and name not in _DUNDER_OK:
-            raise AttributeError(name)
+        if not STATE["in_test"] or (name.startswith("__") and name.endswith("__") and name not in _DUNDER_OK):
+            raise AttributeError(name)  # pytest's collection looks at what a test module holds
         return getattr(self._value(), name)
 
     def __call__(self, *args, **kwargs):
@@ -171,10 +171,7 @@ def pytest_runtest_protocol(item, nextitem):
 def pytest_sessionfinish(session, exitstatus):
     if STATE["worker"] is not None:
         _retire(STATE["worker"])
-    try:
-        os.kill(-1, signal.SIGKILL)
-    except OSError:
-        pass
+    kill_workers()
     if STATE["coverage"]:
         try:
             import coverage
