@@ -25,7 +25,7 @@ CORE = r'''
 import ast, builtins, ctypes, os, signal, subprocess, sys, types
 
 import pytest
-from gauntlet_wire import Peer, WireError, SCALARS
+from gauntlet_wire import Peer, WireError, SCALARS, start_zygote, zygote_spawn
 
 WS = os.environ.get("GAUNTLET_JUDGE_WORKSPACE", "/workspace")
 OUT = os.environ.get("GAUNTLET_JUDGE_OUT", "/judge-out")
@@ -119,20 +119,65 @@ def _static_exceptions(mod):
     return found
 
 
+class _Child:
+    """A worker forked by the fork server (not our child: the kernel reaps it)."""
+
+    def __init__(self, pid):
+        self.pid = pid
+
+    def poll(self):
+        try:
+            os.kill(self.pid, 0)
+            return None
+        except OSError:
+            return 0
+
+    def kill(self):
+        os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self, timeout=None):
+        return 0
+
+
+_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("GAUNTLET_JUDGE_REQUEST", "GAUNTLET_JUDGE_ZYGOTE"))}
+
+
+def _zygote():
+    """The fork server: started by the launcher before the submission existed
+    (``GAUNTLET_JUDGE_ZYGOTE=<pid>,<fd>``), else now, while pytest collects."""
+    import socket
+    got = os.environ.pop("GAUNTLET_JUDGE_ZYGOTE", "")
+    try:
+        if got:
+            pid, fd = (int(x) for x in got.split(","))
+            return _Child(pid), socket.socket(fileno=fd)
+        proc, ctrl = start_zygote(_WORKER_SRC, _ENV)
+        return proc, ctrl
+    except Exception:
+        return None
+
+
+ZYGOTE = _zygote()
+
+
 class Worker:
     gen = 0
 
     def __init__(self):
         Worker.gen += 1
         self.gen = Worker.gen
-        a_r, a_w = os.pipe()  # trusted -> worker
-        b_r, b_w = os.pipe()  # worker -> trusted
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GAUNTLET_JUDGE_REQUEST")}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-B", "-c", _WORKER_SRC, str(a_r), str(b_w)], pass_fds=(a_r, b_w),
-            stdin=subprocess.DEVNULL, stdout=_STDOUT, stderr=_STDERR, start_new_session=True, env=env)
-        os.close(a_r)
-        os.close(b_w)
+        got = zygote_spawn(ZYGOTE[1], _STDOUT, _STDERR) if ZYGOTE else None
+        if got is not None:  # forked by the fork server: no interpreter start-up
+            self.proc = _Child(got[0])
+            b_r = a_w = got[1]
+        else:
+            a_r, a_w = os.pipe()  # trusted -> worker
+            b_r, b_w = os.pipe()  # worker -> trusted
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", "-B", "-c", _WORKER_SRC, str(a_r), str(b_w)], pass_fds=(a_r, b_w),
+                stdin=subprocess.DEVNULL, stdout=_STDOUT, stderr=_STDERR, start_new_session=True, env=_ENV)
+            os.close(a_r)
+            os.close(b_w)
         if STATE["first_pid"] is None:
             STATE["first_pid"] = self.proc.pid
         self.peer = Peer(b_r, a_w, self.export, self.resolve, self.handle, self.enc_exc, self.dec_exc)

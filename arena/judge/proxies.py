@@ -172,6 +172,12 @@ def pytest_sessionfinish(session, exitstatus):
     if STATE["worker"] is not None:
         _retire(STATE["worker"])
     kill_workers()
+    if ZYGOTE:
+        try:
+            ZYGOTE[1].close()
+            ZYGOTE[0].kill()
+        except Exception:
+            pass
     if STATE["coverage"]:
         try:
             import coverage

@@ -120,6 +120,16 @@ if coverage is not None:
 args = sys.argv[1:]
 if REQUEST:  # a pooled container's launcher: wait for the submission (see launcher.py)
     import gauntlet_judge_launcher
+    try:  # the isolation worker's fork server, started while no submission exists
+        import gauntlet_wire
+        with open("/judge/config/gauntlet_wire.py") as f, open("/judge/config/gauntlet_worker.py") as g:
+            _zsrc = f.read() + "\n" + g.read()
+        _zenv = {k: v for k, v in os.environ.items() if not k.startswith("GAUNTLET_JUDGE_REQUEST")}
+        _zproc, _zctrl = gauntlet_wire.start_zygote(_zsrc, _zenv)
+        os.set_inheritable(_zctrl.fileno(), True)
+        os.environ["GAUNTLET_JUDGE_ZYGOTE"] = f"{_zproc.pid},{_zctrl.fileno()}"
+    except Exception:
+        pass
     args = gauntlet_judge_launcher.serve(REQUEST, OUT)
     sys.argv[1:] = args  # what an exec'd run has
     sys.stdout.write("GAUNTLET-JUDGE-RUNNER-START\n")

@@ -33,13 +33,40 @@ class WireError(Exception):
     """The submission's process ended, or sent something that is not a message."""
 
 
+def start_zygote(source, env=None):
+    """Start the worker's fork server (``python3 -I -B -c source zygote FD``) before any
+    submission code exists; (Popen, control socket)."""
+    import socket, subprocess, sys
+    ours, theirs = socket.socketpair()
+    proc = subprocess.Popen([sys.executable, "-I", "-B", "-c", source, "zygote", str(theirs.fileno())],
+                            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+                            start_new_session=True, env=env)
+    theirs.close()
+    return proc, ours
+
+
+def zygote_spawn(ctrl, out_fd, err_fd):
+    """One fresh worker from the fork server: (pid, socket fd) or None."""
+    import socket
+    try:
+        socket.send_fds(ctrl, [b"s"], [out_fd, err_fd])
+        msg, fds, _f, _a = socket.recv_fds(ctrl, 32, 1)
+    except OSError:
+        return None
+    if not msg or len(fds) != 1:
+        for f in fds:
+            os.close(f)
+        return None
+    return int(msg), fds[0]
+
+
 class Peer:
     """One end of the pipe pair. ``export(x)`` makes the handle for a non-plain value,
     ``resolve(tag, payload)`` turns a received handle into a local value, ``handle(q)``
     serves one request of the other side (raises to send an error)."""
 
     def __init__(self, rfd, wfd, export, resolve, handle, enc_exc, dec_exc):
-        self.r = os.fdopen(rfd, "rb", buffering=1 << 16)
+        self.r = os.fdopen(os.dup(rfd) if rfd == wfd else rfd, "rb", buffering=1 << 16)
         self.wfd = wfd
         self.export, self.resolve, self.handle = export, resolve, handle
         self.enc_exc, self.dec_exc = enc_exc, dec_exc

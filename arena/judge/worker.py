@@ -13,7 +13,8 @@ from __future__ import annotations
 WORKER = r'''
 import builtins, ctypes, importlib, operator, os, struct, sys
 
-RFD, WFD = int(sys.argv[1]), int(sys.argv[2])
+ZYGOTE = sys.argv[1] == "zygote"  # a fork server started before the submission exists
+RFD, WFD = (int(sys.argv[2]), None) if ZYGOTE else (int(sys.argv[1]), int(sys.argv[2]))
 WS = os.environ.get("GAUNTLET_JUDGE_WORKSPACE", "/workspace")
 for _k in [k for k in os.environ if k.startswith("GAUNTLET_")]:
     del os.environ[_k]
@@ -224,7 +225,50 @@ def handle(q):
     raise WireError(f"unknown request {op!r}")
 
 
+def _zygote(ctrl):
+    """Fork one fresh worker per request of the trusted side: it sends its stdout and
+    stderr, gets back the worker's end of a new socket pair and its pid. Forked from a
+    process that never ran submission code, so every worker starts clean."""
+    import signal, socket
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped by the kernel
+    sock = socket.socket(fileno=ctrl)
+    while True:
+        try:
+            msg, fds, _f, _a = socket.recv_fds(sock, 16, 2)
+        except OSError:
+            os._exit(0)
+        if not msg or len(fds) != 2:
+            os._exit(0)
+        mine, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            os.dup2(fds[0], 1)
+            os.dup2(fds[1], 2)
+            for f in fds:
+                os.close(f)
+            sock.close()
+            theirs.close()
+            os.setsid()
+            return mine.detach()
+        for f in fds:
+            os.close(f)
+        mine.close()
+        try:
+            socket.send_fds(sock, [str(pid).encode()], [theirs.fileno()])
+        except OSError:
+            os._exit(0)
+        theirs.close()
+
+
+if ZYGOTE:
+    RFD = WFD = _zygote(RFD)
+    try:
+        SECCOMP = _seccomp() and SECCOMP  # stacked: signals only to this worker and later
+    except Exception:
+        pass
 peer = Peer(RFD, WFD, export, resolve, handle, enc_exc, dec_exc)
+importlib.invalidate_caches()  # the workspace may have been empty when the fork server started
 sys.path[0:0] = [WS]
 _src = os.path.join(WS, "src")
 if os.path.isdir(_src) and not os.path.exists(os.path.join(_src, "__init__.py")):
