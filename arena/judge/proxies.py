@@ -118,9 +118,10 @@ class RemoteModule(types.ModuleType):
         exc = _static_exceptions(mod).get(name)
         if exc is not None:
             return exc
-        if STATE["in_test"]:
-            return call(["path", mod, [name]])
-        return Lazy((mod, name))
+        value = call(["path", mod, [name]])  # AttributeError: `from mod import name` fails as in-process
+        if STATE["in_test"] or not isinstance(value, Remote):
+            return value  # plain values copied, exception classes mirrored
+        return Lazy((mod, name))  # at collection: resolved in the process of the test using it
 
 
 class _Loader:
@@ -128,7 +129,11 @@ class _Loader:
         return RemoteModule(spec.name)
 
     def exec_module(self, module):
+        # Imported now in the current process (at collection: one that serves no test),
+        # so a module that does not import fails the test module's collection exactly as
+        # in-process (a build failure), with the submission's error by type and message.
         module.__dict__["__gauntlet_remote__"] = True
+        call(["path", module.__dict__["__name__"], []])
 
 
 class _Finder:
