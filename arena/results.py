@@ -96,6 +96,9 @@ class JudgeResult(BaseModel):
     # Seed 003 Stage 2.5 static judges (arena/judge/static_checks.py); None = not run.
     quality: StaticReport | None = None
     security: StaticReport | None = None
+    # How a pytest judge ran the submission: "process" (its own process, behind a
+    # data-only pipe) or "in_process" (imported into the test process); None: not pytest.
+    isolation: str | None = None
 
     def suite(self, suite: Suite, phase: int | None = None) -> list[TestResult]:
         return [t for t in self.tests if t.suite == suite and (phase is None or t.phase == phase)]

@@ -22,6 +22,12 @@ coverage, the bare run does not). A judge run includes everything the judge does
 tamper scan, lint, expected ids, laying out the run directory, creating the sandbox,
 the test run, reading the report and progress log, closing the sandbox and cleanup.
 Prints median / min / max and each overhead over the bare median.
+
+Process isolation (issue 11): every judge series runs the default mode (the submission in
+its own process behind the data-only pipe); ``local inproc`` and ``pool inproc`` are the
+same prepared/pooled runs with ``judge.isolation: in_process`` (a copy of the fixture),
+and the last lines print the isolation overhead per submission (target: <= 30 ms at the
+median).
 """
 from __future__ import annotations
 
@@ -62,8 +68,22 @@ def bare_once(tmp: Path, cov: bool = False) -> float:
     return time.perf_counter() - t0
 
 
+ISOLATION_TARGET = 0.030
+ISOLATION_PAIRS = [("judge local", "local inproc"), ("docker pool", "pool inproc")]
+
+
+def in_process_copy(tmp: Path):
+    root = tmp / "calc-in-process"
+    shutil.copytree(FIXTURE, root)
+    y = root / "challenge.yaml"
+    y.write_text(y.read_text().replace("  timeout: 6s\n", "  timeout: 6s\n  isolation: in_process\n"))
+    ch = load_challenge(root)
+    assert ch.manifest.judge.isolation == "in_process"
+    return ch
+
+
 TARGETS = {"judge local": 0.050, "docker cold": 0.500, "docker pool": 0.120}
-POOLED = ("judge local", "docker pool")  # refilled, unmeasured, before every measured run
+POOLED = ("judge local", "docker pool", "local inproc", "pool inproc")  # refilled, unmeasured, before every measured run
 
 
 async def judge_once(judge: Judge, ch, snap) -> tuple[float, float, float]:
@@ -102,16 +122,20 @@ async def main() -> None:
         tmp = Path(d)
         snap = take_snapshot(FIXTURE / "solution", tmp / "snaps")
         local = get_backend("local")
+        ch_in = in_process_copy(tmp)
+        chs = {"local inproc": ch_in, "pool inproc": ch_in}
         judges = {"judge local": Judge(local, pool_size=1),
+                  "local inproc": Judge(local, pool_size=1),
                   "local cold": Judge(local, pool_size=1, prestart=0)}
         if not args.no_docker:
             dk = get_backend("docker")
             judges["docker cold"] = Judge(dk, pool_size=1, prestart=0)
             judges["docker pool"] = Judge(dk, pool_size=1, prestart=1)
+            judges["pool inproc"] = Judge(dk, pool_size=1, prestart=1)
         series = {"bare pytest": lambda: asyncio.to_thread(lambda: (bare_once(tmp), 0.0, 0.0)),
                   "bare +cov": lambda: asyncio.to_thread(lambda: (bare_once(tmp, True), 0.0, 0.0))}
         for name, j in judges.items():
-            series[name] = (lambda j=j: judge_once(j, ch, snap))
+            series[name] = (lambda j=j, c=chs.get(name, ch): judge_once(j, c, snap))
         acc = {name: ([], [], []) for name in series}
         try:
             for fn in series.values():
@@ -122,7 +146,7 @@ async def main() -> None:
                     for pooled in POOLED:
                         if pooled in judges:
                             await judges[pooled].drain()
-                            await judges[pooled].warm(ch, [1])  # refill, unmeasured
+                            await judges[pooled].warm(chs.get(pooled, ch), [1])  # refill, unmeasured
                     for a, v in zip(acc[name], await series[name]()):
                         a.append(v)
         finally:
@@ -140,6 +164,16 @@ async def main() -> None:
         if not name.startswith("bare"):
             m = statistics.median(xs)
             print(f"  {name:<13} {1000 * (m - cov):+7.1f} ms  ratio {m / cov:4.2f}x")
+    print_isolation(acc)
+
+
+def print_isolation(acc: dict) -> None:
+    print("process isolation overhead (isolated - in_process, same run, medians):")
+    for iso, inproc in ISOLATION_PAIRS:
+        if iso in acc and inproc in acc:
+            d = statistics.median(acc[iso][0]) - statistics.median(acc[inproc][0])
+            print(f"  {iso:<13} {1000 * d:+7.1f} ms  target <= {ISOLATION_TARGET * 1000:.0f} ms: "
+                  f"{'met' if d <= ISOLATION_TARGET else 'MISSED'}")
 
 
 if __name__ == "__main__":

@@ -196,6 +196,9 @@ class Judge(Strict):
     categories: dict[str, str] = Field(default_factory=dict)
     quality: Quality = Field(default_factory=Quality)
     security: Security = Field(default_factory=Security)
+    # process: the submission runs in its own process behind a data-only pipe (default);
+    # in_process: imported into the judge's test process (for packages that need it).
+    isolation: Literal["process", "in_process"] = "process"
 
     @field_validator("command")
     @classmethod

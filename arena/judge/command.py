@@ -51,10 +51,14 @@ def _pytest_args(parts: list[str]) -> list[str] | None:
     return None
 
 
+ISOLATION_OPTIONS = ["-p", "gauntlet_isolation"]
+
+
 def build_argv(command: str, tests: list[str], report: str = REPORT, *,
-               coverage: bool = False) -> tuple[list[str], bool]:
+               coverage: bool = False, isolated: bool = False) -> tuple[list[str], bool]:
     """(argv, is_pytest). ``{tests}`` expands to the test directories, ``{report}`` to the report path.
-    ``coverage``: the coverage pass (a pytest command only: the bootstrap traces it)."""
+    ``coverage``: the coverage pass (a pytest command only: the bootstrap traces it).
+    ``isolated``: a pytest run loads the isolation plugin (the submission in its own process)."""
     try:
         parts = shlex.split(command)
     except ValueError:
@@ -71,7 +75,7 @@ def build_argv(command: str, tests: list[str], report: str = REPORT, *,
         else:
             out.append(a.replace("{report}", report).replace("{tests}", " ".join(tests)))
     flag = [COVERAGE_FLAG] if coverage else []
-    return [*BOOTSTRAP, *flag, *out, *FORCED_PYTEST_OPTIONS], True
+    return [*BOOTSTRAP, *flag, *out, *FORCED_PYTEST_OPTIONS, *(ISOLATION_OPTIONS if isolated else [])], True
 
 
 def judge_env() -> dict[str, str]:

@@ -70,6 +70,9 @@ class JudgeSpec:
     deliverable_specs: list = field(default_factory=list)  # the manifest's Deliverable models
     quality: object = None  # manifest judge.quality / judge.security (static_checks.py)
     security: object = None
+    # "process": the submission runs in its own process behind a data-only pipe
+    # (isolation.py); "in_process": imported into the test process (the old mode).
+    isolation: str = "process"
 
     @classmethod
     def from_challenge(cls, challenge, phases: list[int]) -> "JudgeSpec":
@@ -87,7 +90,12 @@ class JudgeSpec:
             test_dirs={p: challenge.test_dirs(p) for p in phases},
             deliverable_specs=list(m.deliverables or []),
             quality=getattr(m.judge, "quality", None), security=getattr(m.judge, "security", None),
+            isolation=str(getattr(m.judge, "isolation", "process") or "process"),
         )
+
+    @property
+    def isolated(self) -> bool:
+        return self.isolation == "process"
 
 
 class Judge:
@@ -152,6 +160,8 @@ class Judge:
         expected, errors = collect_expected(spec.test_dirs)
         judge_names = {p.name for suites in spec.test_dirs.values() for roots in suites.values()
                        for root in roots for p in ([root] if root.is_file() else root.rglob("*.py"))}
+        if cmd.build_argv(spec.command, [])[1]:
+            result.isolation = spec.isolation
         result.integrity = scan(snapshot, starter=spec.starter, judge_test_names=judge_names)
         result.lint = lint_snapshot(snapshot)
         result.quality, result.security = await asyncio.to_thread(static_reports, spec, snapshot)
@@ -213,7 +223,8 @@ class Judge:
         copied in), removed in the background once the verdict is built."""
         t = time.monotonic()
         jdir, tests_args = await asyncio.to_thread(judge_dir, spec.test_dirs, self.pools.cache_root)
-        argv, is_pytest = cmd.build_argv(spec.command, tests_args, coverage=spec.coverage)
+        argv, is_pytest = cmd.build_argv(spec.command, tests_args, coverage=spec.coverage,
+                                 isolated=spec.isolated)
         pool = self.pools.pool(spec.image, spec.limits, jdir, is_pytest)
         t = self._mark("layout", t)
         try:
@@ -242,7 +253,8 @@ class Judge:
             return False
         try:
             t = self._mark("sandbox", t)
-            argv, _ = cmd.build_argv(spec.command, prepared.tests_args, coverage=spec.coverage)
+            argv, _ = cmd.build_argv(spec.command, prepared.tests_args, coverage=spec.coverage,
+                                     isolated=spec.isolated)
             res = None
             try:
                 res = await asyncio.wait_for(
@@ -281,7 +293,8 @@ class Judge:
             materialize(snapshot, run_dir / "ws")
             jdir, tests_args = judge_dir(spec.test_dirs, run_dir / "judge")
             run_dir.chmod(0o755)
-            argv, is_pytest = cmd.build_argv(spec.command, tests_args, coverage=spec.coverage)
+            argv, is_pytest = cmd.build_argv(spec.command, tests_args, coverage=spec.coverage,
+                                     isolated=spec.isolated)
             mounts = [Mount(jdir, cmd.JUDGE_ROOT, readonly=True),
                       Mount(run_dir / "out", cmd.OUT_DIR, readonly=False)]
             t = self._mark("layout", t)

@@ -21,6 +21,9 @@ from pathlib import Path
 from arena.judge import command as cmd
 from arena.judge import trusted
 from arena.judge.launcher import LAUNCHER
+from arena.judge.proxies import PLUGIN as ISOLATION_PLUGIN
+from arena.judge.wire import WIRE
+from arena.judge.worker import WORKER
 
 SUITE_ORDER = {"static": 0, "hidden": 1, "adversarial": 2}
 _SKIP = {"__pycache__", ".pytest_cache"}
@@ -32,7 +35,10 @@ def _entries(test_dirs: dict[int, dict[str, list[Path]]]) -> tuple[list[tuple], 
                         ("config/run.py", "file", trusted.RUNNER.encode()),
                         ("config/gauntlet_judge_plugin.py", "file", trusted.PLUGIN.encode()),
                         ("config/gauntlet_judge_launcher.py", "file", LAUNCHER.encode()),
-                        ("config/pytest.ini", "file", trusted.PYTEST_INI.encode())]
+                        ("config/pytest.ini", "file", trusted.PYTEST_INI.encode()),
+                        ("config/gauntlet_wire.py", "file", WIRE.encode()),
+                        ("config/gauntlet_worker.py", "file", WORKER.encode()),
+                        ("config/gauntlet_isolation.py", "file", ISOLATION_PLUGIN.encode())]
     tests_args: list[str] = []
     for phase, suites in sorted(test_dirs.items()):
         for suite, roots in sorted(suites.items(), key=lambda kv: SUITE_ORDER.get(kv[0], 9)):

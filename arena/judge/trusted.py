@@ -121,6 +121,16 @@ if coverage is not None:
 args = sys.argv[1:]
 if REQUEST:  # a pooled container's launcher: wait for the submission (see launcher.py)
     import gauntlet_judge_launcher
+    try:  # the isolation worker's fork server, started while no submission exists
+        import gauntlet_wire
+        with open("/judge/config/gauntlet_wire.py") as f, open("/judge/config/gauntlet_worker.py") as g:
+            _zsrc = f.read() + "\n" + g.read()
+        _zenv = {k: v for k, v in os.environ.items() if not k.startswith("GAUNTLET_JUDGE_REQUEST")}
+        _zproc, _zctrl = gauntlet_wire.start_zygote(_zsrc, _zenv)
+        os.set_inheritable(_zctrl.fileno(), True)
+        os.environ["GAUNTLET_JUDGE_ZYGOTE"] = f"{_zproc.pid},{_zctrl.fileno()}"
+    except Exception:
+        pass
     args = gauntlet_judge_launcher.serve(REQUEST, OUT)
     sys.argv[1:] = args  # what an exec'd run has
     sys.stdout.write("GAUNTLET-JUDGE-RUNNER-START\n")
@@ -129,13 +139,21 @@ if REQUEST:  # a pooled container's launcher: wait for the submission (see launc
 if args[:1] == ["--gauntlet-coverage"]:
     args = args[1:]
     sys.argv[1:] = args
+    try:  # tells the isolation worker (worker.py) to trace too: this sandbox's own /tmp
+        open("/tmp/.gauntlet-trace", "w").close()
+    except OSError:
+        pass
 else:
     cov = None
 
-sys.path.insert(1, WS)
-src = os.path.join(WS, "src")
-if os.path.isdir(src) and not os.path.exists(os.path.join(src, "__init__.py")):
-    sys.path.insert(2, src)
+ISOLATED = "gauntlet_isolation" in args  # the submission runs in its own process (isolation.py)
+if ISOLATED:
+    cov = None  # measured in the submission's process, merged by the isolation plugin
+else:
+    sys.path.insert(1, WS)
+    src = os.path.join(WS, "src")
+    if os.path.isdir(src) and not os.path.exists(os.path.join(src, "__init__.py")):
+        sys.path.insert(2, src)
 
 
 class CoverageWindow:

@@ -21,6 +21,23 @@ def calc_challenge():
     return load_challenge(FIXTURE)
 
 
+@pytest.fixture(scope="session")
+def calc_in_process(tmp_path_factory):
+    """The calc fixture with ``judge.isolation: in_process`` (the submission imported into
+    the test process, as before issue 11)."""
+    import shutil
+
+    from arena.challenge import load_challenge
+
+    root = tmp_path_factory.mktemp("calc-in-process") / "calc"
+    shutil.copytree(FIXTURE, root)
+    y = root / "challenge.yaml"
+    y.write_text(y.read_text().replace("  timeout: 6s\n", "  timeout: 6s\n  isolation: in_process\n"))
+    ch = load_challenge(root)
+    assert ch.manifest.judge.isolation == "in_process"
+    return ch
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request):
     from arena.sandbox import get_backend

@@ -139,6 +139,10 @@ def _forged(cls, item, call):
 _r.TestReport.from_item_and_call = classmethod(_forged)
 """
 
+import forgeries  # noqa: E402
+
+FORGERIES = forgeries._cases()
+
 CASES = [
     Case("fork_bomb", {"calc.py": calc("""\
     import os, sys
@@ -334,10 +338,10 @@ def pytest_runtest_makereport(item, call):
     }, passed=ALL - {MUL}, failed={MUL}, findings={"tamper.runner_config"}),
     Case("os_exit_before_asserts", {"calc.py": calc("""\
     import os
-    os._exit(0)""")}, passed=BEFORE_MUL, failed=ALL - BEFORE_MUL, timed_out=False,
-         findings={"tamper.exit_tricks"}, notice="ended before it finished"),
+    os._exit(0)""")}, passed=ALL - {MUL}, failed={MUL}, timed_out=False,  # only the worker ends
+         findings={"tamper.exit_tricks"}),
     Case("atexit_rewrites_report", {"calc.py": calc("    return 0", prelude=_atexit_writes_report(FORGED_XML))},
-         passed=ALL - {MUL}, failed={MUL}, findings={"tamper.exit_tricks", "judge.report_mismatch"}),
+         passed=ALL - {MUL}, failed={MUL}, findings={"tamper.exit_tricks"}),
     Case("fake_passed_lines", {"calc.py": calc("""\
     import os
     fake = b"static/test_calc_static.py::test_mul PASSED\\n========== 8 passed in 0.01s ==========\\n"
@@ -349,8 +353,7 @@ def pytest_runtest_makereport(item, call):
     print(fake.decode())
     return 0""")}, passed=ALL - {MUL}, failed={MUL}),
     Case("patch_runner_at_import", {"calc.py": calc("    return 0", prelude=_PATCH_RUNNER)},
-         passed=ALL - {MUL}, failed={MUL},
-         findings={"tamper.runner_internals", "judge.forged_report", "judge.report_mismatch"}),
+         passed=ALL - {MUL}, failed={MUL}, findings={"tamper.runner_internals"}),  # only the worker's own pytest is patched
     Case("patch_runner_and_judge_plugin", {"calc.py": calc("    return 0", prelude=_PATCH_RUNNER + """
 import sys
 
@@ -364,9 +367,11 @@ if _plugin is not None:
         _real_emit(**kw)
 
     _plugin._emit = _lying_emit
-""")}, findings={"tamper.runner_internals", "tamper.judge_paths"}, verdict_forged=True),
+""")}, passed=ALL - {MUL}, failed={MUL}, findings={"tamper.runner_internals", "tamper.judge_paths"}),
+    # The worker is killed, never exits normally: its atexit hooks never run.
     Case("junit_entity_bomb", {"calc.py": calc("    return 0", prelude=_atexit_writes_report(BOMB_XML))},
-         passed=ALL - {MUL}, failed={MUL}, findings={"judge.hostile_report"}),
+         passed=ALL - {MUL}, failed={MUL}, findings={"tamper.exit_tricks"}),
+    *FORGERIES,
 ]
 
 TMP_LEFTOVER_WRITER = {"calc.py": calc("""\

@@ -15,8 +15,10 @@ from test_hostile_submissions import assert_nothing_left_behind, judge_files
 
 _READ_HIDDEN = """
     import os, sys
-    here = sys._getframe(1).f_code.co_filename  # the calling judge test's own file
+    here = sys._getframe(1).f_code.co_filename  # the calling judge test's own file (in-process)
     root = os.path.dirname(os.path.dirname(here))
+    if not os.path.isdir(root):  # isolated: not in reach that way; the same uid still reads /judge
+        root = "/judge/tests/1"
     blob = b""
     for d, _dirs, files in sorted(os.walk(root)):
         for n in sorted(files):
@@ -96,8 +98,11 @@ async def test_encoded_hidden_tests_are_withheld(case, backend, calc_challenge, 
     assert_nothing_left_behind(work)
 
 
-async def test_import_error_quoting_the_hidden_module(backend, calc_challenge, tmp_path):
+async def test_import_error_quoting_the_hidden_module(backend, calc_in_process, tmp_path):
+    """In-process, the submission is imported at collection: its ImportError is a build error."""
+    calc_challenge = calc_in_process
     result, _, work = await judge_files(tmp_path, backend, calc_challenge, {"calc.py": IMPORT_ERROR_QUOTING})
+    assert result.isolation == "in_process"
     assert result.infra_error is None, result.infra_error
     assert result.build.status == "failure" and result.build.errors
     assert_no_hidden_text(result, calc_challenge)
@@ -117,8 +122,8 @@ async def test_honest_messages_pass_unchanged(backend, calc_challenge, tmp_path)
 
 
 async def test_runner_patch_padded_past_512_kib_is_still_found(backend, calc_challenge, tmp_path):
-    """In-process mode cannot prevent this forgery (issue 11, item 1 is not built): the scan
-    must at least see it, however large the file (it used to skip files over 512 KiB)."""
+    """The scan sees it however large the file (it used to skip files over 512 KiB); the
+    verdict is the honest one under isolation (hostile.py, forgery_runner_patch_padded)."""
     from hostile import CASES
 
     forged = next(c for c in CASES if c.name == "patch_runner_and_judge_plugin")

@@ -1,0 +1,198 @@
+"""The proxies of the isolation plugin (the second half of ``gauntlet_isolation.py``).
+
+``Remote``: a handle to one object in the current submission process; equal only to a
+handle of the same object (never by the submission's ``__eq__``), hashed by identity.
+``Lazy``: a name imported at collection (``from sorter import sort``), before any suite's
+process exists; it resolves in the process of the test that uses it. ``RemoteModule``:
+what ``import sorter`` gives. The import hook only answers for names of the workspace's
+top-level modules and packages; the submission is never imported here.
+"""
+from __future__ import annotations
+
+from arena.judge.isolation import CORE
+
+PROXIES = r'''
+
+_DUNDER_OK = {"__name__", "__qualname__", "__doc__"}
+
+
+class Remote:
+    __slots__ = ("_gen", "_ref", "__weakref__")
+
+    def __init__(self, gen, ref):
+        object.__setattr__(self, "_gen", gen)
+        object.__setattr__(self, "_ref", ref)
+
+    def _op(self, name, *args):
+        return call(["op", name, self, *args])
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__") and name not in _DUNDER_OK:
+            raise AttributeError(name)
+        return call(["getattr", self, name])
+
+    def __setattr__(self, name, value):
+        call(["setattr", self, name, value])
+
+    def __delattr__(self, name):
+        call(["delattr", self, name])
+
+    def __call__(self, *args, **kwargs):
+        return call(["call", self, args, kwargs])
+
+    def __eq__(self, other):
+        return isinstance(other, Remote) and (other._gen, other._ref) == (self._gen, self._ref)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(("gauntlet-remote", self._gen, self._ref))
+
+    def __repr__(self):
+        try:
+            r = self._op("repr")
+            return r if type(r) is str else "<a submission object>"
+        except Exception:
+            return "<a submission object>"
+
+    def __str__(self):
+        r = self._op("str")
+        return r if type(r) is str else "<a submission object>"
+
+    def __bool__(self):
+        return self._op("bool") is True
+
+    def __len__(self):
+        n = self._op("len")
+        if type(n) is not int:
+            raise TypeError("len() of a submission object is not an int")
+        return n
+
+    def __iter__(self): return self._op("iter")
+    def __next__(self): return self._op("next")
+    def __getitem__(self, k): return self._op("getitem", k)
+    def __setitem__(self, k, v): self._op("setitem", k, v)
+    def __delitem__(self, k): self._op("delitem", k)
+    def __contains__(self, k): return self._op("contains", k) is True
+    def __int__(self): return self._op("int")
+    def __float__(self): return self._op("float")
+    def __index__(self): return self._op("index")
+    def __enter__(self): return self._op("enter")
+    def __exit__(self, *a): return self._op("exit", *a)
+
+    def __instancecheck__(self, obj):
+        return call(["op", "isinstance", obj, self]) is True
+
+
+class Lazy:
+    """``module.attr...`` of the submission, resolved in the current suite's process."""
+    __slots__ = ("_path",)
+
+    def __init__(self, path):
+        object.__setattr__(self, "_path", path)
+
+    def _value(self):
+        return call(["path", self._path[0], list(self._path[1:])])
+
+    def __getattr__(self, name):
+        if not STATE["in_test"] or (name.startswith("__") and name.endswith("__") and name not in _DUNDER_OK):
+            raise AttributeError(name)  # pytest's collection looks at what a test module holds
+        return getattr(self._value(), name)
+
+    def __call__(self, *args, **kwargs):
+        return self._value()(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<{'.'.join(self._path)} of the submission>"
+
+    def __instancecheck__(self, obj):
+        return isinstance(obj, self._value())
+
+
+class RemoteModule(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        mod = self.__dict__["__name__"]
+        exc = _static_exceptions(mod).get(name)
+        if exc is not None:
+            return exc
+        value = call(["path", mod, [name]])  # AttributeError: `from mod import name` fails as in-process
+        if STATE["in_test"] or not isinstance(value, Remote):
+            return value  # plain values copied, exception classes mirrored
+        return Lazy((mod, name))  # at collection: resolved in the process of the test using it
+
+
+class _Loader:
+    def create_module(self, spec):
+        return RemoteModule(spec.name)
+
+    def exec_module(self, module):
+        # Imported now in the current process (at collection: one that serves no test),
+        # so a module that does not import fails the test module's collection exactly as
+        # in-process (a build failure), with the submission's error by type and message.
+        module.__dict__["__gauntlet_remote__"] = True
+        call(["path", module.__dict__["__name__"], []])
+
+
+class _Finder:
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name.split(".")[0] not in NAMES:
+            return None
+        import importlib.machinery
+        is_pkg = name in NAMES and NAMES[name].endswith("__init__.py") or "." in name
+        return importlib.machinery.ModuleSpec(name, _Loader(), is_package=is_pkg)
+
+    @classmethod
+    def invalidate_caches(cls):
+        pass
+
+
+sys.meta_path.insert(0, _Finder)
+
+
+def _suite_of(item):
+    parts = os.path.relpath(str(item.path), "/judge/tests").split(os.sep)
+    return tuple(parts[:2])
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    key = _suite_of(item)
+    if STATE["suite"] != key:
+        if STATE["worker"] is not None:
+            _retire(STATE["worker"])
+        STATE["suite"] = key
+    STATE["in_test"] = True
+    try:
+        yield
+    finally:
+        STATE["in_test"] = False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session, exitstatus):
+    if STATE["worker"] is not None:
+        _retire(STATE["worker"])
+    kill_workers()
+    if ZYGOTE:
+        try:
+            ZYGOTE[1].close()
+            ZYGOTE[0].kill()
+        except Exception:
+            pass
+    if STATE["coverage"]:
+        try:
+            import coverage
+            cov = coverage.Coverage(data_file=None, source=[WS], branch=True, config_file=False,
+                                    omit=["*/test_*.py", "*_test.py", "*/conftest.py"])
+            data = cov.get_data()
+            data.add_arcs({f: sorted(a) for f, (_l, a) in STATE["coverage"].items()})
+            cov.json_report(outfile=os.path.join(OUT, "coverage.json"))
+        except Exception:
+            pass
+'''
+
+PLUGIN = CORE + PROXIES
