@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import logging
 import os
 from pathlib import Path
@@ -179,6 +180,11 @@ class Arena:
             with contextlib.suppress(Exception):
                 await judge_close()
         await self.shared.close_gateway()
+        if "arena.observe" in sys.modules:  # only if an attempt was observed
+            from arena.observe import close_shared_observer  # noqa: PLC0415
+
+            with contextlib.suppress(Exception):
+                await close_shared_observer()
         self._unsub()
         if self._own_store:
             closer = getattr(self.store, "close", None)

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 from arena.observe.target import ObserveTarget
 from arena.observe.testruns import PLUGIN, PLUGIN_DIR, command_event
 
-__all__ = ["ObserveTarget", "ProcessObserver", "SandboxObservation", "observe", "shared_observer"]
+__all__ = ["ObserveTarget", "ProcessObserver", "SandboxObservation", "close_shared_observer", "observe",
+           "shared_observer"]
 PLUGIN_TARGET = "/opt/gauntlet/observe"
 REPORTS_TARGET = "/opt/gauntlet/test-reports"
 Emit = Callable[[str, dict[str, Any]], None]
@@ -45,6 +46,13 @@ async def shared_observer() -> ProcessObserver:
         obs = _shared[id(loop)] = ProcessObserver()
         await obs.start()
     return obs
+
+
+async def close_shared_observer() -> None:
+    """Stop this event loop's observer process (the arena closing); the next use starts one."""
+    obs = _shared.pop(id(asyncio.get_running_loop()), None)
+    if obs is not None:
+        await obs.close()
 
 
 class SandboxObservation:
