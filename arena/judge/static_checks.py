@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 from typing import Callable, Iterable
@@ -51,15 +52,19 @@ def python_files(root: Path, rels: Iterable[str] | None = None) -> list[str]:
 
 def _run(argv: list[str], cwd: Path) -> tuple[str | None, str]:
     """(stdout, error) of one analyser run; stdout None when it failed to run."""
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(cwd), "LANG": "C.UTF-8",
-           "NO_COLOR": "1", "SEMGREP_SEND_METRICS": "off"}
-    try:
-        p = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=TOOL_TIMEOUT_S, env=env,
-                           stdin=subprocess.DEVNULL)
-    except FileNotFoundError:
-        return None, f"{Path(argv[0]).name} is not installed"
-    except subprocess.TimeoutExpired:
-        return None, f"{Path(argv[0]).name} did not finish in {TOOL_TIMEOUT_S:g} s"
+    # HOME and caches in a directory of their own: the analysed tree (a snapshot, or the
+    # package's starter) must never receive a tool's cache or settings files.
+    with tempfile.TemporaryDirectory(prefix="gauntlet-static-") as home:
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": home, "XDG_CACHE_HOME": home,
+               "XDG_CONFIG_HOME": home, "RUFF_CACHE_DIR": home, "LANG": "C.UTF-8",
+               "NO_COLOR": "1", "SEMGREP_SEND_METRICS": "off"}
+        try:
+            p = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=TOOL_TIMEOUT_S, env=env,
+                               stdin=subprocess.DEVNULL)
+        except FileNotFoundError:
+            return None, f"{Path(argv[0]).name} is not installed"
+        except subprocess.TimeoutExpired:
+            return None, f"{Path(argv[0]).name} did not finish in {TOOL_TIMEOUT_S:g} s"
     return p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")[-300:]
 
 
