@@ -22,7 +22,7 @@ def detail_text(attempt: str, view: AttemptView, elapsed: float) -> str:
              f"elapsed {fmt_clock(elapsed)} of {fmt_clock(view.time_limit_s)}", "",
              "[b]latest feedback[/]", esc(feedback_line(view)), "", "[b]activity[/]"]
     recent = list(view.activity)[-ACTIVITY_LINES:]
-    lines += [f"[$text-muted]{fmt_clock(a.t)}[/] {esc(a.text)}" for a in reversed(recent)] or ["—"]
+    lines += [f"[$text-muted]{fmt_clock(a.t)} [/]{esc(a.text)}" for a in reversed(recent)] or ["—"]
     return "\n".join(lines)
 
 
