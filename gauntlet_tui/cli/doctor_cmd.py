@@ -77,7 +77,7 @@ def sandbox_checks() -> list[Check]:
                          f"{SUDO}sysctl -w kernel.unprivileged_userns_clone=1"))
     else:
         out.append(Check("bwrap", False, "not installed (the local sandbox)", f"{SUDO}{APT} bubblewrap"))
-    deb = shutil.which("debootstrap")
+    deb = shutil.which("debootstrap", path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin")
     out.append(Check("debootstrap", bool(deb), deb or "not installed (builds the gauntlet-base image)",
                      f"{SUDO}{APT} debootstrap"))
     rc, version = _run(["docker", "version", "--format", "{{.Server.Version}}"]) if shutil.which("docker") \
