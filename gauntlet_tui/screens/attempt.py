@@ -182,12 +182,18 @@ class AttemptScreen(Screen):
             return
         tabs = self.query_one("#feedback", TabbedContent)
         new = [n for n in sorted(view.feedback) if n not in self._tabs]
+        added = []
         for n in new:
             self._tabs.append(n)
-            tabs.add_pane(TabPane(f"#{n}", FeedbackPane(view.feedback[n]), id=f"sub-{n}"))
+            added.append(tabs.add_pane(TabPane(f"#{n}", FeedbackPane(view.feedback[n]), id=f"sub-{n}")))
         if new:  # show the newest once its pane is mounted
-            self.call_after_refresh(setattr, tabs, "active", f"sub-{new[-1]}")
+            self.run_worker(self._activate(added, f"sub-{new[-1]}"), group="feedback-active")
             self.query_one("#feedback-box").add_class("-has-feedback")
+
+    async def _activate(self, added: list, pane: str) -> None:
+        for waiting in added:
+            await waiting
+        self.query_one("#feedback", TabbedContent).active = pane
 
     def _draw_briefing(self, view: AttemptView) -> None:
         """The agent's briefing (again when a phase is revealed)."""
