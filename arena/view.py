@@ -223,6 +223,14 @@ class AttemptView:
             return "warning"
         return "ok"
 
+    def would_replace(self, elapsed: float) -> int | None:
+        """The submission a submission now would replace (Sprint's double-submit window)."""
+        rules = self.rules
+        window = getattr(rules, "double_submit_window_s", 0) if rules else 0
+        if not window or self.last_submission_t is None or not self.submissions:
+            return None
+        return self.submissions if elapsed - self.last_submission_t < window else None
+
     def cooldown_left(self, elapsed: float | None = None) -> float:
         """Seconds until the format's cooldown allows another submission (0 = now)."""
         rules = self.rules

@@ -1,6 +1,7 @@
 """Dashboard responsiveness under load: 100 live attempts emitting 1,000 events/s in total.
 
     python benchmarks/bench_tui.py [--seconds 10] [--attempts 100] [--rate 1000]
+    python benchmarks/bench_tui.py --scale [--seconds 10]   # 100 vs 1,000 attempts, table and board
 
 Runs the real app (headless) twice in this process: a baseline with no attempts and no
 events, then the loaded dashboard, where an engine thread publishes events on the bus
@@ -77,38 +78,46 @@ def produce(adapter: EngineAdapter, attempts, rate: float, stop: threading.Event
             time.sleep(delay)
 
 
-async def press_and_wait(app: GauntletApp, key: str, table) -> float:
+def _screen_state(app: GauntletApp, table) -> tuple:
+    if table is None:
+        return (len(app.screen_stack), type(app.screen).__name__)
+    return (table.cursor_row, table.sort_column, table.sort_reverse)
+
+
+async def press_and_wait(app: GauntletApp, key: str, table, board: bool = False) -> float:
     """Send a key the way a terminal does (through the driver), wait until its effect is
     in the widget state, then until the next screen refresh has painted it."""
     from textual import events
 
     loop = asyncio.get_running_loop()
-    before = (table.cursor_row, table.sort_column, table.sort_reverse) if table is not None else len(app.screen_stack)
+    before = _screen_state(app, table)
     t0 = time.perf_counter()
     event = events.Key(key, None)
     event.set_sender(app)
     app._driver.send_message(event)
 
     def state():
-        return (table.cursor_row, table.sort_column, table.sort_reverse) if table is not None else len(app.screen_stack)
+        return _screen_state(app, table)
 
     while state() == before:
         await asyncio.sleep(0.001)
-        if time.perf_counter() - t0 > 5:
-            raise RuntimeError(f"key {key!r} had no effect in 5 s")
+        if time.perf_counter() - t0 > 30:
+            raise RuntimeError(f"key {key!r} had no effect in 30 s")
     done = loop.create_future()
     app.call_after_refresh(lambda: done.done() or done.set_result(time.perf_counter()))
     t1 = await done
-    if table is None:  # the baseline toggles the help screen: close it again
+    if table is None and not board:  # the baseline toggles the help screen: close it again
         app.pop_screen()
         await asyncio.sleep(0.05)
     return t1 - t0
 
 
-async def measure(n_attempts: int, rate: float, seconds: float) -> dict[str, float]:
+async def measure(n_attempts: int, rate: float, seconds: float, board: bool = False) -> dict[str, float]:
+    """``board``: the big board is up and ``v`` toggles board <-> table (a new board
+    screen, one card per attempt, each time); else keys move/sort the table."""
     adapter = EngineAdapter()
     attempts = start_attempts(adapter, n_attempts) if n_attempts else []
-    app = GauntletApp(adapter, title="bench")
+    app = GauntletApp(adapter, title="bench", board=board, toasts=False)
     latencies: list[float] = []
     per_key: dict[str, list[float]] = {}
     stop = threading.Event()
@@ -125,10 +134,18 @@ async def measure(n_attempts: int, rate: float, seconds: float) -> dict[str, flo
         events0 = counter[0]
         end = wall0 + seconds
         k = 0
-        table = app.screen.query_one("AttemptTable") if n_attempts else None
+        table = app.screen.query_one("AttemptTable") if n_attempts and not board else None
         while time.perf_counter() < end:
-            key = KEYS[k % len(KEYS)] if table is not None else "question_mark"
-            latencies.append(await press_and_wait(app, key, table))
+            key = "v" if board else KEYS[k % len(KEYS)] if table is not None else "question_mark"
+            if board:
+                key = "v" if type(app.screen).__name__ == "BigBoardScreen" else "v "
+            try:
+                latencies.append(await press_and_wait(app, key.strip(), table, board))
+            except RuntimeError:  # no response at all: recorded as the 30 s waited, then stop
+                latencies.append(30.0)
+                per_key.setdefault("NO RESPONSE in 30 s", []).append(30.0)
+                break
+            key = ("board->table" if key == "v" else "table->board") if board else key
             per_key.setdefault(key, []).append(latencies[-1])
             k += 1
             await asyncio.sleep(0.2)  # a person pressing keys, not a key storm
@@ -139,7 +156,7 @@ async def measure(n_attempts: int, rate: float, seconds: float) -> dict[str, flo
         stop.set()
         if producer is not None:
             producer.join()
-        rows = app.screen.query_one("AttemptTable").row_count
+        rows = app.screen_stack[1].query_one("AttemptTable").row_count
     latencies.sort()
     return {
         "p50_ms": statistics.median(latencies) * 1000,
@@ -154,13 +171,45 @@ async def measure(n_attempts: int, rate: float, seconds: float) -> dict[str, flo
     }
 
 
+async def _scale(seconds: float) -> list[tuple[str, dict]]:
+    """Issue 13: 100 attempts at 1,000 events/s, then 1,000 at 10,000/s, on the table and
+    on the big board, in this one run."""
+    out = []
+    for board in (False, True):
+        for n, rate in ((100, 1000.0), (1000, 10000.0)):
+            label = f"{'board' if board else 'table'} {n} @ {rate:.0f}/s"
+            print(f"measuring {label}…", file=sys.stderr, flush=True)
+            out.append((label, await measure(n, rate, seconds, board=board)))
+    return out
+
+
+def scale_main(seconds: float) -> int:
+    results = asyncio.run(_scale(seconds))
+    print(f"{'':<26}{'p50 ms':>9}{'p95 ms':>9}{'app core':>10}{'proc core':>10}{'ev/s':>8}{'rows':>6}{'keys':>6}")
+    for label, r in results:
+        print(f"{label:<26}{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}{r['app_cores']:>10.3f}"
+              f"{r['process_cores']:>10.3f}{r['events_per_s']:>8.0f}{r['rows']:>6}{r['presses']:>6}")
+        print(f"{'':<26}p50 by key: {r['per_key_p50_ms']}")
+    for layout in ("table", "board"):
+        small, big = (r for label, r in results if label.startswith(layout))
+        ok = big["p95_ms"] < 100 and big["app_cores"] < 0.5
+        print(f"{layout}: 1,000 vs 100 attempts: p95 x{big['p95_ms'] / small['p95_ms']:.1f}, app CPU "
+              f"x{big['app_cores'] / max(small['app_cores'], 1e-9):.1f}; targets p95 < 100 ms, app < 0.5 core"
+              f" -> {'MET' if ok else 'NOT MET'}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--attempts", type=int, default=100)
     ap.add_argument("--rate", type=float, default=1000.0)
+    ap.add_argument("--scale", action="store_true",
+                    help="100 vs 1,000 attempts (1k vs 10k events/s) on the table and the big board")
     args = ap.parse_args()
     os.environ.setdefault("GAUNTLET_CONFIG_DIR", "/tmp/gauntlet-bench-config")
+    if args.scale:
+        return scale_main(args.seconds)
     base = asyncio.run(measure(args.attempts, 0, args.seconds))
     load = asyncio.run(measure(args.attempts, args.rate, args.seconds))
     print(f"{'':<28}{'baseline (no events)':>18}{'loaded':>14}{'ratio':>10}")

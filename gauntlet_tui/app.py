@@ -22,6 +22,8 @@ from gauntlet_tui.guard import Guard
 from gauntlet_tui.screens.attempt import AttemptScreen
 from gauntlet_tui.screens.help import HelpScreen
 from gauntlet_tui.screens.home import HomeScreen
+from gauntlet_tui.presence import Presence
+from gauntlet_tui.totals import Totals
 from gauntlet_tui.widgets.clock import PROJECTOR_CSS
 from themes import DEFAULT_THEME, THEME_NAMES, THEMES, VARIABLE_DEFAULTS, register_all
 
@@ -35,6 +37,8 @@ class GauntletApp(App[None]):
     BINDINGS = [
         keys.HELP,
         keys.QUIT,
+        Binding("ctrl+s", "screenshot", "Screenshot", show=False, id="screenshot",
+                tooltip="Save an SVG of the screen in the current directory"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="ctrl-c", tooltip="Quit Gauntlet"),
     ]
 
@@ -75,6 +79,8 @@ class GauntletApp(App[None]):
         self.live_runs: dict[str | None, Any] = {}  # sandbox choice -> gauntlet_tui.live.LiveRun
         self.follower: Any = None  # gauntlet_tui.follow.StoreFollower
         self.guard = Guard(self)
+        self.presence = Presence(self)  # a person at the keyboard holds their attempt
+        self.totals = Totals()  # scorecard totals of finished attempts (the Score column)
         register_all(self)
 
     # -- never crash the room (gauntlet_tui.guard) -------------------------------------
@@ -96,7 +102,12 @@ class GauntletApp(App[None]):
         return dict(VARIABLE_DEFAULTS)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        from gauntlet_tui.palette import app_commands
+
+        yield from app_commands(self)
+        for command in super().get_system_commands(screen):
+            if "screenshot" not in command.title.lower():  # ours says where it wrote
+                yield command
         for theme in THEMES:
             yield SystemCommand(
                 f"Theme: {theme.name}", f"Switch to the {theme.name} theme (remembered)",
@@ -167,6 +178,17 @@ class GauntletApp(App[None]):
         except Exception as exc:  # noqa: BLE001 — one bad redraw must not stop the timer
             if not self.guard.report(f"redrawing {type(screen).__name__}", exc):
                 super()._handle_exception(exc)
+        if changed or full:
+            self.totals.wake(self)
+        self.presence.schedule()
+
+    def watch_app_focus(self, focus: bool) -> None:
+        self.presence.schedule()
+
+    def refresh_rows(self, attempts: set[str]) -> None:
+        """Redraw these attempts' rows if the dashboard is on top (else on its return)."""
+        if isinstance(self.screen, HomeScreen) and self.screen.is_mounted:
+            self.screen.refresh_view(attempts)
 
     # -- navigation -----------------------------------------------------------------
     def open_attempt_screen(self, attempt: str, *, wait_for_events: bool = False) -> None:
@@ -226,6 +248,18 @@ class GauntletApp(App[None]):
                 with contextlib.suppress(Exception):
                     await self._ready_worker.wait()
         self.exit()
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """Save an SVG of the screen in the current directory (or ``path``) and say where."""
+        import os
+
+        try:
+            written = self.save_screenshot(filename, path or os.getcwd())
+        except OSError as exc:
+            self.notify(f"could not save the screenshot in {path or os.getcwd()}: {exc}",
+                        severity="error", timeout=8)
+            return
+        self.notify(f"screenshot saved: {written}", title="Screenshot", timeout=6)
 
     def action_help(self) -> None:
         screen = self.screen
@@ -336,6 +370,7 @@ class GauntletApp(App[None]):
         return attempt
 
     async def on_unmount(self) -> None:
+        await self.presence.close()
         for run in self.live_runs.values():
             await run.close()
 

@@ -69,3 +69,22 @@ async def ratings(store_path: Path | None) -> list[dict[str, Any]]:
         return list(await store.ratings("agents"))
     finally:
         await store.close()
+
+
+def briefing_of(view: AttemptView, handle: Any = None) -> str:
+    """The briefing the attempt's agent sees: the live attempt's own ``briefing.md``
+    (phases revealed so far included), else the package's briefing plus the phase
+    briefings the events revealed; a sentence saying why when neither can be read."""
+    live = getattr(getattr(handle, "attempt", None), "agent_dir", None)
+    if live is not None and (Path(live) / "briefing.md").is_file():
+        return (Path(live) / "briefing.md").read_text(errors="replace")
+    try:
+        from arena.challenge import load_challenge, resolve_challenge
+
+        text = load_challenge(resolve_challenge(view.challenge)).briefing.rstrip("\n")
+    except Exception as exc:  # noqa: BLE001 — an unknown or moved package: say so
+        return f"_The briefing of `{view.challenge or '?'}` cannot be read here: {exc}_"
+    for phase in view.phases[1:]:
+        if phase.open and phase.briefing:
+            text += f"\n\n---\n\n# Phase {phase.number}\n\n{phase.briefing.rstrip()}"
+    return text + "\n"

@@ -74,6 +74,17 @@ class LiveHandle:
         counts afresh from the moment the shell exits."""
         return self.attempt.hold()
 
+    def attention(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """Held while the TUI has input focus (a person is there): not counted as a hang."""
+        return self.attempt.hold()
+
+    def hang_left(self) -> float | None:
+        """Attempt seconds until the hang watchdog ends the attempt; None while held."""
+        a = self.attempt
+        if getattr(a, "_holds", 0) or a.over:
+            return None
+        return max(0.0, a.hang_limit_s - (a.clock.elapsed() - getattr(a, "_last_activity", 0.0)))
+
     async def stop(self) -> None:
         self.attempt.finish("interrupted", "stopped by the operator")
 

@@ -242,7 +242,8 @@ class Attempt:
 
     async def _setup(self) -> None:
         if not self.workspace.exists():
-            shutil.copytree(self.challenge.starter_dir, self.workspace, symlinks=True)
+            shutil.copytree(self.challenge.starter_dir, self.workspace, symlinks=True,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         (self.agent_dir / "briefing.md").write_text(self.phases.briefing_text())
         self._server = AgentServer(self.agent_dir / "agent.sock", self.protocol.handle,
                                    bounds=self.bounds)

@@ -33,6 +33,11 @@ from arena.text import path_fields  # names are bytes: kept losslessly
 from arena.sandbox.fsutil import read_regular
 
 SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git"})
+def editor_temp(name: str) -> bool:
+    """Editor swap/backup/lock files (vim ``.swp``/``4913``, emacs ``~``/``.#*``): not edits."""
+    return (name.endswith((".swp", ".swo", ".swx", "~")) or name.startswith(".#") or name == "4913")
+
+
 TEXT_CAP = 512 * 1024  # files above this are compared by size/mtime, lines not counted
 MAX_FILES = 20_000  # entries walked per workspace per scan
 MAX_BYTES = 32 << 20  # file content read per workspace per scan
@@ -98,7 +103,7 @@ def _walk(root: Path, cap: int = MAX_FILES) -> tuple[dict[str, os.stat_result], 
                     if e.is_dir(follow_symlinks=False):
                         if e.name not in SKIP_DIRS:
                             stack.append(e.path)
-                    else:
+                    elif not editor_temp(e.name):
                         out[os.path.relpath(e.path, root)] = e.stat(follow_symlinks=False)
                 except OSError:
                     continue

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from gauntlet_tui.text import esc as escape
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Markdown, Static, TabbedContent, TabPane
 
 from arena.view import AttemptView, usage_line
 from gauntlet_tui import keys, shell
 from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.screens.confirm import ConfirmScreen
 from gauntlet_tui.widgets import ActivityStream, AttemptClock, FeedbackPane, PhaseTimeline, Trajectory
+from gauntlet_tui.widgets.footer import GauntletFooter
 
 _WARN_TEXT = {
     "soft": ("80% of the time used", "warning"),
@@ -26,6 +27,15 @@ _WARN_TEXT = {
     "cutoff": ("Time is up", "error"),
     "grace_end": ("Grace period over", "error"),
 }
+
+
+def edited_since_submit(view: AttemptView) -> bool:
+    """Whether a file edit was seen since the last submission (or the start). True when
+    the activity ring no longer reaches back that far (it cannot tell)."""
+    since = view.last_submission_t if view.submissions else None
+    if view.activity and since is not None and view.activity[0].t > since:
+        return True
+    return any(a.kind == "edit" and (since is None or a.t >= since) for a in view.activity)
 
 
 class AttemptScreen(Screen):
@@ -38,11 +48,12 @@ class AttemptScreen(Screen):
     AttemptScreen #feedback-box { width: 3fr; }
     AttemptScreen #feedback-empty { color: $text-muted; padding: 1; }
     AttemptScreen #feedback-box.-has-feedback #feedback-empty { display: none; }
-    AttemptScreen #feedback-box #feedback { display: none; height: 1fr; }
-    AttemptScreen #feedback-box.-has-feedback #feedback { display: block; }
+    AttemptScreen #feedback-box #feedback { height: 1fr; }
     AttemptScreen ActivityStream { width: 2fr; }
     AttemptScreen #paused-banner { display: none; height: 1; background: $warning; color: $background; text-style: bold; padding: 0 1; }
     AttemptScreen.-paused #paused-banner { display: block; }
+    AttemptScreen #hang-countdown { display: none; height: 1; padding: 0 1; background: $warning; color: $background; }
+    AttemptScreen.-idle #hang-countdown { display: block; }
     """
     BINDINGS = [keys.BACK, keys.PREV, keys.NEXT, keys.PAUSE, keys.SHELL, keys.SUBMIT]
 
@@ -63,6 +74,7 @@ class AttemptScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static("", id="attempt-info")
         yield Static("PAUSED — live updates held (p to resume)", id="paused-banner")
+        yield Static("", id="hang-countdown")
         with Horizontal(id="attempt-top"):
             yield AttemptClock(id="clock")
             yield Trajectory(id="trajectory")
@@ -71,9 +83,12 @@ class AttemptScreen(Screen):
             with Vertical(id="feedback-box"):
                 yield Static("No feedback yet: each submission's document appears in its own tab.",
                              id="feedback-empty")
-                yield TabbedContent(id="feedback")
+                with TabbedContent(id="feedback"):
+                    with TabPane("Briefing", id="briefing"):
+                        with VerticalScroll():
+                            yield Markdown("", id="briefing-text")
             yield ActivityStream(id="activity")
-        yield Footer()
+        yield GauntletFooter()
 
     def on_mount(self) -> None:
         # Nested widgets (the tabs' own children) finish mounting after this handler.
@@ -101,6 +116,7 @@ class AttemptScreen(Screen):
             return
         elapsed = self.adapter.elapsed(self.attempt_id)
         self.query_one(AttemptClock).show(view, elapsed)
+        self._draw_countdown()
         if view.version == self._version:
             return
         if view.version < self._version:  # reset (replay seeking back)
@@ -114,7 +130,19 @@ class AttemptScreen(Screen):
         fresh = self._fresh_phase(view)
         phases.show(view, fresh=fresh)
         self._draw_feedback(view)
+        self._draw_briefing(view)
         self.query_one(ActivityStream).show(view)
+
+    def _draw_countdown(self) -> None:
+        """A human attempt not held (TUI unfocused, no shell open): the hang watchdog's
+        countdown, so nobody is ended as hung without warning."""
+        handle = self.adapter.handle(self.attempt_id)
+        left = handle.hang_left() if hasattr(handle, "hang_left") else None
+        self.set_class(left is not None, "-idle")
+        if left is not None:
+            text = (f"No activity seen: this attempt ends as HUNG in {left:.0f}s (attempt time)"
+                    " — focus this window, open the shell (!) or edit a file")
+            self.query_one("#hang-countdown", Static).update(text)
 
     def _draw_info(self, view: AttemptView, elapsed: float) -> None:
         score = "—" if view.last_score is None else f"{view.last_score:.1f}"
@@ -158,12 +186,30 @@ class AttemptScreen(Screen):
             return
         tabs = self.query_one("#feedback", TabbedContent)
         new = [n for n in sorted(view.feedback) if n not in self._tabs]
+        added = []
         for n in new:
             self._tabs.append(n)
-            tabs.add_pane(TabPane(f"#{n}", FeedbackPane(view.feedback[n]), id=f"sub-{n}"))
+            added.append(tabs.add_pane(TabPane(f"#{n}", FeedbackPane(view.feedback[n]), id=f"sub-{n}")))
         if new:  # show the newest once its pane is mounted
-            self.call_after_refresh(setattr, tabs, "active", f"sub-{new[-1]}")
+            self.run_worker(self._activate(added, f"sub-{new[-1]}"), group="feedback-active")
             self.query_one("#feedback-box").add_class("-has-feedback")
+
+    async def _activate(self, added: list, pane: str) -> None:
+        for waiting in added:
+            await waiting
+        self.query_one("#feedback", TabbedContent).active = pane
+
+    def _draw_briefing(self, view: AttemptView) -> None:
+        """The agent's briefing (again when a phase is revealed)."""
+        key = (view.challenge, sum(1 for p in view.phases if p.open))
+        if key == getattr(self, "_briefing_key", None):
+            return
+        self._briefing_key = key
+        from gauntlet_tui.history import briefing_of
+
+        text = briefing_of(view, self.adapter.handle(self.attempt_id))
+        self.briefing = text
+        self.query_one("#briefing-text", Markdown).update(text)
 
     def _reset_drawn(self) -> None:
         self._warning = None
@@ -171,13 +217,15 @@ class AttemptScreen(Screen):
         if self._tabs:
             self._tabs = []
             self.query_one("#feedback-box").remove_class("-has-feedback")
-            self._clearing = self.query_one("#feedback", TabbedContent).clear_panes()
+            tabs = self.query_one("#feedback", TabbedContent)
+            self._clearing = [p.id for p in tabs.query(TabPane) if p.id and p.id.startswith("sub-")]
             self.run_worker(self._after_clear(), group="feedback-tabs")
 
     async def _after_clear(self) -> None:
         """Panes are removed asynchronously: redraw only once the old ones are gone."""
-        if self._clearing is not None:
-            await self._clearing
+        tabs = self.query_one("#feedback", TabbedContent)
+        for pane in self._clearing or []:
+            await tabs.remove_pane(pane)
         self._clearing = None
         view = self.view
         if view is not None:
@@ -235,6 +283,13 @@ class AttemptScreen(Screen):
         wait = "none" if not cooldown else f"{cooldown:.0f}s left"
         question = (f"Submit the workspace now?\n{view.submissions_left} of {view.budget} submissions left;"
                     f" cooldown: {wait}.")
+        replaces = view.would_replace(elapsed)
+        if replaces is not None:
+            question += (f"\n⚠ This REPLACES submission {replaces}: a second Sprint submission this"
+                         f" soon takes its place (only the new one is scored).")
+        if not edited_since_submit(view):
+            question += ("\n⚠ The workspace is UNCHANGED since "
+                         + ("the last submission." if view.submissions else "the start: nothing was edited."))
         if not await self.app.push_screen_wait(ConfirmScreen(question)):
             return
         self.notify("Submitting — the judge is running…", timeout=3)

@@ -15,11 +15,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
 from textual.screen import Screen
-from textual.widgets import Digits, Footer, Sparkline, Static
+from textual.widgets import Digits, Sparkline, Static
 
 from arena.view import AttemptView
 from gauntlet_tui import keys
 from gauntlet_tui.widgets.clock import fmt_clock
+from gauntlet_tui.widgets.footer import GauntletFooter
 
 STATES = ("ok", "warning", "urgent", "grace", "over", "infra")
 
@@ -141,7 +142,7 @@ class BigBoardScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Grid(id="board")
-        yield Footer()
+        yield GauntletFooter()
 
     def on_mount(self) -> None:
         self.refresh_view()

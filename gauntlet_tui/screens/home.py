@@ -8,14 +8,18 @@ from __future__ import annotations
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.events import Resize
 from gauntlet_tui.text import esc as escape
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from gauntlet_tui import keys
 from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.screens.confirm import ConfirmScreen
 from gauntlet_tui.widgets import AttemptTable
+from gauntlet_tui.widgets.detail import MIN_WIDTH, DetailPane
+from gauntlet_tui.widgets.footer import GauntletFooter
 
 
 class HomeScreen(Screen):
@@ -27,6 +31,9 @@ class HomeScreen(Screen):
     HomeScreen.-empty #home-empty { display: block; }
     HomeScreen #paused-banner { display: none; height: 1; background: $warning; color: $background; text-style: bold; padding: 0 1; }
     HomeScreen.-paused #paused-banner { display: block; }
+    HomeScreen #home-body { height: 1fr; }
+    HomeScreen.-narrow DetailPane { display: none; }
+    HomeScreen.-empty DetailPane { display: none; }
     """
     BINDINGS = [keys.FILTER, keys.OPEN, keys.SORT, keys.STOP, keys.PAUSE, keys.LIBRARY, keys.PAST,
                 keys.LEADERBOARD, keys.BIG_BOARD]
@@ -42,14 +49,20 @@ class HomeScreen(Screen):
         yield Static("", id="home-title")
         yield Static("PAUSED — live updates held (p to resume)", id="paused-banner")
         yield Input(placeholder="filter: challenge, agent, format, class, status…", id="home-filter")
-        yield AttemptTable(id="attempts")
+        with Horizontal(id="home-body"):
+            yield AttemptTable(id="attempts")
+            yield DetailPane(id="home-detail")
         yield Static("No attempts yet. Press l for the challenge library, or run `gauntlet demo`.",
                      id="home-empty")
-        yield Footer()
+        yield GauntletFooter()
 
     def on_mount(self) -> None:
+        self.set_class(self.app.size.width < MIN_WIDTH, "-narrow")
         self.refresh_view(None)
         self.query_one(AttemptTable).focus()
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < MIN_WIDTH, "-narrow")
 
     def on_screen_resume(self) -> None:
         """Back on top (after help, a pop-up, an attempt): what changed meanwhile was
@@ -68,7 +81,8 @@ class HomeScreen(Screen):
         ad = self.adapter
         ids = ad.order if changed is None else [a for a in ad.order if a in changed or ad.is_live(a)]
         with self.app.batch_update():
-            self.table.sync((a, ad.views[a], ad.elapsed(a)) for a in ids)
+            self.table.sync(((a, ad.views[a], ad.elapsed(a)) for a in ids),
+                            getattr(self.app, "totals", None) and self.app.totals.values)
         running = sum(1 for v in ad.views.values() if not v.finished)
         title = (f"[b]{escape(self.title_text)}[/] · {running} running · {len(ad.views) - running} finished"
                  + (f" · filter: {escape(self.table.filter_text)}" if self.table.filter_text else ""))
@@ -79,6 +93,24 @@ class HomeScreen(Screen):
             self.query_one("#home-title", Static).update(title, layout=False)
         if self.has_class("-empty") != (not ad.views):
             self.set_class(not ad.views, "-empty")
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        if self.has_class("-narrow"):
+            return
+        attempt = self.selected()
+        view = self.adapter.views.get(attempt) if attempt else None
+        self.query_one(DetailPane).show(attempt, view, self.adapter.elapsed(attempt) if view else 0.0)
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self) -> None:
+        if not self.paused:
+            self._show_detail()
+
+    @on(DataTable.HeaderSelected)
+    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
+        self.table.sort_by(str(event.column_key.value))
+        self.refresh_view(set())
 
     # -- keys -----------------------------------------------------------------------
     def action_filter(self) -> None:
@@ -106,14 +138,14 @@ class HomeScreen(Screen):
         self.table.cycle_sort()
         self.refresh_view(set())  # the title shows the sort; no toast (a toast re-lays out the screen)
 
-    def _selected(self) -> str | None:
+    def selected(self) -> str | None:
         table = self.table
         if table.row_count == 0:
             return None
         return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
 
     def action_open(self) -> None:
-        attempt = self._selected()
+        attempt = self.selected()
         if attempt:
             self.app.open_attempt_screen(attempt)
 
@@ -129,7 +161,7 @@ class HomeScreen(Screen):
 
     @work(exclusive=True, group="stop")
     async def action_stop(self) -> None:
-        attempt = self._selected()
+        attempt = self.selected()
         if attempt is None:
             return
         view = self.adapter.views[attempt]

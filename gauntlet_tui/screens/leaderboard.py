@@ -7,9 +7,10 @@ from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from gauntlet_tui import keys
+from gauntlet_tui.widgets.footer import GauntletFooter
 
 
 class LeaderboardScreen(Screen):
@@ -26,7 +27,7 @@ class LeaderboardScreen(Screen):
         yield Static("Elo ratings of agents, computed from every finished attempt of the store.",
                      id="leaderboard-note")
         yield DataTable(cursor_type="row", zebra_stripes=True, id="leaderboard-table")
-        yield Footer()
+        yield GauntletFooter()
 
     async def on_mount(self) -> None:
         from arena.scoring.load import leaderboard

@@ -10,9 +10,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from gauntlet_tui.text import esc as escape
 from textual.screen import Screen
-from textual.widgets import Footer, ListItem, ListView, Static
+from textual.widgets import ListItem, ListView, Markdown, Static
 
 from gauntlet_tui import keys
+from gauntlet_tui.widgets.footer import GauntletFooter
 
 
 def describe(path: Path) -> tuple[str, list[Any], Any]:
@@ -53,6 +54,7 @@ class LibraryScreen(Screen):
     LibraryScreen ListView { width: 32; border: round $panel; }
     LibraryScreen #library-detail { width: 1fr; border: round $panel; padding: 0 1; }
     LibraryScreen #library-findings { margin-top: 1; }
+    LibraryScreen #library-briefing-title { margin-top: 1; }
     """
     BINDINGS = [keys.BACK, keys.OPEN, keys.START]
 
@@ -69,7 +71,9 @@ class LibraryScreen(Screen):
             with VerticalScroll(id="library-detail"):
                 yield Static("Select a challenge.", id="library-summary")
                 yield Static("", id="library-findings")
-        yield Footer()
+                yield Static("[b]briefing[/]", id="library-briefing-title")
+                yield Markdown("", id="library-briefing")
+        yield GauntletFooter()
 
     def on_mount(self) -> None:
         if self.paths:
@@ -83,8 +87,10 @@ class LibraryScreen(Screen):
 
     def show(self, path: Path) -> None:
         self.current = path
-        summary, findings, _ = describe(path)
+        summary, findings, challenge = describe(path)
         self.query_one("#library-summary", Static).update(summary)
+        self.briefing = challenge.briefing if challenge is not None else ""
+        self.query_one("#library-briefing", Markdown).update(self.briefing or "_no briefing_")
         self.query_one("#library-findings", Static).update(render_findings(findings))
 
     def action_open(self) -> None:
@@ -107,4 +113,6 @@ class LibraryScreen(Screen):
         agents = [f"scripted:{n}" for n in challenge.agent_names] + ["human"]
         choice = await self.app.push_screen_wait(StartScreen(self.current.name, agents))
         if choice:
-            await self.app.start_live_attempt(self.current, **choice)
+            attempt = await self.app.start_live_attempt(self.current, **choice)
+            if attempt is not None:  # watch it: the attempt view fills in as events arrive
+                self.app.open_attempt_screen(attempt, wait_for_events=True)

@@ -9,10 +9,11 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from gauntlet_tui.text import esc as escape
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from gauntlet_tui import keys
 from gauntlet_tui.engine import EngineAdapter
+from gauntlet_tui.widgets.footer import GauntletFooter
 
 
 def render_scorecard(card: dict[str, Any] | None) -> str:
@@ -56,7 +57,7 @@ class PastScreen(Screen):
             yield DataTable(cursor_type="row", zebra_stripes=True, id="past-table")
             with VerticalScroll(id="scorecard"):
                 yield Static("Select a finished attempt for its scorecard.", id="scorecard-body")
-        yield Footer()
+        yield GauntletFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

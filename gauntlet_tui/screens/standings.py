@@ -11,9 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from gauntlet_tui import keys
+from gauntlet_tui.widgets.footer import GauntletFooter
 
 
 def winner_line(challenge: str, rows: list[Any]) -> Text:
@@ -65,7 +66,7 @@ class StandingsScreen(Screen):
                 ratings.add_row(str(rank), r["agent"], f"{r['elo']:.0f}", str(r["games"]),
                                 f"{r['mean_total']:.1f}", str(r["weight_class"]))
             yield ratings
-        yield Footer()
+        yield GauntletFooter()
 
     def action_again(self) -> None:
         if self.again is None:

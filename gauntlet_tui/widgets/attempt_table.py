@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import DataTable
 from textual._two_way_dict import TwoWayDict
 from textual.widgets.data_table import ColumnKey, RowKey
@@ -22,9 +23,9 @@ from gauntlet_tui.widgets.clock import fmt_clock
 COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("challenge", "Challenge", 14),
     ("agent", "Agent", 14),
-    ("clock", "Clock", 14),
+    ("clock", "Clock", 16),
     ("subs", "Subs", 4),
-    ("score", "Score", 5),
+    ("score", "Score", 6),
     ("phase", "Phase", 5),
     ("usage", "Tokens/$", 11),
     ("status", "Status", 9),
@@ -48,13 +49,26 @@ def clock_cell(view: AttemptView, elapsed: float, colours: dict[str, str]) -> tu
         label = fmt_clock(max(0.0, view.cutoff_s() + view.grace_s - elapsed))  # status says "grace"
         style = "bold italic " + colours.get("warning", "")
     else:
+        left = max(0.0, view.time_limit_s - view.elapsed_s)
+        if view.finished and left >= 1:  # ended early: say so, and how much time was left
+            label = f"done, {fmt_clock(left)} left"
+            return (0, "done", stage, label), Text(label, style="dim")
         label, style, level = "over", "dim", "over"
     sig = (filled, level, stage, label)
     return sig, Text("█" * filled + "░" * (BAR - filled) + " " + label, style=style.strip())
 
 
-def _text_cells(view: AttemptView, elapsed: float) -> dict[str, str]:
+def score_cell(view: AttemptView, total: float | None) -> str:
+    """The scorecard total once it is known (finished attempts); before that the last
+    submission's score, marked ``~`` (provisional: the scorecard adds process and
+    strategy adjustments)."""
+    if total is not None:
+        return f"{total:.1f}"
     score = view.last_score
+    return "—" if score is None else f"~{score:.1f}"
+
+
+def _text_cells(view: AttemptView, elapsed: float, total: float | None = None) -> dict[str, str]:
     phases = len(view.phases)
     return {
         "challenge": view.title or view.challenge or view.attempt,
@@ -62,7 +76,7 @@ def _text_cells(view: AttemptView, elapsed: float) -> dict[str, str]:
         "format": view.format,
         "weight": view.weight_class,
         "subs": f"{view.submissions_used}/{view.budget}",
-        "score": "—" if score is None else f"{score:.1f}",
+        "score": score_cell(view, total),
         "phase": f"{view.current_phase}/{phases}" if phases > 1 else "—",
         "usage": _usage_cell(view),
         "status": view.status if view.finished else
@@ -81,7 +95,7 @@ def _usage_cell(view: AttemptView) -> str:
 def _sort_value(value: Any) -> Any:
     plain = value.plain if isinstance(value, Text) else str(value)
     try:
-        return (0, float(plain.split("/")[0]), plain)
+        return (0, float(plain.lstrip("~").split("/")[0]), plain)
     except ValueError:
         return (1, 0.0, plain.lower())
 
@@ -90,6 +104,12 @@ class AttemptTable(DataTable):
     DEFAULT_CSS = """
     AttemptTable { height: 1fr; }
     """
+    BINDINGS = [  # vi keys, besides the arrows and Home/End
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+        Binding("g", "first_row", "First", show=False),
+        Binding("G", "last_row", "Last", show=False),
+    ]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False, cursor_foreground_priority="renderable")
@@ -128,8 +148,11 @@ class AttemptTable(DataTable):
                         view.weight_class, view.status)).lower()
         return all(word in hay for word in self.filter_text.lower().split())
 
-    def sync(self, rows: Iterable[tuple[str, AttemptView, float]]) -> int:
-        """Add, update or drop the given attempts' rows; returns cells written."""
+    def sync(self, rows: Iterable[tuple[str, AttemptView, float]],
+             totals: dict[str, float] | None = None) -> int:
+        """Add, update or drop the given attempts' rows; returns cells written.
+        ``totals``: scorecard totals of finished attempts (the Score column shows them)."""
+        totals = totals or {}
         colours = self.app.theme_variables
         written = 0
         changed: dict[tuple[str, str], Any] = {}
@@ -143,7 +166,7 @@ class AttemptTable(DataTable):
                 continue
             sigs: dict[str, Any] = {}
             cells: dict[str, Any] = {}
-            for col, value in _text_cells(view, elapsed).items():
+            for col, value in _text_cells(view, elapsed, totals.get(attempt)).items():
                 sigs[col] = cells[col] = value
             sigs["clock"], cells["clock"] = clock_cell(view, elapsed, colours)
             if not present:
@@ -221,6 +244,24 @@ class AttemptTable(DataTable):
     def clear_rows(self) -> None:
         self.clear()
         self._cells.clear()
+
+    def action_first_row(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=0)
+
+    def action_last_row(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1)
+
+    def sort_by(self, column: str) -> None:
+        """A header click: sort by that column; again: reversed; a third time: unsorted."""
+        if self.sort_column != column:
+            self.sort_column, self.sort_reverse = column, False
+        elif not self.sort_reverse:
+            self.sort_reverse = True
+        else:
+            self.sort_column, self.sort_reverse = None, False
+        self.apply_sort()
 
     def cycle_sort(self) -> str:
         keys = [c for c, _, _ in COLUMNS]

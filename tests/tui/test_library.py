@@ -53,8 +53,12 @@ async def test_start_from_the_library_runs_a_real_attempt(tmp_path):
         assert "expected a positive number" in str(app.screen.query_one("#start-error").render())
         scale.value = "30"
         await pilot.press("enter")
-        await pilot.pause()
-        await pilot.press("escape")
+        for _ in range(200):  # Start opens the new attempt's view
+            if type(app.screen).__name__ == "AttemptScreen":
+                break
+            await pilot.pause(0.05)
+        assert type(app.screen).__name__ == "AttemptScreen"
+        await pilot.press("escape", "escape")  # back to the library, then the dashboard
         await pilot.pause()
         table = app.screen.query_one(AttemptTable)
         for _ in range(200):

@@ -1,0 +1,146 @@
+"""``gauntlet doctor``: one screen of what is installed, what is missing and the one
+command that fixes each. Exit 0 when everything needed is there, 1 otherwise.
+
+Needed: Python >= 3.11, the Python dependencies, and one working sandbox backend
+(bubblewrap, or the Docker engine). The rest (debootstrap, images, runsc, cgroups, the
+kernel's process connector and fanotify) is reported as optional: without it a part of
+the system is slower or less observed, never broken."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+APT = "apt-get install -y"
+SUDO = "" if os.geteuid() == 0 else "sudo "
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+    needed: bool = False
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("doctor", help="what is installed, what is missing, and how to fix it")
+    p.set_defaults(func=cmd_doctor)
+
+
+def _run(argv: list[str], timeout: float = 10.0) -> tuple[int, str]:
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return 127, str(exc)
+    return r.returncode, (r.stdout.strip() or r.stderr.strip())
+
+
+def python_checks() -> list[Check]:
+    v = sys.version_info
+    out = [Check("python", v >= (3, 11), f"{sys.executable} {v.major}.{v.minor}.{v.micro}",
+                 "sh scripts/install.sh (a venv on the system's python3 >= 3.11)", True)]
+    try:
+        reqs = metadata.requires("gauntlet-arena") or []
+    except metadata.PackageNotFoundError:
+        return out + [Check("python deps", False, "gauntlet-arena is not installed",
+                            "sh scripts/install.sh", True)]
+    missing = []
+    for req in reqs:
+        if "extra ==" in req:
+            continue
+        name = req.split(";")[0].split("[")[0]
+        for sep in "=<>!~ ":
+            name = name.split(sep)[0]
+        try:
+            metadata.version(name)
+        except metadata.PackageNotFoundError:
+            missing.append(name)
+    out.append(Check("python deps", not missing,
+                     "all installed" if not missing else "missing: " + ", ".join(missing),
+                     f"{sys.executable} -m pip install " + " ".join(missing), True))
+    return out
+
+
+def sandbox_checks() -> list[Check]:
+    out = [Check("user", True, "root" if os.geteuid() == 0 else
+                 f"uid {os.geteuid()} (the local sandbox needs unprivileged user namespaces)")]
+    bwrap = shutil.which("bwrap")
+    if bwrap:
+        rc, msg = _run([bwrap, "--ro-bind", "/", "/", "--unshare-all", "true"])
+        out.append(Check("bwrap", rc == 0, bwrap if rc == 0 else f"{bwrap} fails: {msg[:80]}",
+                         f"{SUDO}sysctl -w kernel.unprivileged_userns_clone=1"))
+    else:
+        out.append(Check("bwrap", False, "not installed (the local sandbox)", f"{SUDO}{APT} bubblewrap"))
+    deb = shutil.which("debootstrap", path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin")
+    out.append(Check("debootstrap", bool(deb), deb or "not installed (builds the gauntlet-base image)",
+                     f"{SUDO}{APT} debootstrap"))
+    rc, version = _run(["docker", "version", "--format", "{{.Server.Version}}"]) if shutil.which("docker") \
+        else (127, "no docker command")
+    engine = rc == 0
+    out.append(Check("docker engine", engine, f"version {version}" if engine else version[:80],
+                     f"{SUDO}{APT} docker.io && {SUDO}systemctl start docker"))
+    if engine:
+        rc, images = _run(["docker", "images", "--format", "{{.Repository}}:{{.Tag}}"])
+        have = sorted(i for i in images.split() if i.startswith("gauntlet-"))
+        out.append(Check("images", "gauntlet-base:latest" in have, ", ".join(have) or "no gauntlet images",
+                         "gauntlet sandbox build"))
+        runsc = shutil.which("runsc")
+        rc, info = _run(["docker", "info", "--format", "{{json .Runtimes}}"])
+        out.append(Check("runsc (gVisor)", bool(runsc) and "runsc" in info,
+                         "registered with docker" if runsc and "runsc" in info
+                         else (runsc or "not installed") + " (optional: a stronger Docker sandbox)",
+                         "see https://gvisor.dev/docs/user_guide/install/ (optional)"))
+    return out
+
+
+def kernel_checks() -> list[Check]:
+    v2 = Path("/sys/fs/cgroup/cgroup.controllers")
+    controllers = v2.read_text().split() if v2.exists() else []
+    out = [Check("cgroups v2", bool(controllers),
+                 " ".join(controllers) if controllers else "no cgroup v2 (limits fall back to rlimits)",
+                 "boot with systemd.unified_cgroup_hierarchy=1 (optional)")]
+    try:
+        from arena.observe.netlink import open_socket
+
+        open_socket().close()
+        out.append(Check("proc connector", True, "process events observable"))
+    except OSError as exc:
+        out.append(Check("proc connector", False, f"{exc.strerror or exc} (commands are not observed)",
+                         f"run as root: {SUDO}gauntlet ..."))
+    try:
+        from arena.observe.reads import ReadWatcher
+
+        ReadWatcher().close()
+        out.append(Check("fanotify", True, "workspace reads observable"))
+    except OSError as exc:
+        out.append(Check("fanotify", False, f"{exc} (reads are not observed)",
+                         f"run as root: {SUDO}gauntlet ..."))
+    return out
+
+
+def diagnose() -> tuple[list[Check], bool]:
+    checks = python_checks() + sandbox_checks() + kernel_checks()
+    by = {c.name: c for c in checks}
+    backend = by["bwrap"].ok or by["docker engine"].ok
+    if not backend:  # one of them is needed: flag both
+        by["bwrap"].needed = by["docker engine"].needed = True
+    ok = all(c.ok for c in checks if c.needed) and backend
+    return checks, ok
+
+
+def cmd_doctor(args) -> int:  # noqa: ARG001
+    checks, ok = diagnose()
+    for c in checks:
+        mark = "ok  " if c.ok else ("MISS" if c.needed else "--  ")
+        print(f"{mark} {c.name:15} {c.detail}")
+        if not c.ok and c.fix:
+            print(f"     {'':15} fix: {c.fix}")
+    print("ready: everything needed is installed" if ok else
+          "NOT ready: fix the MISS lines above (the -- lines are optional)")
+    return 0 if ok else 1

@@ -1,0 +1,28 @@
+"""The footer, with ``?`` (help) and ``q`` (quit/back) first: on an 80-column terminal the
+keys past the right edge are cut, and those two must never be."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from textual.app import ComposeResult
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+FIRST = ("app.help", "app.back_or_quit")
+
+
+class GauntletFooter(Footer):
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        by_action: defaultdict[str, list] = defaultdict(list)
+        for _, binding, enabled, tooltip in self.screen.active_bindings.values():
+            if binding.show:
+                by_action[binding.action].append((binding, enabled, tooltip))
+        order = sorted(by_action, key=lambda a: FIRST.index(a) if a in FIRST else len(FIRST))
+        self.styles.grid_size_columns = len(order)
+        for action in order:
+            binding, enabled, tooltip = by_action[action][0]
+            yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
+                            binding.action, disabled=not enabled,
+                            tooltip=tooltip).data_bind(compact=Footer.compact)
