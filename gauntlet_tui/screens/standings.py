@@ -17,13 +17,13 @@ from gauntlet_tui import keys
 from gauntlet_tui.widgets.footer import GauntletFooter
 
 
-def winner_line(challenge: str, rows: list[Any]) -> Text:
+def winner_line(challenge: str, rows: list[Any], success: str = "") -> Text:
     best = rows[0] if rows and rows[0].status == "finished" else None
     line = Text(f"{challenge}: ", style="bold")
     if best is None:
         line.append("no winner (no attempt finished normally)", style="italic")
     else:
-        line.append(f"winner {best.agent}", style="bold green")
+        line.append(f"winner {best.agent}", style=f"bold {success}".strip())  # the theme's $success
         line.append(f" with {best.total:.1f}")
     return line
 
@@ -52,7 +52,8 @@ class StandingsScreen(Screen):
                      id="standings-title")
         with VerticalScroll():
             for i, (challenge, rows) in enumerate(sorted(s.by_challenge.items())):
-                yield Static(winner_line(challenge, rows), classes="standings-winner")
+                yield Static(winner_line(challenge, rows, self.app.theme_variables.get("success", "")),
+                             classes="standings-winner")
                 table = DataTable(cursor_type="none", zebra_stripes=True, id=f"standings-{i}")
                 table.add_columns("#", "Agent", "Total", "Status", "Submissions", "Attempt")
                 for rank, p in enumerate(rows, 1):
