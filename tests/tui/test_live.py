@@ -71,6 +71,9 @@ async def test_human_play_shell_then_submit_with_confirmation_shows_feedback(tmp
             question = str(app.screen.query_one("#confirm-question").render())
             assert "2 of 2 submissions left" in question and "cooldown: none" in question
             await pilot.press("y")
+            # a Sprint submission's feedback is held for its 30 s replacement window (issue 12)
+            await _until(pilot, app, lambda: adapter.views[attempt].submissions_used == 1, timeout=90)
+            await time.step(31)
             await _until(pilot, app, lambda: 1 in adapter.views[attempt].feedback, timeout=90)
             await pilot.pause()
             text = str(app.screen.query_one("#sub-1 .feedback-body").render())
