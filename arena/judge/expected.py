@@ -16,15 +16,24 @@ import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.results import TestResult
+from arena.results import Outcome, Suite, TestResult
 
-SUITES = ("static", "hidden", "adversarial")
+SUITES: tuple[Suite, ...] = ("static", "hidden", "adversarial")
+_SUITE_BY_NAME: dict[str, Suite] = {s: s for s in SUITES}
+
+
+def as_suite(name: str) -> Suite:
+    """``name`` as a judge suite; a ValueError names it when it is none of ``SUITES``."""
+    try:
+        return _SUITE_BY_NAME[name]
+    except KeyError:
+        raise ValueError(f"judge-side test suite {name!r}: not one of {', '.join(SUITES)}") from None
 
 
 @dataclass(frozen=True)
 class Expected:
     phase: int
-    suite: str
+    suite: Suite
     relpath: str  # file path inside the suite directory, "/"-separated
     classes: tuple[str, ...]
     func: str
@@ -70,13 +79,20 @@ class _Unknown(Exception):
     pass
 
 
+def _argvalues(d: ast.Call) -> ast.expr | None:
+    """The ``argvalues`` of a ``parametrize`` call, positional or by keyword."""
+    return d.args[1] if len(d.args) > 1 else next((k.value for k in d.keywords if k.arg == "argvalues"), None)
+
+
 def _one_decorator_ids(d: ast.Call) -> list[str] | None:
     """pytest's ids for one literal ``parametrize``; None when not statically known."""
     names = d.args[0] if d.args else next((k.value for k in d.keywords if k.arg == "argnames"), None)
-    values = d.args[1] if len(d.args) > 1 else next((k.value for k in d.keywords if k.arg == "argvalues"), None)
+    values = _argvalues(d)
     ids_kw = next((k.value for k in d.keywords if k.arg == "ids"), None)
     if not isinstance(values, (ast.List, ast.Tuple)):
         raise _Unknown
+    if names is None:  # literal_eval(None) would raise ValueError too: ids not known
+        return None
     try:
         argnames = ast.literal_eval(names)
     except (ValueError, SyntaxError, TypeError):
@@ -128,8 +144,9 @@ def _param_ids(decorators: list[ast.expr]) -> list[str] | None:
             return None
         if new is None:
             count_only = True
-            new = [f"?{i}" for i in range(len(d.args[1].elts if len(d.args) > 1 else
-                                              next(k.value for k in d.keywords if k.arg == "argvalues").elts))]
+            values = _argvalues(d)  # a literal list or tuple, else _Unknown was raised
+            n = len(values.elts) if isinstance(values, (ast.List, ast.Tuple)) else 0
+            new = [f"?{i}" for i in range(n)]
         ids = [f"{a}-{b}" if a else b for b in new for a in ids]
     if count_only or len(set(ids)) != len(ids):
         return ["?"] * len(ids) if ids != [""] else ids
@@ -197,7 +214,7 @@ def collect_expected(layout: dict[int, dict[str, list[Path]]]) -> tuple[list[Exp
                         errors.append(f"judge-side test {f}: unreadable ({e})")
                         continue
                     for classes, func, ids in funcs:
-                        expected.append(Expected(phase, suite, rel, classes, func,
+                        expected.append(Expected(phase, as_suite(suite), rel, classes, func,
                                                  None if ids is None else tuple(ids)))
     return expected, errors
 
@@ -249,7 +266,7 @@ class Matcher:
         return None
 
 
-def to_result(e: Expected, name: str, outcome: str, message: str,
+def to_result(e: Expected, name: str, outcome: Outcome, message: str,
               categories: dict[str, str] | None) -> TestResult:
     return TestResult(
         id=test_id(e.phase, e.suite, e.relpath, e.classes, name),

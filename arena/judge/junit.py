@@ -14,6 +14,8 @@ import stat
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
+from arena.results import Outcome
+
 MAX_REPORT_BYTES = 8 * 1024 * 1024
 MAX_MESSAGE_CHARS = 600
 MAX_MESSAGE_LINES = 8
@@ -30,7 +32,7 @@ class RawCase:
     classname: str
     name: str
     file: str | None
-    outcome: str  # passed | failed | error | skipped
+    outcome: Outcome
     message: str = ""
 
 
@@ -107,15 +109,19 @@ def _iter(node: _Node, tag: str):
         yield from _iter(c, tag)
 
 
+_CHILD_OUTCOME: dict[str, Outcome] = {"failure": "failed", "error": "error", "skipped": "skipped"}
+
+
 def parse_junit(data: bytes) -> list[RawCase]:
     """Every ``<testcase>`` of a JUnit XML document, with its outcome and capped message."""
     root = _parse_tree(data)
     cases = []
     for tc in _iter(root, "testcase"):
-        outcome, message = "passed", ""
+        outcome: Outcome = "passed"
+        message = ""
         for child in tc.children:
-            if child.tag in ("failure", "error", "skipped"):
-                new = {"failure": "failed", "error": "error", "skipped": "skipped"}[child.tag]
+            if child.tag in _CHILD_OUTCOME:
+                new = _CHILD_OUTCOME[child.tag]
                 if outcome == "passed" or (outcome == "skipped" and new != "skipped") or new == "error":
                     outcome = new
                     message = child.attrib.get("message") or "".join(child.text)

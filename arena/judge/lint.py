@@ -18,16 +18,16 @@ MAX_LINT_BYTES = 512 * 1024
 
 
 class _Visitor(ast.NodeVisitor):
-    def __init__(self):
+    def __init__(self) -> None:
         self.imports: dict[str, int] = {}
         self.used: set[str] = set()
         self.issues: list[tuple[int, str]] = []
 
-    def visit_Import(self, node):
+    def visit_Import(self, node: ast.Import) -> None:
         for a in node.names:
             self.imports.setdefault(a.asname or a.name.split(".")[0], node.lineno)
 
-    def visit_ImportFrom(self, node):
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.module == "__future__":
             return
         for a in node.names:
@@ -36,15 +36,15 @@ class _Visitor(ast.NodeVisitor):
             else:
                 self.imports.setdefault(a.asname or a.name, node.lineno)
 
-    def visit_Name(self, node):
+    def visit_Name(self, node: ast.Name) -> None:
         self.used.add(node.id)
 
-    def visit_ExceptHandler(self, node):
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         if node.type is None:
             self.issues.append((node.lineno, "bare except"))
         self.generic_visit(node)
 
-    def _defaults(self, node):
+    def _defaults(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
             if isinstance(d, (ast.List, ast.Dict, ast.Set)):
                 self.issues.append((node.lineno, f"mutable default argument in {node.name}()"))
@@ -53,7 +53,7 @@ class _Visitor(ast.NodeVisitor):
     visit_FunctionDef = _defaults
     visit_AsyncFunctionDef = _defaults
 
-    def visit_Constant(self, node):
+    def visit_Constant(self, node: ast.Constant) -> None:
         # names listed in __all__ or used in string annotations count as used
         if isinstance(node.value, str) and len(node.value) < 200:
             self.used.update(_IDENT.findall(node.value))

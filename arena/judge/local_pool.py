@@ -21,6 +21,7 @@ import tempfile
 import time
 from collections import OrderedDict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.judge import command as cmd
 from arena.judge.scratch import make_out_dir, release_out_dir
@@ -30,6 +31,9 @@ from arena.sandbox import launch as proto
 from arena.sandbox import registry
 from arena.sandbox.base import ExecResult, Mount, SandboxError
 
+if TYPE_CHECKING:
+    from arena.sandbox.local_backend import LocalSandbox
+
 log = logging.getLogger(__name__)
 IDLE_MAX_S = 7 * 24 * 3600.0  # a prepared launcher waits this long at most
 
@@ -38,8 +42,8 @@ class Prepared:
     def __init__(self, run_dir: Path, mounted: bool, tests_args: list[str]):
         self.run_dir, self.mounted, self.tests_args = run_dir, mounted, tests_args
         self.out, self.ws = run_dir / "out", run_dir / "ws"
-        self.sandbox = None
-        self.task: asyncio.Future | None = None
+        self.sandbox: LocalSandbox | None = None
+        self.task: asyncio.Future[ExecResult] | None = None  # the launcher's exec
 
     def alive(self) -> bool:
         return self.task is not None and not self.task.done()
@@ -49,14 +53,17 @@ class Prepared:
         shutil.rmtree(self.run_dir, ignore_errors=True)
 
     async def run(self, snapshot, args: list[str], timeout: float) -> ExecResult:
+        sandbox, task = self.sandbox, self.task
+        if sandbox is None or task is None:  # never: prepare() sets both or closes it
+            raise SandboxError(f"prepared sandbox {self.run_dir.name}: not started")
         await asyncio.to_thread(materialize, snapshot, self.ws)
-        cap, who = self.sandbox.limits.output_bytes, f"local sandbox {self.sandbox.id}"
+        cap, who = sandbox.limits.output_bytes, f"local sandbox {sandbox.id}"
         t0 = time.monotonic()
         ended, rc = await proto.request(self.out, args, cap, timeout, self.alive, who)
         timed_out = not ended
         if ended and rc is None:  # the launcher died: its exec ends with its tree
             try:
-                res = await asyncio.wait_for(asyncio.shield(self.task),
+                res = await asyncio.wait_for(asyncio.shield(task),
                                              max(0.05, t0 + timeout - time.monotonic()))
                 rc = res.exit_code
             except asyncio.TimeoutError:
@@ -64,8 +71,8 @@ class Prepared:
         if timed_out:
             if not self.alive():
                 raise SandboxError(f"{who}: the launcher ended without a status")
-            self.task.cancel()  # exec kills the whole tree when cancelled
-            await asyncio.gather(self.task, return_exceptions=True)
+            task.cancel()  # exec kills the whole tree when cancelled
+            await asyncio.gather(task, return_exceptions=True)
             rc = None
         stdout, stderr, truncated = proto.outputs(self.out, cap)
         return ExecResult(exit_code=rc, stdout=stdout, stderr=stderr, timed_out=timed_out,
@@ -95,16 +102,17 @@ async def prepare(backend, spec, root: Path, wait: bool) -> Prepared:
         p.ws.mkdir()
         jdir, p.tests_args = judge_dir(spec.test_dirs, run_dir / "judge")
         run_dir.chmod(0o755)
-        p.sandbox = await backend.create(
+        sandbox: LocalSandbox = await backend.create(
             p.ws, spec.limits, image=spec.image, workspace_readonly=True,
             mounts=[Mount(jdir, cmd.JUDGE_ROOT, readonly=True), Mount(p.out, cmd.OUT_DIR, readonly=False)])
+        p.sandbox = sandbox
         # after create: each local sandbox runs as a uid of its own (arena/sandbox/quota.py)
-        proto.make_fifos(p.out, p.sandbox.uid if getattr(backend, "privileged", False) else None)
+        proto.make_fifos(p.out, sandbox.uid if getattr(backend, "privileged", False) else None)
         env = {**cmd.judge_env(), "GAUNTLET_JUDGE_REQUEST": f"{cmd.OUT_DIR}/{proto.REQUEST}"}
-        p.task = asyncio.ensure_future(p.sandbox.exec(list(cmd.BOOTSTRAP), env=env, timeout=IDLE_MAX_S,
+        p.task = asyncio.ensure_future(sandbox.exec(list(cmd.BOOTSTRAP), env=env, timeout=IDLE_MAX_S,
                                                       as_pid_1=True))
         if wait:
-            await asyncio.to_thread(proto.wait_ready, p.out, p.alive, f"local sandbox {p.sandbox.id}")
+            await asyncio.to_thread(proto.wait_ready, p.out, p.alive, f"local sandbox {sandbox.id}")
     except BaseException:
         await p.close()
         raise

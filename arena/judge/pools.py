@@ -18,6 +18,7 @@ import secrets
 import shutil
 from collections import OrderedDict
 from pathlib import Path
+from typing import Awaitable, Protocol
 
 from arena.judge import command as cmd
 from arena.sandbox import registry
@@ -32,13 +33,19 @@ WARM_ARGV = ["python3", "-I", "-B", "-c",
              "_pytest.python\ntry:\n import coverage\nexcept Exception:\n pass"]
 
 
+class Closeable(Protocol):
+    """What the judge closes in the background: a pool, a used sandbox, a prepared one."""
+
+    async def close(self) -> None: ...
+
+
 class JudgePools:
     def __init__(self, backend, size: int, max_pools: int = 4, warm: bool = True,
                  launcher: bool = True):
         self.backend, self.size, self.max_pools, self.warm = backend, size, max_pools, warm
         self.launcher = launcher
-        self.pools: OrderedDict[tuple, object] = OrderedDict()
-        self.closing: set[asyncio.Future] = set()
+        self.pools: OrderedDict[tuple, Closeable] = OrderedDict()
+        self.closing: set[asyncio.Future[None]] = set()
         self._cache: Path | None = None
 
     @property
@@ -70,16 +77,16 @@ class JudgePools:
             self._later(old.close())
         return pool
 
-    def close_later(self, sandbox) -> None:
+    def close_later(self, sandbox: Closeable) -> None:
         """Close (remove) a used sandbox without waiting for it."""
         self._later(sandbox.close())
 
-    def _later(self, coro) -> None:
+    def _later(self, coro: Awaitable[None]) -> None:
         fut = asyncio.ensure_future(coro)
         self.closing.add(fut)
         fut.add_done_callback(self._closed)
 
-    def _closed(self, fut: asyncio.Future) -> None:
+    def _closed(self, fut: asyncio.Future[None]) -> None:
         self.closing.discard(fut)
         if not fut.cancelled() and fut.exception() is not None:
             log.warning("judge: closing a sandbox failed: %s", fut.exception())

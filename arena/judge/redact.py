@@ -28,6 +28,7 @@ import lzma
 import re
 import zlib
 from pathlib import Path
+from typing import overload
 
 from arena.results import Finding, JudgeResult
 
@@ -151,6 +152,11 @@ class Redactor:
         return bool(self._names_re and self._names_re.search(text))
 
     # -- the filter ----------------------------------------------------------------
+    @overload
+    def clean(self, text: str) -> tuple[str, bool]: ...
+    @overload
+    def clean(self, text: None) -> tuple[None, bool]: ...
+
     def clean(self, text: str | None) -> tuple[str | None, bool]:
         """(text to show, whether anything was removed). A line holding a judge-side line
         verbatim becomes ``LINE_WITHHELD``; judge text reversed, rot13'd or inside an
@@ -171,7 +177,7 @@ class Redactor:
             return WITHHELD, True
         if changed and self._has_judge_text(out):
             return WITHHELD, True
-        if self._mentions_hidden(out):
+        if self._names_re is not None and self._mentions_hidden(out):
             return self._names_re.sub(HIDDEN_NAME, out), True
         return out, changed
 
@@ -180,7 +186,7 @@ def redact_result(result: JudgeResult, redactor: Redactor) -> list[str]:
     """Filter every feedback field of ``result`` in place; returns what was touched."""
     hit: list[str] = []
 
-    def run(label: str, text):
+    def run(label: str, text: str) -> str:
         new, changed = redactor.clean(text)
         if changed:
             hit.append(label)

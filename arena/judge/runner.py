@@ -129,7 +129,7 @@ class Judge:
         phases = sorted(set(phases or [1]))
         spec = challenge if isinstance(challenge, JudgeSpec) else JudgeSpec.from_challenge(challenge, phases)
         if not self.pooled:
-            if cmd.build_argv(spec.command, [])[1]:
+            if self.local is not None and cmd.build_argv(spec.command, [])[1]:
                 await self.local.warm(spec)
             return
         jdir, _ = judge_dir(spec.test_dirs, self.pools.cache_root)
@@ -246,10 +246,13 @@ class Judge:
     async def _run_prepared(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult):
         """Local pytest run in a prepared sandbox, closed in the background once the
         verdict is built; False (nothing done) when none is ready."""
+        local = self.local
+        if local is None:  # (only called with local pools)
+            return False
         t = time.monotonic()
-        prepared, key = await self.local.take(spec)
+        prepared, key = await local.take(spec)
         if prepared is None:
-            self.local.refill(key, spec)  # (for a warmed key: the next one)
+            local.refill(key, spec)  # (for a warmed key: the next one)
             return False
         try:
             t = self._mark("sandbox", t)
@@ -270,7 +273,7 @@ class Judge:
             self._mark("verdict", t)
         finally:
             self.pools._later(prepared.close())
-            self.local.refill(key, spec)
+            local.refill(key, spec)
         return True
 
     async def _run_sandboxed(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult):

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MNT_DETACH = 2, 4, 8, 2
+_libc: ctypes.CDLL | None
 try:
     _libc = ctypes.CDLL(None, use_errno=True)
 except OSError:  # pragma: no cover — no libc: plain directories only

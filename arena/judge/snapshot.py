@@ -228,6 +228,8 @@ def materialize(snapshot: Snapshot, dest: Path) -> None:
         src, out = snapshot.path / rel, dest / rel
         out.parent.mkdir(parents=True, exist_ok=True)
         if e.kind == "link":
+            if e.target is None:  # never: snapshot() records every link with its target
+                raise ValueError(f"snapshot entry {rel}: a link without a target")
             os.symlink(e.target, out)
         else:
             data = _read_nofollow(str(src), max(e.size, 1) + 1)

@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import sys
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Literal
 
 from arena.results import StaticFinding, StaticReport
 
@@ -29,7 +29,9 @@ TOOL_TIMEOUT_S = 60.0
 MAX_FILE_BYTES = 512 * 1024
 MAX_FINDINGS = 200
 SEMGREP_RULES = Path(__file__).with_name("semgrep_rules.yml")
-SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2}
+Severity = Literal["low", "medium", "high"]  # StaticFinding.severity
+SEVERITY_RANK: dict[str, int] = {"low": 0, "medium": 1, "high": 2}
+_SEVERITY: dict[str, Severity] = {"low": "low", "medium": "medium", "high": "high"}
 _BASELINES: dict[tuple, list[StaticFinding]] = {}
 
 
@@ -95,7 +97,7 @@ def ruff_findings(root: Path, files: list[str], select: list[str], ignore: list[
     for it in items:
         rel = os.path.relpath(str(it.get("filename", "")), root).replace(os.sep, "/")
         code = str(it.get("code") or "syntax")
-        sev = "medium" if code.startswith(("E9", "F8", "B")) or code == "syntax" else "low"
+        sev: Severity = "medium" if code.startswith(("E9", "F8", "B")) or code == "syntax" else "low"
         found.append(StaticFinding(tool="ruff", rule=code, path=rel, line=int((it.get("location") or {}).get("row") or 0),
                                    severity=sev, message=str(it.get("message", ""))[:200]))
     return found, None
@@ -115,10 +117,10 @@ def bandit_findings(root: Path, files: list[str]) -> tuple[list[StaticFinding], 
     found = []
     for it in doc.get("results", []):
         rel = os.path.normpath(str(it.get("filename", ""))).replace(os.sep, "/")
-        sev = str(it.get("issue_severity", "LOW")).lower()
+        sev = _SEVERITY.get(str(it.get("issue_severity", "LOW")).lower(), "low")
         found.append(StaticFinding(tool="bandit", rule=str(it.get("test_id", "")), path=rel,
                                    line=int(it.get("line_number") or 0),
-                                   severity=sev if sev in SEVERITY_RANK else "low",
+                                   severity=sev,
                                    message=str(it.get("issue_text", ""))[:200]))
     return found, None
 
@@ -146,7 +148,7 @@ def semgrep_findings(root: Path, files: list[str]) -> tuple[list[StaticFinding],
         doc = None
     if not isinstance(doc, dict):
         return [], f"semgrep: {err or 'unreadable output'}".strip()
-    sev_map = {"ERROR": "high", "WARNING": "medium", "INFO": "low"}
+    sev_map: dict[str, Severity] = {"ERROR": "high", "WARNING": "medium", "INFO": "low"}
     found = []
     for it in doc.get("results", []):
         rel = os.path.normpath(str(it.get("path", ""))).replace(os.sep, "/")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Literal
 
 from arena.results import Finding
 from arena.judge.snapshot import Snapshot
@@ -26,7 +27,9 @@ _CONFIG_SECTION = {
 }
 
 # (check, severity, pattern, what it means)
-_CODE_PATTERNS = [
+Severity = Literal["info", "warning", "error"]  # Finding.severity
+# (check, severity, pattern, what it means)
+_CODE_PATTERNS: list[tuple[str, Severity, re.Pattern[str], str]] = [
     ("runner_internals", "error", re.compile(r"\b_pytest\b"), "imports or names pytest's internals (_pytest)"),
     ("runner_internals", "error", re.compile(r"^\s*(async\s+)?def\s+pytest_\w+\s*\(", re.M),
      "defines a pytest hook (pytest_*)"),
@@ -80,7 +83,7 @@ def scan(snapshot: Snapshot, *, starter: Path | None = None,
     findings: list[Finding] = []
     judge_names = judge_test_names or set()
 
-    def add(severity: str, check: str, detail: str) -> None:
+    def add(severity: Severity, check: str, detail: str) -> None:
         findings.append(Finding(severity=severity, check=f"tamper.{check}", detail=detail))
 
     for rel in snapshot.files:
@@ -103,9 +106,9 @@ def scan(snapshot: Snapshot, *, starter: Path | None = None,
         if name.endswith(".pth"):
             add("warning", "site_hook", f"{rel}: .pth file (never processed: not in a site directory)")
         if name in _CONFIG_NAMES:
-            text = _text(snapshot, rel) or ""
+            config = _text(snapshot, rel) or ""
             pat = _CONFIG_SECTION.get(name)
-            if pat is None or pat.search(text):
+            if pat is None or pat.search(config):
                 add("warning", "runner_config",
                     f"{rel}: pytest configuration in the submission (ignored: the judge forces its own -c)")
         stem = name[:-3] if name.endswith(".py") else name

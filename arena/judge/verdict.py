@@ -20,9 +20,11 @@ from pathlib import Path
 
 from arena.judge.expected import Expected, Matcher, test_id, to_result
 from arena.judge.junit import RawCase, cap_message, read_report
-from arena.results import Build, Coverage, Finding, TestResult
+from arena.results import Build, Coverage, Finding, Outcome, Suite, TestResult
 
-_RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+_RANK: dict[Outcome, int] = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+# (expected test, reported name, outcome, message)
+_Hit = tuple[Expected, str, Outcome, str]
 
 
 @dataclass
@@ -32,7 +34,7 @@ class Progress:
     exitstatus: int | None = None
     collected: int | None = None
     collect_errors: list[str] = field(default_factory=list)
-    tests: list[tuple[str, str, str]] = field(default_factory=list)  # nodeid, outcome, message
+    tests: list[tuple[str, Outcome, str]] = field(default_factory=list)  # nodeid, outcome, message
     forged: list[str] = field(default_factory=list)  # node ids whose call raised but report passed
 
 
@@ -84,7 +86,7 @@ def _tail(text: str) -> str:
     return "\n".join(e_lines[-4:] if e_lines else lines[-4:])
 
 
-def _id(hit) -> str:
+def _id(hit: _Hit) -> str:
     e, name = hit[0], hit[1]
     return test_id(e.phase, e.suite, e.relpath, e.classes, name)
 
@@ -104,11 +106,11 @@ def assemble(expected: list[Expected], matcher: Matcher, *, junit: list[RawCase]
     integrity: list[Finding] = []
     notices: list[str] = []
     # name -> (expected, outcome, message) from each source, worst outcome per case
-    rep: dict[str, tuple[Expected, str, str, str]] = {}
-    prog: dict[str, tuple[Expected, str, str, str]] = {}
+    rep: dict[str, _Hit] = {}
+    prog: dict[str, _Hit] = {}
     unexpected: list[str] = []
 
-    def put(store, hit, outcome, message):
+    def put(store: dict[str, _Hit], hit: tuple[Expected, str], outcome: Outcome, message: str) -> None:
         e, name = hit
         key = f"{e.base}|{name}"
         old = store.get(key)
@@ -137,7 +139,7 @@ def assemble(expected: list[Expected], matcher: Matcher, *, junit: list[RawCase]
     if progress.collect_errors:
         build = Build(status="failure", errors=progress.collect_errors[:20])
 
-    merged: dict[str, tuple[Expected, str, str, str]] = {}
+    merged: dict[str, _Hit] = {}
     for key in set(rep) | set(prog):
         r, p = rep.get(key), prog.get(key)
         if r and p and r[2] != p[2]:
@@ -154,7 +156,7 @@ def assemble(expected: list[Expected], matcher: Matcher, *, junit: list[RawCase]
                 detail=f"{_id(r)}: in the report but never run; counted as failed"))
             merged[key] = (r[0], r[1], "failed", "reported but never run")
         else:
-            merged[key] = r or p
+            merged[key] = r if r is not None else prog[key]  # the key came from rep or prog
 
     if unexpected and not build.errors:
         integrity.append(Finding(
@@ -162,7 +164,7 @@ def assemble(expected: list[Expected], matcher: Matcher, *, junit: list[RawCase]
             detail=f"{len(unexpected)} reported test(s) are not judge-side tests and were ignored "
                    f"(first: {unexpected[0][:120]})"))
 
-    by_base: dict[str, list[tuple[Expected, str, str, str]]] = {}
+    by_base: dict[str, list[_Hit]] = {}
     for v in merged.values():
         by_base.setdefault(v[0].base, []).append(v)
     results: list[TestResult] = []
@@ -203,6 +205,9 @@ def assemble(expected: list[Expected], matcher: Matcher, *, junit: list[RawCase]
     return Verdict(results, build, integrity, notices, completed)
 
 
+_RAW_SUITES: tuple[Suite, ...] = ("hidden", "adversarial")  # else "static"
+
+
 def raw_results(cases: list[RawCase], categories: dict[str, str] | None) -> list[TestResult]:
     """Results of a non-Python runner where no expected ids are known: suite from the names."""
     from arena.judge.expected import category_for  # noqa: PLC0415
@@ -210,7 +215,7 @@ def raw_results(cases: list[RawCase], categories: dict[str, str] | None) -> list
     out: dict[str, TestResult] = {}
     for c in cases:
         hay = f"{c.file or ''} {c.classname}".replace("\\", "/")
-        suite = next((s for s in ("hidden", "adversarial") if f"/{s}/" in hay or f".{s}." in hay
+        suite: Suite = next((s for s in _RAW_SUITES if f"/{s}/" in hay or f".{s}." in hay
                       or hay.startswith((f"{s}.", f"{s}/"))), "static")
         tid = f"{suite}/{c.classname}::{c.name}"
         r = TestResult(id=tid, name=c.name, suite=suite, outcome=c.outcome,
