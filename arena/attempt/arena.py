@@ -17,7 +17,7 @@ import sys
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 
 from arena.agents.base import make_agent
 from arena.attempt import recover as rec
@@ -52,7 +52,7 @@ class Arena:
         self.attempts: list[Attempt] = []
         # "Run this attempt elsewhere": an async callable (attempt) -> status that runs it
         # on another machine and publishes its events here (arena.cluster). None: locally.
-        self.place: Any = None
+        self.place: Callable[[Attempt], Awaitable[str]] | None = None
 
     @classmethod
     async def open(cls, store_path: Path, *, sandbox: str | None = None, parallel: int = 4,

@@ -58,7 +58,7 @@ def parse_progress(data: bytes | None) -> Progress:
         elif kind == "collect_error":
             where = scrub_paths(str(ev.get("nodeid", "")))
             p.collect_errors.append(cap_message(f"{where}: {scrub_paths(_tail(str(ev.get('message', ''))))}"))
-        elif kind == "test" and ev.get("outcome") in _RANK:
+        elif kind == "test" and isinstance(ev.get("outcome"), str) and ev.get("outcome") in _RANK:
             p.tests.append((str(ev.get("nodeid", "")), ev["outcome"],
                             cap_message(scrub_paths(str(ev.get("message", ""))))))
             if ev.get("forged"):
