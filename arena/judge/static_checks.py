@@ -58,6 +58,9 @@ def _run(argv: list[str], cwd: Path) -> tuple[str | None, str]:
     # package's starter) must never receive a tool's cache or settings files.
     with tempfile.TemporaryDirectory(prefix="gauntlet-static-") as home:
         env = {"PATH": os.environ.get("PATH", ""), "HOME": home, "XDG_CACHE_HOME": home,
+               # the arena's own import path, so `python -m bandit` finds the arena's bandit
+               # wherever the arena was installed (a venv, --target tree of a cluster node)
+               "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p)),
                "XDG_CONFIG_HOME": home, "RUFF_CACHE_DIR": home, "LANG": "C.UTF-8",
                "NO_COLOR": "1", "SEMGREP_SEND_METRICS": "off"}
         try:
