@@ -19,7 +19,7 @@ MARATHON_PHASES = [
 
 
 def start(bus: EventBus, attempt: str, fmt: str, *, agent: str = "scripted:elite",
-          challenge: str | None = None, title: str | None = None) -> None:
+          challenge: str | None = None, title: str | None = None, extra: dict | None = None) -> None:
     rules = rules_for(fmt)
     bus.publish(attempt, 0.0, "attempt.started", {
         "challenge": challenge or f"{fmt}-challenge", "title": title or f"The {fmt.title()} Challenge",
@@ -28,7 +28,7 @@ def start(bus: EventBus, attempt: str, fmt: str, *, agent: str = "scripted:elite
         "time_scale": 1.0, "sandbox": "local",
         "phases": MARATHON_PHASES if fmt == "marathon" else [],
         "deliverables": [{"name": "fix", "kind": "tests", "weight": 1.0}],
-        "category": "debug-gauntlet",
+        "category": "debug-gauntlet", **(extra or {}),
     })
 
 
