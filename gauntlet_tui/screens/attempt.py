@@ -40,7 +40,7 @@ def edited_since_submit(view: AttemptView) -> bool:
 
 class AttemptScreen(Screen):
     DEFAULT_CSS = """
-    AttemptScreen #attempt-info { height: 1; padding: 0 1; background: $panel; color: $foreground; }
+    AttemptScreen #attempt-info { height: auto; max-height: 2; padding: 0 1; background: $panel; color: $foreground; }
     AttemptScreen #attempt-top { height: auto; }
     AttemptScreen #attempt-top AttemptClock { width: 1fr; }
     AttemptScreen #attempt-top Trajectory { width: 1fr; height: auto; min-height: 3; }
@@ -154,7 +154,7 @@ class AttemptScreen(Screen):
                 + f" · score {score}")
         usage = usage_line(view)
         if usage:  # a real agent: its model and usage against its limits, live
-            info += f"\n{escape(view.model)} · {escape(usage)}"
+            info += f"\nmodel {escape(view.model)} · {escape(usage)}"  # a second header line
         if view.node:
             info += f" · node {escape(view.node)}"
         if view.finished:

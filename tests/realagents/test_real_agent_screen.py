@@ -38,7 +38,7 @@ async def test_attempt_view_shows_model_usage_and_observed_activity(tmp_path):
         pilot.app.tick()
         await pilot.pause()
         info = str(pilot.app.screen.query_one("#attempt-info").render())
-        assert "openai/gpt-4.1-mini" in info and "2.0k/400.0k tok" in info and "1/150 calls" in info
+        assert "mini-swe-agent@openai/gpt-4.1-mini" in info and "2.0k/400.0k tok" in info and "1/150 calls" in info
         assert "$0.00" in info
         lines = [a.text for a in pilot.app.adapter.views["a-0000000b"].activity]
         assert any("model gpt-4.1-mini: 1800 in / 240 out tokens" in t for t in lines)
