@@ -138,3 +138,23 @@ def kinds(events: list) -> list[str]:
 
 def of(events: list, kind: str) -> list:
     return [e for e in events if e.kind == kind]
+
+
+async def request_stepping(attempt: Any, clock: ManualTime, req: dict, *, step: float = 1.0,
+                           max_steps: int = 10_000) -> dict:
+    """``attempt.request(req)`` while stepping ``clock`` whenever no real work runs: a Sprint
+    submission's reply waits for its 30 s replacement window on the attempt clock."""
+    task = asyncio.ensure_future(attempt.request(req))
+    steps = 0
+    while not task.done():
+        if attempt.io_busy:
+            await asyncio.sleep(0.005)
+            continue
+        await asyncio.sleep(0.005)
+        if task.done():
+            break
+        await clock.step(step)
+        steps += 1
+        if steps > max_steps:
+            raise AssertionError(f"{req} got no reply")
+    return task.result()

@@ -7,7 +7,7 @@ from arena.challenge import load_challenge
 from arena.clock import ManualTime
 from arena.formats import rules_for
 from arena import events as ev
-from attempt_kit import drive, kinds, make_package, of, open_arena, stored
+from attempt_kit import request_stepping, drive, kinds, make_package, of, open_arena, stored
 
 
 async def _run(tmp_path, pkg, agent, *, step=1.0, arena_kw=None):
@@ -117,7 +117,7 @@ async def test_hang_is_detected_and_last_valid_scored(tmp_path):
         while not a.ready:
             await asyncio.sleep(0.005)
         await clock.step(30)
-        reply = await a.request({"op": "submit"})
+        reply = await request_stepping(a, clock, {"op": "submit"})
         assert reply["ok"] and reply["submission"] == 1
         for _ in range(200):
             if task.done():

@@ -139,13 +139,15 @@ class SubmissionDesk:
         a = self.a
         a.io_busy -= 1  # waiting on the attempt clock is not real work in progress
         try:
-            sleeper = asyncio.ensure_future(a.sleep_until(acc.at + a.rules.double_submit_window_s))
-            closing = asyncio.ensure_future(self._closing.wait())
-            try:
-                await asyncio.wait({sleeper, closing}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                sleeper.cancel()
-                closing.cancel()
+            # ... but the agent, blocked on its submit, is not hung meanwhile (a hold)
+            async with a.hold():
+                sleeper = asyncio.ensure_future(a.sleep_until(acc.at + a.rules.double_submit_window_s))
+                closing = asyncio.ensure_future(self._closing.wait())
+                try:
+                    await asyncio.wait({sleeper, closing}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    sleeper.cancel()
+                    closing.cancel()
         finally:
             a.io_busy += 1
         async with self._lock:
