@@ -257,7 +257,7 @@ def _suite_doc(tests: list[TestResult], messages: bool, *, results: bool) -> dic
     return doc
 
 
-def _iso(at: Any) -> str:
+def _iso(at: datetime | str) -> str:
     if isinstance(at, datetime):
         if at.tzinfo is None:
             at = at.replace(tzinfo=timezone.utc)
@@ -270,7 +270,7 @@ def disclose(
     submission: int,
     result: JudgeResult,
     *,
-    at: Any,
+    at: datetime | str,
     elapsed_s: float,
     diff: dict[str, Any] | None = None,
     regressions: Sequence[str] | None = None,

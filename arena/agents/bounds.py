@@ -34,7 +34,7 @@ BOUND_NAMES = ("connections", "requests", "messages", "message_bytes", "output_b
 _UNITS = {"connections": "connections", "requests": "requests/s", "messages": "messages",
           "message_bytes": "bytes", "output_bytes": "bytes", "events": "events/s",
           "watch_files": "files/scan", "watch_bytes": "bytes/scan"}
-OnHit = Callable[[str, dict[str, Any]], None]
+OnHit = Callable[[str, dict[str, Any]], object]  # what it returns (the published event) is unused
 
 
 @dataclass

@@ -13,10 +13,20 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, TextIO, cast
 
 from arena.sandbox.base import SandboxError
 from arena.sandbox.buildlock import last_build_seconds, record_build_seconds
+
+if TYPE_CHECKING:  # arena.attempt.arena imports this module
+    from arena.attempt.arena import Arena
+    from arena.challenge.loader import Challenge
+
+
+class _Images(Protocol):
+    """The docker backend's image builds (not part of every ``Backend``)."""
+
+    def image_ref(self, image: str) -> str: ...
 
 LOCAL_HINT = "run it without Docker instead: add --sandbox local"
 
@@ -61,7 +71,7 @@ class Preparation:
     finished: bool = False
 
     @classmethod
-    def plan(cls, arena: Any, items: list[tuple[Any, str]]) -> "Preparation":
+    def plan(cls, arena: Arena, items: list[tuple[Challenge, str]]) -> "Preparation":
         """Steps for ``(challenge, agent_spec)`` pairs run on ``arena``'s backend and judge."""
         from arena.agents.base import make_agent  # noqa: PLC0415
 
@@ -76,7 +86,7 @@ class Preparation:
             if name == "docker" and f"image:{image}" not in seen:
                 seen.add(f"image:{image}")
                 prep._add(f"image {image}", _image_key(image),
-                          lambda log, i=image: asyncio.to_thread(backend.image_ref, i))
+                          lambda log, i=image: asyncio.to_thread(cast(_Images, backend).image_ref, i))
             adapter = getattr(agent, "adapter", None)
             if adapter is not None and f"agent:{adapter.name}" not in seen:
                 seen.add(f"agent:{adapter.name}")
@@ -145,7 +155,7 @@ def _image_key(image: str) -> str:
     return base_build_key() if image.split(":")[0] == BASE_IMAGE else f"image-{image}"
 
 
-async def run_printing(prep: Preparation, out: Any, every_s: float = 5.0) -> None:
+async def run_printing(prep: Preparation, out: TextIO, every_s: float = 5.0) -> None:
     """``prep.run()`` with progress lines on ``out`` (a command line's stderr): each step
     as it starts (with last time's duration), every ``every_s`` while it runs, and done."""
     if not prep.steps:

@@ -156,6 +156,8 @@ class SubmissionDesk:
                 by = next((s.number for s in self.accepted if s.number > acc.number), None)
                 return error("replaced", f"submission {acc.number} was replaced by submission {by} within "
                                          f"{a.rules.double_submit_window_s:g} s: its feedback is withheld")
+            if doc is None:  # _deliver holds the document before it returns the Accepted
+                raise RuntimeError(f"submission {acc.number}: no held feedback to deliver")
             return await self._publish_feedback(acc, doc)
 
     def _iso(self, at: float) -> str:
@@ -180,7 +182,7 @@ class SubmissionDesk:
                 self._baseline.snapshot = None
         return self._baseline.snapshot
 
-    async def _pipeline(self) -> dict[str, Any]:
+    async def _pipeline(self) -> dict[str, Any] | Accepted:
         from arena import rules
         from arena.judge.snapshot import diff_stats
 
@@ -236,7 +238,7 @@ class SubmissionDesk:
         return await self._deliver(acc, result, phase, diff, same_as, at, rules)
 
     async def _deliver(self, acc: Accepted, result: JudgeResult, phase: int, diff: dict[str, Any], same_as: int | None,
-                       at: float, rules: ModuleType) -> dict[str, Any]:
+                       at: float, rules: ModuleType) -> dict[str, Any] | Accepted:
         from arena.formats import FIELD_SCORE_PREVIEW
         from arena.scoring import submission_score
 

@@ -19,6 +19,7 @@ import ctypes
 import os
 import stat
 import struct
+from collections.abc import Iterator
 
 FAN_CLOEXEC, FAN_NONBLOCK, FAN_CLASS_NOTIF = 0x1, 0x2, 0x0
 FAN_UNLIMITED_QUEUE = 0x10
@@ -107,8 +108,8 @@ class ReadWatcher:
         self.roots.pop(key, None)
         self.dirs = {h: v for h, v in self.dirs.items() if v[0] != key}
 
-    def events(self):
-        """Read everything queued now (non-blocking)."""
+    def events(self) -> Iterator[tuple[str, int, str]]:
+        """Read everything queued now (non-blocking): (watch key, reader pid, relative path)."""
         rescan: set[str] = set()
         while True:
             try:
@@ -140,7 +141,7 @@ class ReadWatcher:
         for key in rescan:
             self.rescan(key)
 
-    def _decode(self, buf: bytes, h: int, end: int, mask: int, rescan: set[str]):
+    def _decode(self, buf: bytes, h: int, end: int, mask: int, rescan: set[str]) -> tuple[str, str] | None:
         nbytes = struct.unpack_from("=I", buf, h)[0]
         handle = bytes(buf[h:h + 8 + nbytes])
         owner = self.dirs.get(handle)

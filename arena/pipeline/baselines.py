@@ -47,14 +47,15 @@ def with_baselines(root: Path, into: Path) -> Path:
     steps = ([{"delete": doomed}] if doomed else []) + ["submit"]
     (agents / "attack-delete.yaml").write_text(yaml.safe_dump({"steps": steps}))
     copied = build_overlay(root, agents / "attack-copy" / "1")
-    steps = ([{"overlay": "agents/attack-copy/1"}] if copied else []) + ["submit"]
-    (agents / "attack-copy.yaml").write_text(yaml.safe_dump({"steps": steps}))
+    copy_steps = ([{"overlay": "agents/attack-copy/1"}] if copied else []) + ["submit"]
+    (agents / "attack-copy.yaml").write_text(yaml.safe_dump({"steps": copy_steps}))
     return dest
 
 
 def assess_baselines(runs: dict[str, list[float]], weight_class_bands: dict) -> list[Finding]:
     out = []
-    naive = (runs.get("naive") or [None])[0]
+    naive_runs = runs.get("naive")
+    naive = naive_runs[0] if naive_runs else None
     lo = weight_class_bands["naive"][0]
     for name in BASELINES:
         if not runs.get(name):

@@ -14,13 +14,13 @@ import statistics
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge, load_challenge
 from arena.pipeline.baselines import BASELINES, assess_baselines, with_baselines
 from arena.pipeline.misclass import classification, classification_findings
 from arena.results import Finding
+from arena.sandbox.base import Backend
 
 AGENTS = ("naive", "standard", "elite", "reference")
 Band = tuple[float, float]
@@ -105,7 +105,7 @@ def assess(runs: dict[str, list[float]], weight_class: str) -> list[Finding]:
     return out
 
 
-async def _run(ch: Challenge, store_path: Path, backend: Any, time_scale: float, repeats: dict[str, int], parallel: int) -> Calibration:
+async def _run(ch: Challenge, store_path: Path, backend: Backend, time_scale: float, repeats: dict[str, int], parallel: int) -> Calibration:
     from arena.attempt import Arena  # noqa: PLC0415 — the whole engine, only when calibrating
     from arena.scoring import judge_attempt  # noqa: PLC0415
     from arena.scoring.load import attempt_events  # noqa: PLC0415
@@ -135,7 +135,7 @@ async def _run(ch: Challenge, store_path: Path, backend: Any, time_scale: float,
     return cal
 
 
-async def calibrate(ch: Challenge, *, backend: Any, time_scale: float | None = None, store: Path | None = None,
+async def calibrate(ch: Challenge, *, backend: Backend, time_scale: float | None = None, store: Path | None = None,
                     flakiness: bool = True, parallel: int = 2) -> Calibration:
     missing = [a for a in AGENTS if a not in ch.agent_names]
     if missing:

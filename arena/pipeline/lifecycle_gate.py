@@ -32,7 +32,7 @@ SOLVED_AT = 90.0
 RUNNING = ("running", "created", "starting", "grace")
 
 
-def _when(text: Any) -> datetime | None:
+def _when(text: object) -> datetime | None:
     try:
         return datetime.fromisoformat(str(text).replace("Z", "+00:00"))
     except ValueError:

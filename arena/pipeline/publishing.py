@@ -64,11 +64,11 @@ class Publication:
 
 # ---- the calibration report (gate 3) --------------------------------------------------------
 
-def _score(v: Any) -> bool:
+def _score(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v <= 100
 
 
-def parse_calibration(doc: Any, source: str) -> CalibrationReport:
+def parse_calibration(doc: object, source: str) -> CalibrationReport:
     """The fields publish needs from a calibrate report; ``PublishError`` naming the key otherwise."""
     if not isinstance(doc, dict):
         raise PublishError(f"{source}: not a JSON object: {REPORT_EXPECTED}")

@@ -36,7 +36,7 @@ class JudgeContext:
     @classmethod
     def build(cls, history: AttemptHistory) -> "JudgeContext":
         counted = history.counted
-        traj = [submission_score(s.result, history.deliverables, s.phase) for s in counted]
+        traj = [submission_score(s.judged, history.deliverables, s.phase) for s in counted]
         records = build_records(history, traj)
         final = history.final
         final_score = traj[counted.index(final)] if final is not None else 0.0
@@ -59,7 +59,7 @@ def did_work(history: AttemptHistory) -> bool:
     for s in history.submissions:  # received order: diffs chain through every submission
         if not s.diff or int(s.diff.get("files_changed", 1) or 0) > 0:
             changed = True
-        if changed and s.counted and s.result.build.status != "failure":
+        if changed and s.counted and s.judged.build.status != "failure":
             return True
     return False
 

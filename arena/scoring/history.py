@@ -8,13 +8,13 @@ the finish data and the integrity findings.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from operator import attrgetter
-from typing import Any, Iterable
+from typing import Any, cast
 
 from arena.formats import rules_for, FormatRules
 from arena.scoring.objective import deliverable_items
-from arena.scoring.resultview import ResultView, view
+from arena.scoring.resultview import Judged, ResultView, view
 from arena import events as ev
 from arena.events import Event
 from arena.scoring.record import ACTION_KINDS as _ACTION_KINDS
@@ -26,7 +26,7 @@ _JUDGED_KINDS = frozenset({ev.ATTEMPT_STARTED, ev.ATTEMPT_FINISHED, ev.SUBMISSIO
 _SEQ = attrgetter("seq")
 
 
-def as_event(e: Any) -> Event:
+def as_event(e: Event | Mapping[str, Any]) -> Event:
     if type(e) is Event:
         return e
     if isinstance(e, Event):
@@ -52,7 +52,7 @@ class Submission:
     identical_to: int | None = None
     diff: dict = field(default_factory=dict)
     files: int = 0
-    result: Any = None  # a ResultView (or a JudgeResult)
+    result: Judged | None = None  # a ResultView (or a JudgeResult); None until judged
     score: float | None = None  # the score stored with the judged event
     phase: int = 1
     replaced: bool = False
@@ -65,6 +65,14 @@ class Submission:
     @property
     def counted(self) -> bool:
         return not self.replaced and self.result is not None and not self.result.infra_error
+
+    @property
+    def judged(self) -> Judged:
+        """The judge's result of a judged submission (every counted one is judged): what the
+        judges read where ``result`` cannot be None."""
+        if self.result is None:
+            raise ValueError(f"submission {self.number} has no judge result")
+        return self.result
 
 
 @dataclass
@@ -83,16 +91,19 @@ class AttemptHistory:
     _deliverables: list | None = field(default=None, repr=False)
 
     @classmethod
-    def from_events(cls, events: Iterable[Any]) -> "AttemptHistory":
-        evs = list(events)
-        if set(map(type, evs)) - {Event}:  # dicts or flat forms: as Events (store reads are Events)
-            evs = [as_event(e) for e in evs]
+    def from_events(cls, events: Iterable[Event | Mapping[str, Any]]) -> "AttemptHistory":
+        given = list(events)
+        if set(map(type, given)) - {Event}:  # dicts or flat forms: as Events (store reads are Events)
+            evs = [as_event(e) for e in given]
+        else:
+            evs = cast(list[Event], given)  # every one an Event: checked just above
         seqs = list(map(_SEQ, evs))
         if seqs != sorted(set(seqs)):  # not strictly increasing: not in store order
             evs.sort(key=lambda e: (e.seq, e.t) if e.seq else (0, e.t))
         h = cls(events=evs)
         actions = h.actions = []
         by_number: dict[int, Submission] = {}
+        s: Submission | None
         for pos, e in enumerate(evs):
             kind = e.kind
             if kind in _ACTION_KINDS:

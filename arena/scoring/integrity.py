@@ -43,8 +43,8 @@ def judge_tampering(c: JudgeContext) -> list[Adjustment]:
     for f in c.history.findings:
         seen.setdefault((str(f["check"]), str(f["detail"])), (str(f["severity"]), "integrity.finding"))
     for s in c.counted:
-        for f in s.result.integrity:
-            seen.setdefault((f.check, f.detail), (f.severity, f"judge result of submission {s.number}"))
+        for found in s.judged.integrity:
+            seen.setdefault((found.check, found.detail), (found.severity, f"judge result of submission {s.number}"))
     out = []
     for (check, detail), (sev, src) in sorted(seen.items()):
         out.append(Adjustment("judge_tampering", -SEVERITY_POINTS.get(sev, 15.0),
@@ -60,7 +60,7 @@ def identical_submission(c: JudgeContext) -> list[Adjustment]:
 
 def hard_coded_test_chasing(c: JudgeContext) -> list[Adjustment]:
     hit = test_chasing_gap(c.final)
-    if hit is not None:
+    if hit is not None and c.final is not None:  # a gap is found on the final submission only
         st, adv, _ = hit
         return [Adjustment("hard_coded_test_chasing", -20.0,
                            f"submission {c.final.number}: static {st:.0%} pass, adversarial {adv:.0%}: "

@@ -16,7 +16,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+if TYPE_CHECKING:
+    from arena.scoring.history import AttemptHistory
+    from arena.scoring.resultview import Judged
 
 READINGS = 3
 MAX_DOC_CHARS = 20_000
@@ -135,7 +139,7 @@ def save_readings(cache_dir: Path, attempt: str, readings: Mapping[str, dict]) -
     p.write_text(json.dumps(dict(readings), sort_keys=True, indent=1))
 
 
-def deliverable_adjustment(history: Any, final_result: Any, readings: Mapping[str, dict] | None
+def deliverable_adjustment(history: AttemptHistory, final_result: Judged | None, readings: Mapping[str, dict] | None
                            ) -> tuple[float, list[str]]:
     """(objective points to add, not-judged notes) for the scored submission's checked file
     deliverables: the check's reading joins the deterministic part (must_mention share, or

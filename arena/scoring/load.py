@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from arena.scoring.ratings import Leaderboard, RatedAttempt, compute_ratings
 from arena.scoring.scorecard import Scorecard, judge_attempt
+
+if TYPE_CHECKING:
+    from store import Store
 
 
 class NotFound(LookupError):
     pass
 
 
-async def open_store(path: Path) -> Any:
+async def open_store(path: Path) -> Store:
     from store import Store  # noqa: PLC0415
 
     return await Store.open(path)

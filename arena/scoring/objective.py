@@ -19,10 +19,19 @@ seeds are silent (documented in docs/judging.md):
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from arena.results import JudgeResult, TestResult
-from arena.scoring.resultview import memo, view
+from arena.scoring.resultview import Judged, ResultView, memo, view
+
+if TYPE_CHECKING:
+    from arena.challenge.models import Deliverable
+
+# The manifest's deliverables in any of the shapes judging meets them: parsed
+# (name, kind, weight) tuples, the stored dicts, or the manifest's models.
+DeliverableItem: TypeAlias = tuple[str, str, float]
+Deliverables: TypeAlias = "Iterable[DeliverableItem | Mapping[str, Any] | Deliverable] | None"
 
 SUITE_WEIGHTS: dict[str, float] = {"static": 0.5, "hidden": 0.3, "adversarial": 0.2}
 
@@ -40,12 +49,12 @@ def pass_rate(tests: Iterable[TestResult]) -> float | None:
     return sum(1 for t in tests if t.outcome == "passed") / len(tests)
 
 
-def suite_rates(result: Any, phase: int | None = None) -> dict[str, float]:
+def suite_rates(result: Judged, phase: int | None = None) -> dict[str, float]:
     """Pass rate per suite that has tests (optionally one phase's tests only)."""
     return memo(result, ("rates", phase), lambda: _suite_rates(result, phase))
 
 
-def _suite_rates(result: Any, phase: int | None) -> dict[str, float]:
+def _suite_rates(result: Judged, phase: int | None) -> dict[str, float]:
     cache = getattr(result, "cache", None)
     if cache is not None and "counts" in cache:  # a ResultView counted while it was built
         totals: dict[str, list[int]] = {}
@@ -64,7 +73,7 @@ def _suite_rates(result: Any, phase: int | None) -> dict[str, float]:
     return {s: totals[s][1] / totals[s][0] for s in SUITE_WEIGHTS if s in totals}
 
 
-def tests_score(result: JudgeResult, phase: int | None = None) -> float:
+def tests_score(result: Judged, phase: int | None = None) -> float:
     """0-100 weighted pass rate of one phase's tests (or of all tests when phase is None)."""
     rates = suite_rates(result, phase)
     if not rates:
@@ -73,16 +82,16 @@ def tests_score(result: JudgeResult, phase: int | None = None) -> float:
     return 100.0 * sum(SUITE_WEIGHTS[s] * r for s, r in rates.items()) / total_w
 
 
-def phases_in(result: Any) -> list[int]:
+def phases_in(result: Judged) -> list[int]:
     cache = getattr(result, "cache", None)
     if cache is not None and "counts" in cache:
         return sorted({ph for ph, _ in cache["counts"]}) or [1]
     return sorted({t.phase for t in result.tests}) or [1]
 
 
-def deliverable_items(deliverables: Any) -> list[tuple[str, str, float]]:
+def deliverable_items(deliverables: Deliverables) -> list[DeliverableItem]:
     """(name, kind, weight) of each deliverable: dicts, manifest models or parsed tuples."""
-    items: list[tuple[str, str, float]] = []
+    items: list[DeliverableItem] = []
     for d in deliverables or []:
         if type(d) is tuple and len(d) == 3:  # already parsed (AttemptHistory.deliverables)
             items.append(d)
@@ -95,7 +104,7 @@ def deliverable_items(deliverables: Any) -> list[tuple[str, str, float]]:
     return items
 
 
-def _score_one_phase(result: JudgeResult, items: list[tuple[str, str, float]], phase: int | None) -> float:
+def _score_one_phase(result: Judged, items: list[DeliverableItem], phase: int | None) -> float:
     ts = tests_score(result, phase)
     total_w = sum(w for _, _, w in items)
     if not items or total_w <= 0:
@@ -107,20 +116,22 @@ def _score_one_phase(result: JudgeResult, items: list[tuple[str, str, float]], p
     return 100.0 * acc / total_w
 
 
-def submission_score(result: JudgeResult | Mapping, deliverables: Any = None, phase: int | None = None) -> float:
+def submission_score(result: JudgeResult | ResultView | Mapping[str, Any], deliverables: Deliverables = None,
+                     phase: int | None = None) -> float:
     """The 0-100 objective score of one submission (rounded to 0.1)."""
-    result = view(result)
-    if result.infra_error or result.build.status == "failure":
+    judged = view(result)
+    if judged.infra_error or judged.build.status == "failure":
         return 0.0
     items = deliverable_items(deliverables)
-    in_play = [p for p in phases_in(result) if phase is None or p <= phase] or [1]
-    per_phase = [_score_one_phase(result, items, p) for p in in_play]
+    in_play = [p for p in phases_in(judged) if phase is None or p <= phase] or [1]
+    per_phase = [_score_one_phase(judged, items, p) for p in in_play]
     return r1(sum(per_phase) / len(per_phase))
 
 
-def phase_score(result: JudgeResult | Mapping, deliverables: Any, phase: int) -> float:
+def phase_score(result: JudgeResult | ResultView | Mapping[str, Any], deliverables: Deliverables, phase: int
+                ) -> float:
     """The 0-100 objective of one Marathon phase: only that phase's tests count."""
-    result = view(result)
-    if result.infra_error or result.build.status == "failure":
+    judged = view(result)
+    if judged.infra_error or judged.build.status == "failure":
         return 0.0
-    return r1(_score_one_phase(result, deliverable_items(deliverables), phase))
+    return r1(_score_one_phase(judged, deliverable_items(deliverables), phase))

@@ -99,7 +99,7 @@ def identical_submissions(c: JudgeContext) -> Adjustment | None:
 def persistent_build_failure(c: JudgeContext) -> Adjustment | None:
     runs, run = [], []
     for s in c.counted:
-        if s.result.build.status == "failure":
+        if s.judged.build.status == "failure":
             run.append(s.number)
             continue
         if len(run) >= 2:
@@ -121,7 +121,7 @@ def one_shot(c: JudgeContext) -> Adjustment | None:
         phases = [s.phase for s in c.counted]
         if len(set(phases)) != len(phases):
             return None
-        per = [phase_score(s.result, c.history.deliverables, s.phase) for s in c.counted]
+        per = [phase_score(s.judged, c.history.deliverables, s.phase) for s in c.counted]
         if min(per) >= 90:
             return Adjustment("one_shot", 8.0, "one submission per phase, each ≥ 90 on its phase ("
                               + ", ".join(f"phase {s.phase}: {v:g}" for s, v in zip(c.counted, per)) + ")")
@@ -135,7 +135,7 @@ def one_shot(c: JudgeContext) -> Adjustment | None:
 def _related_words(c: JudgeContext, k: int) -> set[str]:
     """Words that make a changed file relevant in iteration k: the failing tests' modules
     and names (before k) and the files the agent read during the iteration."""
-    r, prev = c.records[k], c.counted[k - 1].result
+    r, prev = c.records[k], c.counted[k - 1].judged
     words: set[str] = set()
     if r.failing_before:  # failing_words: the failing tests of prev (= r.failing_before), memoised
         for triple in failing_words(prev):
@@ -184,7 +184,7 @@ def shotgun_debugging(c: JudgeContext) -> Adjustment | None:
 
 def test_chasing(c: JudgeContext) -> Adjustment | None:
     hit = test_chasing_gap(c.final)
-    if hit is None:
+    if hit is None or c.final is None:  # a gap is found on the final submission only
         return None
     st, adv, gap = hit
     pts = max(5, min(15, round(5 + 10 * (gap - 0.4) / 0.6)))
@@ -214,11 +214,11 @@ def disclosed_tests(c: JudgeContext, k: int) -> set[str]:
     (static) suite, which is in its workspace, and any id or name an earlier feedback
     document printed."""
     sub = c.counted[k]
-    known = {t.id for t in sub.result.tests if t.suite == "static"}
+    known = {t.id for t in sub.judged.tests if t.suite == "static"}
     text = " ".join(str(e.data.get("feedback")) for e in c.history.events[:max(sub.received_pos, 0)]
                     if e.kind == "feedback.delivered")
     if text:
-        known |= {t.id for t in sub.result.tests if t.id in text or (t.name and t.name in text)}
+        known |= {t.id for t in sub.judged.tests if t.id in text or (t.name and t.name in text)}
     return known
 
 

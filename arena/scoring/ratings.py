@@ -14,6 +14,7 @@ above the 1200 gate; a class median settles below it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena.scoring.pairwise import class_ratings
 from arena.scoring.weight_classes import (
@@ -66,7 +67,7 @@ class Leaderboard:
     pairwise: dict[str, dict[str, dict]] = field(default_factory=dict)  # class -> agent -> rating
 
     def agent_rows(self) -> list[dict]:
-        rows = []
+        rows: list[dict[str, Any]] = []
         for a in self.agents.values():
             pct = [percentile_rank(t, self.pools[c]) for c, t in a.scored]
             weighted = [p * MULTIPLIERS[c] for p, (c, _) in zip(pct, a.scored)]

@@ -22,13 +22,20 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import Any, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from arena import events as ev
+from arena.events import Event
+
+if TYPE_CHECKING:  # both import this module: for annotations only
+    from arena.scoring.history import AttemptHistory, Submission
+    from arena.scoring.resultview import Judged
 
 FILE_READ, FILE_CHANGED, COMMAND_RUN, FEEDBACK_READ = ev.FILE_READ, ev.FILE_CHANGED, ev.COMMAND_RUN, ev.FEEDBACK_READ
 ACTION_KINDS = frozenset({FILE_READ, FILE_CHANGED, COMMAND_RUN, FEEDBACK_READ})
 SEARCH_PROGRAMS = {"grep", "rg", "find", "ag", "ack", "locate", "fd"}
+T = TypeVar("T")
 
 
 @dataclass(slots=True)  # one per iteration of every judged attempt: cheaper to build and read
@@ -57,8 +64,8 @@ class IterationRecord:
     similarity: float | None = None
     identical: bool = False
     # test results
-    pre: dict | None = None  # {passed, failed, total}
-    post: dict = field(default_factory=dict)
+    pre: dict[str, int] | None = None  # {passed, failed, total}
+    post: dict[str, int] = field(default_factory=dict)
     tests_fixed: list[str] = field(default_factory=list)
     regressions: list[str] = field(default_factory=list)
     failing_before: list[str] = field(default_factory=list)
@@ -109,7 +116,7 @@ class IterationRecord:
         }
 
 
-def memo(result: Any, key: Any, compute) -> Any:
+def memo(result: object, key: Hashable, compute: Callable[[], T]) -> T:
     """``compute()`` once per result when the result carries a ``cache`` dict (the judges'
     ``ResultView`` does); otherwise recompute."""
     cache = getattr(result, "cache", None)
@@ -117,38 +124,40 @@ def memo(result: Any, key: Any, compute) -> Any:
         return compute()
     if key not in cache:
         cache[key] = compute()
-    return cache[key]
+    value: T = cache[key]
+    return value
 
 
-def _counts(result: Any) -> dict:
+def _counts(result: Judged | None) -> dict[str, int]:
     passed, total = memo(result, "passed_total", lambda: _passed_total(result))
     return {"passed": passed, "failed": total - passed, "total": total}
 
 
-def _passed_total(result: Any) -> tuple[int, int]:
+def _passed_total(result: Judged | None) -> tuple[int, int]:
     outcomes = _outcomes(result)
     return sum(outcomes.values()), len(outcomes)
 
 
-def _outcomes(result: Any) -> dict[str, bool]:
+def _outcomes(result: Judged | None) -> dict[str, bool]:
     if result is None:
         return {}
     cache = getattr(result, "cache", None)
     if cache is not None and "outcomes" in cache:
-        return cache["outcomes"]
+        outcomes: dict[str, bool] = cache["outcomes"]
+        return outcomes
     return memo(result, "outcomes", lambda: {t.id: t.outcome == "passed" for t in result.tests})
 
 
-def test_names(result: Any) -> dict[str, str]:
+def test_names(result: Judged) -> dict[str, str]:
     """Test id → name (from the result view's one-pass summary when it has one)."""
     return memo(result, "names", lambda: {t.id: t.name for t in result.tests})
 
 
-def _failing(result: Any) -> list[str]:
+def _failing(result: Judged | None) -> list[str]:
     return memo(result, "failing", lambda: sorted([i for i, ok in _outcomes(result).items() if not ok]))
 
 
-def failing_words(result: Any) -> list[tuple[str, str, str]]:
+def failing_words(result: Judged) -> list[tuple[str, str, str]]:
     """(module stem, module without ``test_``, test name) of each failing test of ``result``,
     in ``_failing`` order: what relates a file to a failure (computed once per result)."""
     def compute() -> list[tuple[str, str, str]]:
@@ -161,7 +170,7 @@ def failing_words(result: Any) -> list[tuple[str, str, str]]:
     return memo(result, "failing_words", compute)
 
 
-def _program(command: Any) -> str:
+def _program(command: object) -> str:
     if isinstance(command, list):
         words = [str(w) for w in command]
     else:
@@ -178,7 +187,7 @@ def stem(path: str) -> str:
     return posixpath.splitext(posixpath.basename(path))[0]
 
 
-def build_records(history: Any, scores: list[float] | None = None) -> list[IterationRecord]:
+def build_records(history: AttemptHistory | Iterable[Event | Mapping[str, Any]], scores: list[float] | None = None) -> list[IterationRecord]:
     """One record per counted submission. ``history`` is an ``AttemptHistory`` (or events);
     ``scores`` the trajectory (defaults to each submission's objective)."""
     from arena.scoring.history import AttemptHistory  # noqa: PLC0415 (no cycle at import)
@@ -188,7 +197,7 @@ def build_records(history: Any, scores: list[float] | None = None) -> list[Itera
         history = AttemptHistory.from_events(history)
     counted = history.counted
     if scores is None:
-        scores = [submission_score(s.result, history.deliverables, s.phase) for s in counted]
+        scores = [submission_score(s.judged, history.deliverables, s.phase) for s in counted]
     # Windows by position in the (seq-ordered) log, not by time: a scripted agent edits,
     # tests and submits at one clock instant, and that instant belongs to one iteration.
     relevant = history.actions  # collected by AttemptHistory.from_events in its one pass
@@ -196,7 +205,7 @@ def build_records(history: Any, scores: list[float] | None = None) -> list[Itera
         relevant = [(pos, e) for pos, e in enumerate(history.events) if e.kind in ACTION_KINDS]
     positions = [pos for pos, _ in relevant]
     records: list[IterationRecord] = []
-    prev = None
+    prev: Submission | None = None
     for k, sub in enumerate(counted):
         start = 0.0 if prev is None else (prev.feedback_t or prev.judged_t or prev.t)
         start = min(start, sub.t)
@@ -214,7 +223,8 @@ def build_records(history: Any, scores: list[float] | None = None) -> list[Itera
     return records
 
 
-def _fill_actions(rec: IterationRecord, window: Iterable, start: float, end: float, prev) -> None:
+def _fill_actions(rec: IterationRecord, window: Iterable[tuple[int, Event]], start: float, end: float,
+                  prev: Submission | None) -> None:
     """``window``: (position, event) pairs of the iteration, in log order."""
     first_edit = last_edit = None  # times
     first_read_pos = first_edit_pos = None
@@ -268,7 +278,7 @@ def _fill_actions(rec: IterationRecord, window: Iterable, start: float, end: flo
         rec.read_feedback = True
 
 
-def _fill_changes(rec: IterationRecord, sub) -> None:
+def _fill_changes(rec: IterationRecord, sub: Submission) -> None:
     diff = sub.diff or {}
     if diff:
         rec.files_changed = int(diff.get("files_changed", 0) or 0)
@@ -284,17 +294,17 @@ def _fill_changes(rec: IterationRecord, sub) -> None:
     rec.identical = sub.identical_to is not None
 
 
-def _fill_tests(rec: IterationRecord, prev, sub) -> None:
-    result = sub.result
+def _fill_tests(rec: IterationRecord, prev: Submission | None, sub: Submission) -> None:
+    result = sub.judged
     rec.post = _counts(result)
     rec.build_failed = result.build.status == "failure"
     after = _outcomes(result)
     rec.failing_after = _failing(result)
     if prev is None:
         return
-    before = _outcomes(prev.result)
-    rec.pre = _counts(prev.result)
-    rec.failing_before = _failing(prev.result)
+    before = _outcomes(prev.judged)
+    rec.pre = _counts(prev.judged)
+    rec.failing_before = _failing(prev.judged)
     rec.tests_fixed = [i for i in rec.failing_before if after.get(i)]
     # passed before (in before, not failing: outcomes are bools) and failing now, by set algebra:
     # the same ids as [i for i, ok in before.items() if ok and after.get(i) is False]
@@ -303,5 +313,5 @@ def _fill_tests(rec: IterationRecord, prev, sub) -> None:
         touched = {stem(p) for p in rec.read_paths + rec.edited_paths}
         if touched:
             rec.failure_messages_referenced = sum(
-                1 for _, module, name in failing_words(prev.result) if module in touched or name in touched
+                1 for _, module, name in failing_words(prev.judged) if module in touched or name in touched
             )

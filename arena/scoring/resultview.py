@@ -6,20 +6,24 @@ attribute names as ``JudgeResult``), with defaults for missing keys.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from collections.abc import Hashable, Mapping
+from typing import Any, NamedTuple, TypeAlias
 
+from arena.results import JudgeResult, Suite
 from arena.scoring.record import memo  # noqa: F401 (re-exported for the judges)
 
 
 class TestView(NamedTuple):
-    __test__ = False  # not a pytest class
-
     id: str
     name: str
     suite: str
     phase: int
     outcome: str
+
+
+# Not a pytest class. Set after the class: in a NamedTuple body mypy takes every
+# assignment for a field (and then miscounts the constructor's arguments).
+TestView.__test__ = False  # type: ignore[attr-defined]  # a class attribute NamedTuple's stub does not declare
 
 
 class FindingView(NamedTuple):
@@ -44,7 +48,7 @@ class ResultView:
         self._tests: list[TestView] | None = None
         outcomes: dict[str, bool] = {}
         names: dict[str, str] = {}
-        counts: dict[tuple, list[int]] = {}  # (phase, suite) -> [total, passed]
+        counts: dict[tuple[int, str], list[int]] = {}  # (phase, suite) -> [total, passed]
         try:  # the stored shape (JudgeResult.model_dump): every key present
             for t in self._raw:
                 tid, ok, key = t["id"], t["outcome"] == "passed", (t["phase"] or 1, t["suite"])
@@ -72,7 +76,7 @@ class ResultView:
         self.security = d.get("security")
         # per-result memo for the judges: outcomes and names by test id and (phase, suite)
         # counts come from the one pass above; pass rates etc. are added as they are asked for
-        self.cache: dict = {"outcomes": outcomes, "names": names, "counts": counts}
+        self.cache: dict[Hashable, Any] = {"outcomes": outcomes, "names": names, "counts": counts}
 
     @property
     def tests(self) -> list[TestView]:
@@ -83,21 +87,26 @@ class ResultView:
                                     int(t.get("phase") or 1), str(t.get("outcome", "failed"))) for t in self._raw]
         return self._tests
 
-    def suite(self, suite: str, phase: int | None = None) -> list[TestView]:
+    def suite(self, suite: Suite, phase: int | None = None) -> list[TestView]:
         return [t for t in self.tests if t.suite == suite and (phase is None or t.phase == phase)]
 
-    def passed(self, suite: str, phase: int | None = None) -> int:
+    def passed(self, suite: Suite, phase: int | None = None) -> int:
         return sum(1 for t in self.suite(suite, phase) if t.outcome == "passed")
 
 
-def view(result: Any) -> Any:
-    """A ``JudgeResult`` (or anything shaped like it) as is; a mapping as a ``ResultView``."""
+# What the judges read a submission's result as: the full model (fresh from the judge) or
+# the fast view of its stored dict (read back from events). Both have the attributes above.
+Judged: TypeAlias = JudgeResult | ResultView
+
+
+def view(result: JudgeResult | ResultView | Mapping[str, Any]) -> Judged:
+    """A ``JudgeResult`` (or a ``ResultView``) as is; a mapping as a ``ResultView``."""
     if type(result) is ResultView:
         return result
     return ResultView(result) if isinstance(result, dict) or isinstance(result, Mapping) else result
 
 
-def not_passed(result: Any, suite: str) -> int:
+def not_passed(result: Judged, suite: Suite) -> int:
     """How many of ``suite``'s tests (every phase) did not pass: the count of
     ``[t for t in result.suite(suite) if t.outcome != "passed"]``, from the view's one-pass
     counts when it has them (no per-test objects built)."""
@@ -107,7 +116,7 @@ def not_passed(result: Any, suite: str) -> int:
     return sum(1 for t in result.suite(suite) if t.outcome != "passed")
 
 
-def test_phases(result: Any) -> set[int]:
+def test_phases(result: Judged) -> set[int]:
     """``{t.phase for t in result.tests}``, from the one-pass counts when their phases are
     the stored ints (as ``TestView.phase`` would give them)."""
     cache = getattr(result, "cache", None)
@@ -118,7 +127,7 @@ def test_phases(result: Any) -> set[int]:
     return {t.phase for t in result.tests}
 
 
-def phases_from(result: Any, phase: int) -> bool:
+def phases_from(result: Judged, phase: int) -> bool:
     """True when provably every test of ``result`` has ``TestView.phase >= phase`` (from the
     one-pass counts, whose phases are the stored ints); False when unknown or not so."""
     cache = getattr(result, "cache", None)

@@ -67,7 +67,7 @@ class Scorecard(BaseModel):
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, indent=indent, ensure_ascii=False)
 
 
-def _phase_scores(c: JudgeContext) -> tuple[list[dict], float | None]:
+def _phase_scores(c: JudgeContext) -> tuple[list[dict[str, Any]], float | None]:
     """PhaseScore fields per Marathon phase (validated with the Scorecard, in one call).
     Objective is the mean over the phases the agent reached: phase 1, every revealed one,
     and every one whose time mark falls inside the time limit (it would have opened by
@@ -76,10 +76,10 @@ def _phase_scores(c: JudgeContext) -> tuple[list[dict], float | None]:
     phases before it; a reached phase with nothing done in it scores 0."""
     if c.rules.name != "marathon":
         return [], None
-    out = []
+    out: list[dict[str, Any]] = []
     present = set()
     if c.final is not None:
-        present = test_phases(c.final.result)
+        present = test_phases(c.final.judged)
     reached = {1} | {int(r.get("phase") or 0) for r in c.history.phase_reveals}
     marks = list(c.rules.reveal_marks)
     for n, pid, spec in c.history.phase_ids():
@@ -90,7 +90,7 @@ def _phase_scores(c: JudgeContext) -> tuple[list[dict], float | None]:
         if c.final is None or n not in present:
             score = 0.0
         else:
-            score = phase_score(c.final.result, c.history.deliverables, n)
+            score = phase_score(c.final.judged, c.history.deliverables, n)
         out.append({"id": pid, "objective": r1(score), "reached": n in reached})
     counted = [p["objective"] for p in out if p["reached"]]
     mean = sum(counted) / len(counted) if counted else 0.0
@@ -151,13 +151,14 @@ def judge_context(c: JudgeContext, readings: dict | None = None) -> Scorecard:
         attempt=h.attempt, challenge=str(s.get("challenge", "")), agent=str(s.get("agent", "")),
         format=c.rules.name, weight_class=str(s.get("weight_class", "")),
         trajectory=[r1(x) for x in c.trajectory], components=comps, weights=weights, total=total,
-        process_adjustments=[a.as_dict() for a in p_adj],
-        flags=[{"rule": a.rule, "detail": a.evidence, "points": r1(a.points)} for a in flags] + extra_flags(c),
-        phases=phases,
+        process_adjustments=[Adjusted.model_validate(a.as_dict()) for a in p_adj],
+        flags=[Flag.model_validate(f) for f in
+               [{"rule": a.rule, "detail": a.evidence, "points": r1(a.points)} for a in flags] + extra_flags(c)],
+        phases=[PhaseScore.model_validate(p) for p in phases],
         scored_submission=c.final.number if c.final else None,
         status=(h.finished or {}).get("status") if h.finished else "running",
         process_raw=r1(raw),
-        strategy_adjustments=[a.as_dict() for a in s_adj],
+        strategy_adjustments=[Adjusted.model_validate(a.as_dict()) for a in s_adj],
         iterations=[r.to_dict() for r in c.records],
         usage=usage(h.events),
         not_judged=not_judged,

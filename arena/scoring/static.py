@@ -11,36 +11,47 @@
 """
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeAlias
 
+from arena.results import StaticFinding, StaticReport
 from arena.scoring.context import Adjustment, JudgeContext
+from arena.scoring.resultview import Judged
+
+# A static judge's report and findings as judging meets them: the models on a fresh
+# ``JudgeResult``, the stored dicts on a ``ResultView``.
+Report: TypeAlias = StaticReport | Mapping[str, Any]
+FindingLike: TypeAlias = StaticFinding | Mapping[str, Any]
 
 QUALITY_POINTS, QUALITY_CAP = -1.0, -5.0
 SECURITY_POINTS = {"high": -10.0, "medium": -5.0, "low": 0.0}
 SECURITY_CAP = -20.0
 
 
-def _get(obj: Any, key: str, default: Any = None) -> Any:
+# Any: the value of one field of a model or a stored dict, whose type depends on ``key``
+# (str, int, list of findings); callers convert it (str(), int()) or test it.
+def _get(obj: object, key: str, default: object = None) -> Any:
     return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
 
 
-def report(result: Any, kind: str) -> Any:
-    return None if result is None else _get(result, kind)
+def report(result: Judged | None, kind: str) -> Report | None:
+    rep: Report | None = None if result is None else _get(result, kind)
+    return rep
 
 
-def new_findings(result: Any, kind: str) -> list[Any]:
+def new_findings(result: Judged | None, kind: str) -> list[FindingLike]:
     rep = report(result, kind)
     return [f for f in (_get(rep, "findings") or []) if _get(f, "new", True)] if rep else []
 
 
-def _where(f: Any) -> str:
+def _where(f: FindingLike) -> str:
     return f"{_get(f, 'path')}:{_get(f, 'line')} {_get(f, 'rule')} {_get(f, 'message', '')}".strip()
 
 
 def code_quality(c: JudgeContext) -> Adjustment | None:
     if c.final is None:
         return None
-    found = new_findings(c.final.result, "quality")
+    found = new_findings(c.final.judged, "quality")
     if not found:
         return None
     pts = max(QUALITY_CAP, QUALITY_POINTS * len(found))
@@ -52,8 +63,8 @@ def code_quality(c: JudgeContext) -> Adjustment | None:
 def security_findings(c: JudgeContext) -> list[Adjustment]:
     if c.final is None:
         return []
-    by_line: dict[tuple, list[Any]] = {}
-    for f in new_findings(c.final.result, "security"):
+    by_line: dict[tuple[Any, Any], list[FindingLike]] = {}
+    for f in new_findings(c.final.judged, "security"):
         by_line.setdefault((_get(f, "path"), _get(f, "line")), []).append(f)
     out, total = [], 0.0
     for (path, line), fs in sorted(by_line.items(), key=lambda kv: (str(kv[0][0]), int(kv[0][1] or 0))):
@@ -71,7 +82,7 @@ def not_run(c: JudgeContext) -> list[dict]:
     """Flags (no points) for a static judge that could not run on the scored submission."""
     out = []
     for kind in ("quality", "security"):
-        rep = report(c.final.result, kind) if c.final is not None else None
+        rep = report(c.final.judged, kind) if c.final is not None else None
         err = _get(rep, "error") if rep else None
         if err:
             out.append({"rule": f"{kind}_not_judged", "detail": str(err), "points": 0.0})

@@ -68,7 +68,7 @@ def stopped_while_failing(c: JudgeContext) -> Adjustment | None:
     last = c.counted[-1]
     left = c.history.time_limit_s - (last.feedback_t or last.judged_t or last.t)
     if used < budget and left >= 0.2 * c.history.time_limit_s:
-        failing = not_passed(c.final.result, "static")
+        failing = not_passed(c.final.judged, "static")
         if failing:
             return Adjustment("stopped_while_failing", -10.0,
                               f"stopped after {used} of {budget} submissions with {left:.0f}s left and "
@@ -78,7 +78,7 @@ def stopped_while_failing(c: JudgeContext) -> Adjustment | None:
 
 def final_below_best(c: JudgeContext) -> Adjustment | None:
     """Risk calibration: the scored submission is worse than an earlier one."""
-    if not c.trajectory:
+    if not c.trajectory or c.final is None:  # a trajectory has a final (scored) submission
         return None
     best = max(c.trajectory)
     if c.final_score >= best - 0.05:
@@ -94,7 +94,7 @@ def _phase_quality(c: JudgeContext) -> dict[int, float]:
     phase n was the current phase."""
     q: dict[int, float] = {}
     for s in c.counted:
-        q[s.phase] = phase_score(s.result, c.history.deliverables, s.phase)
+        q[s.phase] = phase_score(s.judged, c.history.deliverables, s.phase)
     return dict(sorted(q.items()))
 
 
@@ -146,12 +146,12 @@ def cross_phase_regressions(c: JudgeContext) -> Adjustment | None:
     broken = []
     for k in range(1, len(c.counted)):
         prev, cur = c.counted[k - 1], c.counted[k]
-        if phases_from(prev.result, cur.phase):
+        if phases_from(prev.judged, cur.phase):
             continue  # no earlier-phase test to break (most steps: building no per-test objects)
-        before = {t.id: t for t in prev.result.tests if t.outcome == "passed" and t.phase < cur.phase}
+        before = {t.id: t for t in prev.judged.tests if t.outcome == "passed" and t.phase < cur.phase}
         if not before:
             continue
-        failing = {x.id for x in cur.result.tests if x.outcome != "passed"}
+        failing = {x.id for x in cur.judged.tests if x.outcome != "passed"}
         broken += [f"{tid} (phase {t.phase}, submission {cur.number})" for tid, t in sorted(before.items())
                    if tid in failing]
     if not broken:
@@ -192,9 +192,11 @@ def pivot_pre_quality(c: JudgeContext) -> Adjustment | None:
 
 def pivot_adaptation(c: JudgeContext) -> Adjustment | None:
     split = _pivot_split(c)
-    if split is None or split[2] is None:
+    if split is None:
         return None
     p, pre, post = split
+    if post is None:
+        return None
     if post >= pre - 10:
         return Adjustment("pivot_adaptation", 10.0, f"after the pivot (phase {p}) quality {post:.1f} "
                                                     f"held within 10 of {pre:.1f}")

@@ -155,15 +155,16 @@ def apply_attempt(state: AgentClassState, cls: str, att: ClassAttempt, elo: floa
         below = prev_class(cur)
         threshold = PROMOTION[below].mean_min if below else 0.0
         state.under_review, state.matches = False, []
-        if mean < threshold:
+        if below is not None and mean < threshold:  # a review starts only with a class below
             state.weight_class = below
             state.log.append(f"{label}: relegated to {below} (relegation matches mean {mean:.1f} < {threshold:g})")
         else:
             state.log.append(f"{label}: review cleared (relegation matches mean {mean:.1f} ≥ {threshold:g})")
         return
     ok, _ = promotion_check(state, elo)
-    if ok:
-        state.weight_class = next_class(cur)
+    above = next_class(cur)
+    if ok and above is not None:  # promotion_check is never ok in the top class
+        state.weight_class = above
         state.log.append(f"{label}: promoted to {state.weight_class}")
         return
     why = relegation_triggers(state, elo, pool)
