@@ -11,7 +11,10 @@ snapshots), ``image`` (the ``gauntlet-node`` Docker image for test and demo node
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from arena.cluster.driver import ClusterPlacer
 
 
 def resolve_address(flag: str | None, plan: str | None = None) -> str | None:
@@ -22,7 +25,7 @@ def resolve_address(flag: str | None, plan: str | None = None) -> str | None:
     return None
 
 
-def connect(address: str) -> Any:
+def connect(address: str) -> "ClusterPlacer":
     """A ``ClusterPlacer`` connected to the cluster at ``address`` (``UsageError`` naming
     ``--cluster`` when Ray is missing, the cluster cannot be reached or has no slot)."""
     from arena.errors import UsageError

@@ -18,11 +18,15 @@ import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena import events as ev
 from arena.cluster import ship
 from arena.errors import UsageError
+
+if TYPE_CHECKING:  # the attempt layer sits above the cluster placer
+    from arena.attempt.arena import Arena
+    from arena.attempt.core import Attempt
 
 log = logging.getLogger(__name__)
 SLOT = "gauntlet_slot"
@@ -42,6 +46,7 @@ class _State:
 
 
 class ClusterPlacer:
+    # Any: the ray module (imported only with --cluster; tests pass a stand-in)
     def __init__(self, address: str, *, ray_module: Any = None) -> None:
         import ray  # noqa: PLC0415 - Ray is imported only with --cluster
 
@@ -64,7 +69,7 @@ class ClusterPlacer:
         self._packages: dict[str, tuple[str, Any]] = {}
         self.shared: Any = None  # set by attach()
 
-    def attach(self, arena: Any) -> None:
+    def attach(self, arena: "Arena") -> None:
         """Make ``arena`` run its attempts on the cluster."""
         self.shared = arena.shared
         arena.place = self.place
@@ -75,6 +80,7 @@ class ClusterPlacer:
                  "host": n.get("NodeManagerHostname"), "slots": n.get("Resources", {}).get(SLOT, 0)}
                 for n in self.ray.nodes() if n.get("Alive")]
 
+    # Any: a Ray ObjectRef and whatever the remote call returned
     async def _get(self, ref: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._pool, self.ray.get, ref)
 
@@ -85,7 +91,7 @@ class ClusterPlacer:
             self._packages[key] = (h, self.ray.put(data))
         return self._packages[key]
 
-    def job_for(self, attempt: Any) -> tuple[dict[str, Any], list]:
+    def job_for(self, attempt: "Attempt") -> tuple[dict[str, Any], list]:
         h, ref = self._package(attempt.challenge.root)
         spec = attempt.agent.spec
         job: dict[str, Any] = {"attempt": attempt.id, "agent": spec, "package_hash": h,
@@ -100,7 +106,7 @@ class ClusterPlacer:
         return job, [ref]
 
     # -- one attempt -----------------------------------------------------------------
-    async def place(self, attempt: Any) -> str:
+    async def place(self, attempt: "Attempt") -> str:
         ray = self.ray
         job, package = self.job_for(attempt)
         actor = self._actor.options(resources={SLOT: 1}, num_cpus=0, max_restarts=0,
@@ -128,7 +134,8 @@ class ClusterPlacer:
         attempt.status = status
         return status
 
-    async def _pump(self, attempt: Any, actor: Any, st: _State, node: dict) -> None:
+    # Any: a Ray actor handle (NodeAttempt.remote)
+    async def _pump(self, attempt: "Attempt", actor: Any, st: _State, node: dict) -> None:
         failed: str | None = None
         unavailable = 0
         while True:
@@ -171,7 +178,7 @@ class ClusterPlacer:
             with open(path, "a") as fh:
                 fh.write("".join(f"{now - at:.6f}\n" for at in published))
 
-    def _local(self, attempt: Any, e: ev.Event, st: _State, node: dict) -> ev.Event:
+    def _local(self, attempt: "Attempt", e: ev.Event, st: _State, node: dict) -> ev.Event:
         d = e.data
         if e.kind == ev.ATTEMPT_STARTED:
             st.started = True
@@ -186,7 +193,7 @@ class ClusterPlacer:
         attempt.events.append(e)
         return e
 
-    async def _lost(self, attempt: Any, st: _State, node: dict, source: str, detail: str) -> str:
+    async def _lost(self, attempt: "Attempt", st: _State, node: dict, source: str, detail: str) -> str:
         """Close the attempt here: what was committed stays, the node's unsent events are
         gone (none of them was acknowledged to the agent)."""
         bus = self.shared.bus

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from arena import events as ev
 from arena.cluster import ship
 
 NODE_DIR = Path(os.environ.get("GAUNTLET_NODE_DIR", "/tmp/gauntlet-node"))
@@ -40,7 +41,7 @@ class RelayStore:
         self._acked = asyncio.Event()
         self.wake = asyncio.Event()
 
-    def append(self, event: Any) -> None:
+    def append(self, event: ev.Event) -> None:
         self.outbox.append((event, time.time()))  # the publish instant, for the benchmark
         self.last = max(self.last, event.seq)
         self.wake.set()
@@ -135,7 +136,8 @@ class NodeAttempt:
         watcher = WorkspaceWatcher(paths.workspaces_root(store_path), interval=0.25)
         bus = EventBus()
         bus.subscribe(self.store.append)
-        self.shared = Shared(bus, self.store, Judge(backend, 1), backend, watcher, store_path)
+        # the relay stands in for the store on a node (append/flush): the Store seam it fills
+        self.shared = Shared(bus, self.store, Judge(backend, 1), backend, watcher, store_path)  # type: ignore[arg-type]  # RelayStore is duck-typed as Store
         self._watch = asyncio.ensure_future(watcher.run())
         agent = make_agent(spec, challenge)
         a = Attempt(challenge, agent, self.shared, time_scale=float(job["time_scale"]),
