@@ -5,6 +5,7 @@ callables invoked in order; a subscriber that raises is reported and dropped, ne
 allowed to take the attempt down. The store, the live screens and the headless
 printer all subscribe to the same bus; replay re-publishes stored events through it.
 """
+
 from __future__ import annotations
 
 import itertools

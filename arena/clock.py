@@ -7,6 +7,7 @@ runs a 15-minute Sprint in 30 s with ``scale=30``): attempt seconds = source sec
 x scale. The clock never pauses (seed 000: it runs through feedback and iteration
 boundaries).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -95,9 +96,7 @@ class Mark:
     phase: int | None = field(default=None, compare=False)  # for REVEAL: phase number 2..4
 
 
-def marks_for(
-    rules: FormatRules, time_limit_s: float, reveal_at: Iterable[float] | None = None
-) -> list[Mark]:
+def marks_for(rules: FormatRules, time_limit_s: float, reveal_at: Iterable[float] | None = None) -> list[Mark]:
     """Every instant the clock announces, in order. ``reveal_at`` overrides the
     format's Marathon reveal marks (fractions of the time limit, phase 2 first)."""
     marks = [

@@ -4,6 +4,7 @@
 prints it as one clear line and exits 2. It lives in the engine because agents, plans and
 challenges raise it while parsing what the user gave; the front end only catches it.
 """
+
 from __future__ import annotations
 
 

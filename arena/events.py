@@ -5,6 +5,7 @@ attempt started, on the attempt clock, so scaled runs store unscaled seconds), a
 ``kind`` from ``KINDS`` and a JSON-able ``data`` mapping whose keys are documented
 per kind in ``docs/INTERFACES.md``. ``seq`` is assigned by the bus, in order, per attempt.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -3,6 +3,7 @@
 Read this table everywhere; never write ``if format == "sprint"`` elsewhere.
 Submission numbers are 1-based (CONTRACT §7).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -66,9 +67,7 @@ _SPRINT_DISCLOSURE = Disclosure(
     always=frozenset({FIELD_BUILD, FIELD_TESTS, FIELD_HIDDEN}),
 )
 _STANDARD_DISCLOSURE = Disclosure(
-    always=frozenset(
-        {FIELD_BUILD, FIELD_TESTS, FIELD_FAILURE_MESSAGES, FIELD_HIDDEN, FIELD_LINT, FIELD_COVERAGE}
-    ),
+    always=frozenset({FIELD_BUILD, FIELD_TESTS, FIELD_FAILURE_MESSAGES, FIELD_HIDDEN, FIELD_LINT, FIELD_COVERAGE}),
     # Seed 000: iteration 2 adds diff and regressions; adversarial from the 3rd
     # submission; the preliminary score breakdown on the 4th.
     from_submission={

@@ -1,5 +1,6 @@
 """Where Gauntlet keeps its files. The store defaults to ./gauntlet.db (CONTRACT §5);
 workspaces, snapshots and sockets of a store live in ``<store>.d/`` beside it."""
+
 from __future__ import annotations
 
 import os

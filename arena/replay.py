@@ -8,6 +8,7 @@ Seeking forward delivers the skipped events at once; seeking backward calls the
 ``on_reset`` callbacks (subscribers start from a blank view) and re-delivers from the
 start, so whatever a subscriber shows is always the fold of events up to the position.
 """
+
 from __future__ import annotations
 
 import asyncio

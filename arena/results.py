@@ -5,6 +5,7 @@ discloses a CONTRACT §4 feedback document from it according to the format and t
 submission number. It is stored (event ``submission.judged``) so judging afterwards
 is a pure function of stored events.
 """
+
 from __future__ import annotations
 
 from typing import Literal

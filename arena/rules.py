@@ -7,6 +7,7 @@ Time instants are attempt seconds. Interval readings (see docs/foundation.md):
 - a Sprint double submit 30.0 s after the previous one still replaces it (inclusive);
 - a Standard submission exactly 60.0 s after the previous one is accepted (cooldown over).
 """
+
 from __future__ import annotations
 
 import re
@@ -97,8 +98,14 @@ def budget_used(history: Iterable[Any], *, per_phase: bool = False, phase: int =
 
 
 def decide_submission(
-    rules: FormatRules, *, budget: int, at: float, stage: str, history: Iterable[Any] = (),
-    per_phase: bool = False, phase: int = 1,
+    rules: FormatRules,
+    *,
+    budget: int,
+    at: float,
+    stage: str,
+    history: Iterable[Any] = (),
+    per_phase: bool = False,
+    phase: int = 1,
 ) -> Decision:
     """Accept or refuse a submission at attempt time ``at``; ``stage`` is the clock's
     (running / grace / over); ``history`` the earlier accepted submissions. With
@@ -124,9 +131,12 @@ def decide_submission(
     used = budget_used(priors, per_phase=per_phase, phase=phase)
     if used >= budget:
         if per_phase:
-            return Decision(False, BUDGET_SPENT,
-                            f"Phase {phase} submission budget spent: {used} of {budget} used "
-                            "(each phase has its own budget; the next opens with the next phase).")
+            return Decision(
+                False,
+                BUDGET_SPENT,
+                f"Phase {phase} submission budget spent: {used} of {budget} used "
+                "(each phase has its own budget; the next opens with the next phase).",
+            )
         return Decision(False, BUDGET_SPENT, f"Submission budget spent: {used} of {budget} used.")
     if rules.cooldown_s > 0 and priors:
         wait = priors[-1].at + rules.cooldown_s - at
@@ -183,7 +193,9 @@ def open_phase(
     rate = pass_rate
     while phase < phase_count:
         nxt = phase + 1
-        threshold = thresholds[nxt - 2] if thresholds is not None and len(thresholds) > nxt - 2 else rules.advance_threshold
+        threshold = (
+            thresholds[nxt - 2] if thresholds is not None and len(thresholds) > nxt - 2 else rules.advance_threshold
+        )
         mark = marks[nxt - 2] if len(marks) > nxt - 2 else None
         if rate is not None and threshold > 0 and rate + EPS >= threshold:
             opened.append(PhaseOpening(nxt, "threshold"))
@@ -250,7 +262,10 @@ def _suite_doc(tests: list[TestResult], messages: bool, *, results: bool) -> dic
     }
     if results:
         doc["results"] = [
-            {"name": t.name, "outcome": "passed" if t.outcome == "passed" else ("skipped" if t.outcome == "skipped" else "failed")}
+            {
+                "name": t.name,
+                "outcome": "passed" if t.outcome == "passed" else ("skipped" if t.outcome == "skipped" else "failed"),
+            }
             | ({"category": failure_category(t)} if t.outcome in ("failed", "error") else {})
             for t in tests
         ]

@@ -7,6 +7,7 @@ is the one filter at every edge where agent text reaches a terminal, the TUI or 
 report: terminal control sequences (CSI, OSC, other ESC sequences) are removed, other
 control characters shown as ``?``, undecodable bytes as ``\\xNN``.
 """
+
 from __future__ import annotations
 
 import base64

@@ -8,6 +8,7 @@ middle that would exceed it is counted by line multiset instead (linear; marked
 ``exact=False``: a moved line then counts as unchanged). Only counts are computed,
 no edit script, so memory stays O(N+M).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -51,8 +52,7 @@ def _myers_lcs(a: Sequence[int], b: Sequence[int], budget: int) -> int | None:
     return 0  # pragma: no cover — the loop always meets the end at d = n + m
 
 
-def line_delta(old: Sequence[str] | None, new: Sequence[str] | None,
-               budget: int = WORK_BUDGET) -> Delta:
+def line_delta(old: Sequence[str] | None, new: Sequence[str] | None, budget: int = WORK_BUDGET) -> Delta:
     """Lines added and removed between two versions of a file, in bounded time."""
     a, b = list(old or []), list(new or [])
     lo = 0

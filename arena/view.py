@@ -8,6 +8,7 @@ final status. Live screens and replay feed it the same events; a screen that wan
 clock *between* events passes the live elapsed time to ``fraction``/``stage``.
 Warning thresholds and the grace period come from the rule table (``arena.formats``).
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -83,9 +84,11 @@ def _describe(ev: Event) -> str:
         return f"infra error ({d.get('source', '?')}): {d.get('detail', '')}"
     if k == K.MODEL_CALL:
         cost = f", ${d['cost_usd']:.4f}" if d.get("cost_usd") is not None else ""
-        return (f"model {d.get('model', '?')}: {d.get('input_tokens') or 0} in / "
-                f"{d.get('output_tokens') or 0} out tokens, {d.get('latency_ms', '?')} ms"
-                f"{cost}" + ("" if d.get("status") == 200 else f" → HTTP {d.get('status')}"))
+        return (
+            f"model {d.get('model', '?')}: {d.get('input_tokens') or 0} in / "
+            f"{d.get('output_tokens') or 0} out tokens, {d.get('latency_ms', '?')} ms"
+            f"{cost}" + ("" if d.get("status") == 200 else f" → HTTP {d.get('status')}")
+        )
     if k == K.MODEL_TOOL_CALL:
         return f"tool call {d.get('name', '?')}"
     if k == K.LIMIT_REACHED:
@@ -159,8 +162,11 @@ class AttemptView:
         """Left in the budget in play: the open phase's with ``budget_scope`` per_phase."""
         if self.budget_scope == "per_phase":
             cur = self.current_phase
-            used = sum(1 for n in range(1, self.submissions + 1)
-                       if n not in self.replaced and self.submission_phase.get(n, 1) == cur)
+            used = sum(
+                1
+                for n in range(1, self.submissions + 1)
+                if n not in self.replaced and self.submission_phase.get(n, 1) == cur
+            )
             return max(0, self.budget - used)
         return max(0, self.budget - self.submissions_used)
 
@@ -303,7 +309,8 @@ class AttemptView:
             K.CLOCK_GRACE_END: "grace_end",
         }[ev.kind]
         text = {
-            "soft": "soft warning", "hard": "hard warning",
+            "soft": "soft warning",
+            "hard": "hard warning",
             "cutoff": "time is up" + (" — grace period" if self.grace_s else ""),
             "grace_end": "grace period over",
         }[self.warning]
@@ -334,7 +341,8 @@ class AttemptView:
             self.replaced_t = ev.t
         diff = ev.data.get("diff") or {}
         self._log(
-            ev.t, "submit",
+            ev.t,
+            "submit",
             f"submission {n} received: {diff.get('files_changed', 0)} files, "
             f"+{diff.get('lines_added', 0)} -{diff.get('lines_removed', 0)}",
         )

@@ -1,5 +1,6 @@
 """Multi-row INSERTs (``Bulk``). Standard library only: the writer process
 (``store/writer_proc.py``) imports this file too, without the rest of Gauntlet."""
+
 from __future__ import annotations
 
 from itertools import chain, repeat
@@ -39,8 +40,9 @@ class Bulk:
     def sql(self, size: int) -> str:
         text = self._sql.get(size)
         if text is None:
-            text = self._sql[size] = (f"{self.head} SELECT * FROM (VALUES "
-                                      f"{','.join([self._row] * size)}) WHERE true LIMIT ?{self.tail}")
+            text = self._sql[size] = (
+                f"{self.head} SELECT * FROM (VALUES {','.join([self._row] * size)}) WHERE true LIMIT ?{self.tail}"
+            )
         return text
 
     def statements(self, rows: list[tuple], max_vars: int) -> Iterator[tuple[str, list]]:
@@ -51,7 +53,7 @@ class Bulk:
             cap //= 2
         width = self.width
         for i in range(0, len(rows), cap):
-            part = rows[i:i + cap]
+            part = rows[i : i + cap]
             n = len(part)
             size = 1 << (n - 1).bit_length()  # the next power of two
             params = list(chain.from_iterable(part))

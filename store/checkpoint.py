@@ -9,6 +9,7 @@ for the writer nor blocks it, and once a checkpoint has caught up the writer sta
 over. The writer keeps an automatic checkpoint as a safety net (``SAFETY_PAGES``), so the
 WAL stays bounded even if this thread falls behind or dies.
 """
+
 from __future__ import annotations
 
 import logging
@@ -26,8 +27,7 @@ class Checkpointer:
         self.path, self.interval = path, interval
         self.runs = 0
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"wal-checkpoint:{path.name}",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"wal-checkpoint:{path.name}", daemon=True)
 
     def start(self) -> "Checkpointer":
         self._thread.start()

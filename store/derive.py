@@ -13,6 +13,7 @@ Every derived write is an upsert or an update:
 a derived row can never make the database refuse an event, so the event log
 (the source of truth) is never short of an event because of a derived table.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,6 +46,7 @@ if orjson is not None:
         except TypeError:  # e.g. an int beyond 64 bits, a cycle, a lone surrogate: the standard library decides
             return _std_encode_safe(value)
 else:  # pragma: no cover - depends on the environment
+
     def encode(value: object) -> str:
         return _std_encode_safe(value)
 
@@ -71,12 +73,25 @@ INSERT_EVENT = "INSERT INTO events (attempt, seq, t, kind, data) VALUES (?, ?, ?
 TOUCH_ATTEMPT = """INSERT INTO attempts (id, started_at, last_t) VALUES (?, ?, ?)
     ON CONFLICT (id) DO UPDATE SET last_t = max(last_t, excluded.last_t)"""
 
-_STARTED_COLS = ("challenge", "title", "category", "agent", "format", "weight_class",
-                 "time_limit_s", "budget", "grace_s", "time_scale", "sandbox",
-                 "workspace", "agent_spec", "challenge_path", "run")
+_STARTED_COLS = (
+    "challenge",
+    "title",
+    "category",
+    "agent",
+    "format",
+    "weight_class",
+    "time_limit_s",
+    "budget",
+    "grace_s",
+    "time_scale",
+    "sandbox",
+    "workspace",
+    "agent_spec",
+    "challenge_path",
+    "run",
+)
 # ``run`` only links to a run that exists (a foreign key must never refuse an event).
-_STARTED_VALUES = ", ".join("(SELECT id FROM runs WHERE id = ?)" if c == "run" else "?"
-                            for c in _STARTED_COLS)
+_STARTED_VALUES = ", ".join("(SELECT id FROM runs WHERE id = ?)" if c == "run" else "?" for c in _STARTED_COLS)
 STARTED = (
     f"INSERT INTO attempts (id, started_at, {', '.join(_STARTED_COLS)}) "
     f"VALUES (?, ?, {_STARTED_VALUES}) ON CONFLICT (id) DO UPDATE SET "
@@ -111,15 +126,37 @@ STATUS = """UPDATE attempts SET status = ?, reason = ?, finished_at = ?,
 COUNT_USED = """UPDATE attempts SET submissions_used =
     (SELECT count(*) FROM submissions WHERE attempt = ?1 AND counted = 1) WHERE id = ?1"""
 
-DERIVED_KINDS = frozenset({
-    K.ATTEMPT_STARTED, K.ATTEMPT_RESUMED, K.ATTEMPT_FINISHED, K.PHASE_REVEALED,
-    K.SUBMISSION_RECEIVED, K.SUBMISSION_REPLACED, K.SUBMISSION_JUDGED,
-    K.FEEDBACK_DELIVERED, K.FEEDBACK_READ,
-})
+DERIVED_KINDS = frozenset(
+    {
+        K.ATTEMPT_STARTED,
+        K.ATTEMPT_RESUMED,
+        K.ATTEMPT_FINISHED,
+        K.PHASE_REVEALED,
+        K.SUBMISSION_RECEIVED,
+        K.SUBMISSION_REPLACED,
+        K.SUBMISSION_JUDGED,
+        K.FEEDBACK_DELIVERED,
+        K.FEEDBACK_READ,
+    }
+)
 
 # The stage order (see the module docstring).
-_ORDER = (TOUCH_ATTEMPT, INSERT_EVENT, STARTED, AGENT_SEEN, CHALLENGE_SEEN, RECEIVED,
-          REPLACED, JUDGED, LAST_SCORE, DELIVERED, READ, PHASE, STATUS, COUNT_USED)
+_ORDER = (
+    TOUCH_ATTEMPT,
+    INSERT_EVENT,
+    STARTED,
+    AGENT_SEEN,
+    CHALLENGE_SEEN,
+    RECEIVED,
+    REPLACED,
+    JUDGED,
+    LAST_SCORE,
+    DELIVERED,
+    READ,
+    PHASE,
+    STATUS,
+    COUNT_USED,
+)
 
 
 def _num(value: object) -> float | None:
@@ -150,33 +187,58 @@ def plan(items: list[tuple[tuple, Event]], now: str) -> list[tuple[str, Any]]:
 
 
 # The multi-row forms of the plain INSERTs (``STARTED`` looks runs up per row: executemany).
-BULK = {sql: Bulk(sql) for sql in (INSERT_EVENT, TOUCH_ATTEMPT, AGENT_SEEN, CHALLENGE_SEEN,
-                                   RECEIVED, JUDGED, DELIVERED)}
+BULK = {
+    sql: Bulk(sql) for sql in (INSERT_EVENT, TOUCH_ATTEMPT, AGENT_SEEN, CHALLENGE_SEEN, RECEIVED, JUDGED, DELIVERED)
+}
 
-_NUMBERED = frozenset({K.SUBMISSION_RECEIVED, K.SUBMISSION_REPLACED, K.SUBMISSION_JUDGED,
-                       K.FEEDBACK_DELIVERED, K.FEEDBACK_READ})
+_NUMBERED = frozenset(
+    {K.SUBMISSION_RECEIVED, K.SUBMISSION_REPLACED, K.SUBMISSION_JUDGED, K.FEEDBACK_DELIVERED, K.FEEDBACK_READ}
+)
 
 
 def _derive(e: Event, now: str, ops: dict[str, list[tuple]], counted: set[str]) -> None:
     d, a = e.data, e.attempt
     if e.kind in _NUMBERED and not isinstance(d.get("submission"), int):
-        log.warning("attempt %s seq %s: %s without an integer 'submission'; logged, "
-                    "derived tables not updated", a, e.seq, e.kind)
+        log.warning(
+            "attempt %s seq %s: %s without an integer 'submission'; logged, derived tables not updated",
+            a,
+            e.seq,
+            e.kind,
+        )
         return
     if e.kind == K.ATTEMPT_STARTED:
-        ops[STARTED].append((a, now, *(_text(d.get(c)) if c not in _NUMERIC else _num(d.get(c))
-                                       for c in _STARTED_COLS)))
+        ops[STARTED].append(
+            (a, now, *(_text(d.get(c)) if c not in _NUMERIC else _num(d.get(c)) for c in _STARTED_COLS))
+        )
         if d.get("agent"):
             ops[AGENT_SEEN].append((str(d["agent"]), now))
         if d.get("challenge"):
-            ops[CHALLENGE_SEEN].append((str(d["challenge"]), _text(d.get("title")),
-                                        _text(d.get("format")), _text(d.get("weight_class")),
-                                        _text(d.get("category")), _text(d.get("challenge_path")), now))
+            ops[CHALLENGE_SEEN].append(
+                (
+                    str(d["challenge"]),
+                    _text(d.get("title")),
+                    _text(d.get("format")),
+                    _text(d.get("weight_class")),
+                    _text(d.get("category")),
+                    _text(d.get("challenge_path")),
+                    now,
+                )
+            )
     elif e.kind == K.SUBMISSION_RECEIVED:
         n = d.get("submission")
-        ops[RECEIVED].append((a, n, _num(d.get("iteration")), _text(d.get("hash")), e.t,
-                              _num(d.get("files")), _num(d.get("bytes")),
-                              _num(d.get("identical_to")), encode(d.get("diff") or {})))
+        ops[RECEIVED].append(
+            (
+                a,
+                n,
+                _num(d.get("iteration")),
+                _text(d.get("hash")),
+                e.t,
+                _num(d.get("files")),
+                _num(d.get("bytes")),
+                _num(d.get("identical_to")),
+                encode(d.get("diff") or {}),
+            )
+        )
         if isinstance(d.get("replaces"), int):
             ops[REPLACED].append((n, a, d["replaces"]))
         counted.add(a)
@@ -185,8 +247,7 @@ def _derive(e: Event, now: str, ops: dict[str, list[tuple]], counted: set[str]) 
         counted.add(a)
     elif e.kind == K.SUBMISSION_JUDGED:
         score = _num(d.get("score"))
-        ops[JUDGED].append((a, d.get("submission"), e.t, score, _num(d.get("phase")),
-                            encode(d.get("result"))))
+        ops[JUDGED].append((a, d.get("submission"), e.t, score, _num(d.get("phase")), encode(d.get("result"))))
         if score is not None:
             ops[LAST_SCORE].append((score, a))
     elif e.kind == K.FEEDBACK_DELIVERED:
@@ -202,11 +263,14 @@ def _derive(e: Event, now: str, ops: dict[str, list[tuple]], counted: set[str]) 
         status = d.get("status")
         if status not in STATUSES or status == "running":
             # The event is still logged; only the derived status is left alone.
-            log.warning("attempt %s: attempt.finished with status %r (expected one of %s); "
-                        "attempt status not updated", a, status, ", ".join(STATUSES[1:]))
+            log.warning(
+                "attempt %s: attempt.finished with status %r (expected one of %s); attempt status not updated",
+                a,
+                status,
+                ", ".join(STATUSES[1:]),
+            )
             return
-        ops[STATUS].append((status, _text(d.get("reason")), now,
-                            _num(d.get("scored_submission")), a))
+        ops[STATUS].append((status, _text(d.get("reason")), now, _num(d.get("scored_submission")), a))
 
 
 _NUMERIC = frozenset({"time_limit_s", "budget", "grace_s", "time_scale"})

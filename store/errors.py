@@ -1,4 +1,5 @@
 """Errors the store raises. All carry a one-line message naming the store file."""
+
 from __future__ import annotations
 
 

@@ -1,5 +1,6 @@
 """Read queries over the read-only connection. Rows come back as plain dicts (JSON
 columns decoded), events as ``arena.events.Event``."""
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,9 @@ async def finished_attempts(conn: aiosqlite.Connection) -> list[dict]:
     return await _rows(conn, "SELECT * FROM attempts WHERE status != 'running' ORDER BY started_at, rowid")
 
 
-async def events(conn: aiosqlite.Connection, attempt_id: str, kinds: Iterable[str] | None,
-                 after_seq: int) -> list[Event]:
+async def events(
+    conn: aiosqlite.Connection, attempt_id: str, kinds: Iterable[str] | None, after_seq: int
+) -> list[Event]:
     sql = "SELECT seq, t, kind, data FROM events WHERE attempt = ? AND seq > ?"
     params: tuple = (attempt_id, after_seq)
     if kinds is not None:
@@ -51,8 +53,7 @@ async def events(conn: aiosqlite.Connection, attempt_id: str, kinds: Iterable[st
         params += kinds
     async with conn.execute(sql + " ORDER BY seq", params) as cur:
         rows = await cur.fetchall()
-    return [Event(attempt=attempt_id, seq=seq, t=t, kind=kind, data=json.loads(data))
-            for seq, t, kind, data in rows]
+    return [Event(attempt=attempt_id, seq=seq, t=t, kind=kind, data=json.loads(data)) for seq, t, kind, data in rows]
 
 
 async def submissions(conn: aiosqlite.Connection, attempt_id: str) -> list[dict]:

@@ -6,6 +6,7 @@ tuple of single SQL statements, applied with the version bump inside one
 opening the same new store cannot both apply it, and reopening is idempotent.
 Never edit a released migration: append a new one.
 """
+
 from __future__ import annotations
 
 import sqlite3

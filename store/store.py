@@ -6,6 +6,7 @@ WAL mode only ever sees committed data and never blocks a writer. Telemetry grou
 commit in the writer process (``store.writer_link``); one lock serialises its
 transactions with the direct writes.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -43,16 +44,39 @@ def new_run_id() -> str:
     return "r-" + secrets.token_hex(4)
 
 
-_ATTEMPT_FIELDS = ("run", "challenge", "title", "category", "agent", "format", "weight_class",
-                   "time_limit_s", "budget", "grace_s", "time_scale", "sandbox", "workspace",
-                   "agent_spec", "challenge_path", "phase", "last_t")
+_ATTEMPT_FIELDS = (
+    "run",
+    "challenge",
+    "title",
+    "category",
+    "agent",
+    "format",
+    "weight_class",
+    "time_limit_s",
+    "budget",
+    "grace_s",
+    "time_scale",
+    "sandbox",
+    "workspace",
+    "agent_spec",
+    "challenge_path",
+    "phase",
+    "last_t",
+)
 
 
 class Store:
     """Open with ``await Store.open(path)``; close with ``await store.close()``."""
 
-    def __init__(self, path: Path, wconn: aiosqlite.Connection, rconn: aiosqlite.Connection,
-                 proc: WriterProcess, wall: Callable[[], str], writer_opts: WriterOpts) -> None:
+    def __init__(
+        self,
+        path: Path,
+        wconn: aiosqlite.Connection,
+        rconn: aiosqlite.Connection,
+        proc: WriterProcess,
+        wall: Callable[[], str],
+        writer_opts: WriterOpts,
+    ) -> None:
         self.path = path
         self._w, self._r, self._proc = wconn, rconn, proc
         self._wall = wall
@@ -64,9 +88,15 @@ class Store:
 
     # -- opening and closing ----------------------------------------------------------
     @classmethod
-    async def open(cls, path: str | os.PathLike, *, synchronous: str = "NORMAL",
-                   busy_timeout_ms: int = BUSY_TIMEOUT_MS, wall: Callable[[], str] = utc_now,
-                   **writer_opts: Unpack[WriterOpts]) -> "Store":
+    async def open(
+        cls,
+        path: str | os.PathLike,
+        *,
+        synchronous: str = "NORMAL",
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        wall: Callable[[], str] = utc_now,
+        **writer_opts: Unpack[WriterOpts],
+    ) -> "Store":
         """Open (creating if needed) the store at ``path`` and bring its schema up to date.
 
         ``synchronous`` applies to telemetry groups: NORMAL (default) survives any crash
@@ -91,8 +121,7 @@ class Store:
             wconn = await _connect(p, isolation_level=None)
             # Checkpoints run in their own thread (store.checkpoint); this connection
             # keeps SQLite's automatic one only as a safety net.
-            await _pragmas(wconn, p, busy_timeout_ms,
-                           f"PRAGMA wal_autocheckpoint = {checkpoint.SAFETY_PAGES}")
+            await _pragmas(wconn, p, busy_timeout_ms, f"PRAGMA wal_autocheckpoint = {checkpoint.SAFETY_PAGES}")
             found = await migrate(wconn, str(p))
             rconn = await _connect(p, isolation_level=None)
             await _pragmas(rconn, p, busy_timeout_ms, "PRAGMA query_only = ON")
@@ -179,15 +208,22 @@ class Store:
 
     async def create_run(self, kind: str, args: dict | None = None, *, run_id: str | None = None) -> str:
         rid = run_id or new_run_id()
-        await self._write([("INSERT INTO runs (id, kind, started_at, args) VALUES (?, ?, ?, ?)",
-                            (rid, kind, self._wall(), encode(args or {})))])
+        await self._write(
+            [
+                (
+                    "INSERT INTO runs (id, kind, started_at, args) VALUES (?, ?, ?, ?)",
+                    (rid, kind, self._wall(), encode(args or {})),
+                )
+            ]
+        )
         return rid
 
     async def finish_run(self, run_id: str) -> None:
         await self._write([("UPDATE runs SET finished_at = ? WHERE id = ?", (self._wall(), run_id))])
 
-    async def create_attempt(self, *, challenge: str, agent: str, format: str,
-                             attempt_id: str | None = None, **fields: AttemptColumn) -> str:
+    async def create_attempt(
+        self, *, challenge: str, agent: str, format: str, attempt_id: str | None = None, **fields: AttemptColumn
+    ) -> str:
         """Insert the attempt's row (status running) and commit it; return its id.
 
         ``fields``: run, title, category, weight_class, time_limit_s, budget, grace_s,
@@ -200,13 +236,24 @@ class Store:
         cols = {k: (str(v) if isinstance(v, os.PathLike) else v) for k, v in cols.items()}
         names = ", ".join(cols)
         marks = ", ".join("?" for _ in cols)
-        await self._write([
-            (f"INSERT INTO attempts (id, started_at, {names}) VALUES (?, ?, {marks})",
-             (aid, now, *cols.values())),
-            (AGENT_SEEN, (agent, now)),
-            (CHALLENGE_SEEN, (challenge, cols.get("title"), format, cols.get("weight_class"),
-                              cols.get("category"), cols.get("challenge_path"), now)),
-        ])
+        await self._write(
+            [
+                (f"INSERT INTO attempts (id, started_at, {names}) VALUES (?, ?, {marks})", (aid, now, *cols.values())),
+                (AGENT_SEEN, (agent, now)),
+                (
+                    CHALLENGE_SEEN,
+                    (
+                        challenge,
+                        cols.get("title"),
+                        format,
+                        cols.get("weight_class"),
+                        cols.get("category"),
+                        cols.get("challenge_path"),
+                        now,
+                    ),
+                ),
+            ]
+        )
         return aid
 
     async def update_attempt(self, attempt_id: str, **fields: AttemptColumn) -> None:
@@ -230,22 +277,33 @@ class Store:
                 raise
             # else: a refused event (already logged, kept in ``rejected``); the rest is in
         finished = None if status == "running" else self._wall()
-        await self._write([("UPDATE attempts SET status = ?, reason = ?, finished_at = ? WHERE id = ?",
-                            (status, reason, finished, attempt_id))])
+        await self._write(
+            [
+                (
+                    "UPDATE attempts SET status = ?, reason = ?, finished_at = ? WHERE id = ?",
+                    (status, reason, finished, attempt_id),
+                )
+            ]
+        )
 
-    async def set_rating(self, table: str, key: str, rating: float, *, games: int,
-                         weight_class: str | None = None) -> None:
+    async def set_rating(
+        self, table: str, key: str, rating: float, *, games: int, weight_class: str | None = None
+    ) -> None:
         """Record an Elo rating for an agent (``table="agents"``) or a challenge."""
         if table not in ("agents", "challenges"):
             raise StoreError(f"ratings table {table!r}: expected 'agents' or 'challenges'")
         col = "name" if table == "agents" else "id"
         now = self._wall()
-        await self._write([
-            (f"INSERT INTO {table} ({col}, first_seen) VALUES (?, ?) ON CONFLICT ({col}) DO NOTHING",
-             (key, now)),
-            (f"UPDATE {table} SET rating = ?, rated_games = ?, weight_class = coalesce(?, weight_class),"
-             f" rated_at = ? WHERE {col} = ?", (rating, games, weight_class, now, key)),
-        ])
+        await self._write(
+            [
+                (f"INSERT INTO {table} ({col}, first_seen) VALUES (?, ?) ON CONFLICT ({col}) DO NOTHING", (key, now)),
+                (
+                    f"UPDATE {table} SET rating = ?, rated_games = ?, weight_class = coalesce(?, weight_class),"
+                    f" rated_at = ? WHERE {col} = ?",
+                    (rating, games, weight_class, now, key),
+                ),
+            ]
+        )
 
     # -- queries (committed data only) ---------------------------------------------------
     async def list_attempts(self, limit: int | None = 50, *, status: str | None = None) -> list[dict]:
@@ -262,8 +320,7 @@ class Store:
         """Every attempt no longer running, oldest first (for ratings)."""
         return await reads.finished_attempts(self._r)
 
-    async def events(self, attempt_id: str, kinds: Iterable[str] | None = None,
-                     *, after_seq: int = 0) -> list[Event]:
+    async def events(self, attempt_id: str, kinds: Iterable[str] | None = None, *, after_seq: int = 0) -> list[Event]:
         return await reads.events(self._r, attempt_id, kinds, after_seq)
 
     async def submissions(self, attempt_id: str) -> list[dict]:

@@ -23,6 +23,7 @@ Groups commit with ``synchronous=NORMAL`` (durable against any crash of the proc
 a group carrying a ``flush()`` marker commits with FULL, whose fsync of the WAL covers
 every earlier commit too (see docs/store.md, "Durability choice").
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -118,8 +119,14 @@ class BatchWriter:
             # Encoded here, in the producer's turn, overlapping the commit in progress.
             row = (event.attempt, event.seq, event.t, event.kind, encode(event.data))
         except (ValueError, TypeError, RecursionError) as exc:
-            log.error("%s: event %s#%s %s refused: data is not JSON (%s)", self._path,
-                      event.attempt, event.seq, event.kind, exc)
+            log.error(
+                "%s: event %s#%s %s refused: data is not JSON (%s)",
+                self._path,
+                event.attempt,
+                event.seq,
+                event.kind,
+                exc,
+            )
             self.rejected.append(event)
             self._unreported.append(event)
             return
@@ -160,9 +167,7 @@ class BatchWriter:
         self._closed = True
         left = [item for item in self._q if not isinstance(item, _Marker)]
         if left:
-            raise StoreWriteError(
-                f"{self._path}: {len(left)} events could not be committed before close: {self.error}"
-            )
+            raise StoreWriteError(f"{self._path}: {len(left)} events could not be committed before close: {self.error}")
 
     # -- the writer task ------------------------------------------------------------
     async def _run(self) -> None:
@@ -172,7 +177,7 @@ class BatchWriter:
                 return
             if not (self._closing or self._urgent):
                 if self._failures:  # back off: 0.1 s, 0.2 s ... 1 s between retries
-                    delay = self._last + min(1.0, self.interval * 2 ** self._failures) - loop.time()
+                    delay = self._last + min(1.0, self.interval * 2**self._failures) - loop.time()
                 elif len(q) >= self.wake_at:
                     delay = 0.0
                 else:
@@ -256,8 +261,7 @@ class BatchWriter:
             except _REFUSALS as exc:
                 if len(part) == 1:
                     ev = part[0][1]
-                    log.error("%s: event %s#%s %s refused: %s", self._path, ev.attempt,
-                              ev.seq, ev.kind, exc)
+                    log.error("%s: event %s#%s %s refused: %s", self._path, ev.attempt, ev.seq, ev.kind, exc)
                     refused.append(ev)
                     continue
                 mid = len(part) // 2

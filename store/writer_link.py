@@ -11,6 +11,7 @@ one). One request is in flight at a time (the batched writer holds the store's l
 around it). If the process dies, the request fails like any write (the group is kept and
 retried) and the next request starts a new process.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -25,8 +26,13 @@ from store.errors import StoreError
 
 SCRIPT = Path(__file__).with_name("writer_proc.py")
 _LEN = struct.Struct(">I")
-_REFUSED = {"IntegrityError": sqlite3.IntegrityError, "InterfaceError": sqlite3.InterfaceError,
-            "ValueError": ValueError, "TypeError": TypeError, "OverflowError": OverflowError}
+_REFUSED = {
+    "IntegrityError": sqlite3.IntegrityError,
+    "InterfaceError": sqlite3.InterfaceError,
+    "ValueError": ValueError,
+    "TypeError": TypeError,
+    "OverflowError": OverflowError,
+}
 
 
 class WriterGone(sqlite3.OperationalError):
@@ -42,9 +48,18 @@ class WriterProcess:
 
     async def start(self) -> "WriterProcess":
         self._proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-E", "-s", "-S", str(SCRIPT), os.path.abspath(self.path), *self._args,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            start_new_session=True, limit=1 << 20)
+            sys.executable,
+            "-E",
+            "-s",
+            "-S",
+            str(SCRIPT),
+            os.path.abspath(self.path),
+            *self._args,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            limit=1 << 20,
+        )
         try:
             reply = await self._read()
         except WriterGone as exc:
@@ -52,8 +67,7 @@ class WriterProcess:
             raise StoreError(f"{self.path}: the store's writer process did not start ({exc})") from None
         if reply[0] != "ready":
             await self._reap()
-            raise StoreError(f"{self.path}: the store's writer process cannot open the store "
-                             f"({reply[2]})")
+            raise StoreError(f"{self.path}: the store's writer process cannot open the store ({reply[2]})")
         self.pid = reply[1]
         return self
 

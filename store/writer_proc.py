@@ -21,6 +21,7 @@ End of input (the arena exited or was killed) ends the process after the transac
 in hand: nothing is ever half-committed (WAL). SIGINT is ignored and the process has a
 session of its own, so a Ctrl-C meant for the arena cannot kill a commit.
 """
+
 from __future__ import annotations
 
 import os
@@ -65,7 +66,7 @@ def frame(obj) -> bytes:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 class Committer:
@@ -74,8 +75,12 @@ class Committer:
         # size, see Bulk); a 64 MiB page cache keeps every attempt's index tail in memory
         # (measured: group commits ~30% faster at 100 attempts than with the 2 MiB default).
         self.conn = sqlite3.connect(path, isolation_level=None, cached_statements=256)
-        for pragma in (f"PRAGMA busy_timeout = {busy_ms}", "PRAGMA foreign_keys = ON",
-                       f"PRAGMA wal_autocheckpoint = {safety_pages}", "PRAGMA cache_size = -65536"):
+        for pragma in (
+            f"PRAGMA busy_timeout = {busy_ms}",
+            "PRAGMA foreign_keys = ON",
+            f"PRAGMA wal_autocheckpoint = {safety_pages}",
+            "PRAGMA cache_size = -65536",
+        ):
             self.conn.execute(pragma)
         self.max_vars = self.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
         self.full: bool | None = None
@@ -106,9 +111,17 @@ class Committer:
             raise
 
     def sync(self, now: str) -> None:
-        self.transaction([("INSERT INTO store_meta (key, value) VALUES ('synced_at', ?) "
-                           "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [(now,)], False)],
-                         True)
+        self.transaction(
+            [
+                (
+                    "INSERT INTO store_meta (key, value) VALUES ('synced_at', ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [(now,)],
+                    False,
+                )
+            ],
+            True,
+        )
 
     def set_trace(self, on: bool) -> list[str]:
         seen, self.trace = self.trace or [], [] if on else None

@@ -1,9 +1,10 @@
 """Built-in adapters for real agents from PyPI (CONTRACT §8): ``mini-swe-agent``, ``aider``.
 
-    from arena.adapters import get_adapter, ensure_agent_tree, build_agent_image
-    ad = get_adapter("aider")
-    argv = ad.command("openai/gpt-4.1-mini", "/tmp/task.md", "/workspace")
+from arena.adapters import get_adapter, ensure_agent_tree, build_agent_image
+ad = get_adapter("aider")
+argv = ad.command("openai/gpt-4.1-mini", "/tmp/task.md", "/workspace")
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -42,5 +43,4 @@ def build_agent_image(name: str, force: bool = False, log: Callable[[str], None]
     return f(name, force=force, log=log)
 
 
-__all__ = ["AGENTS_ROOT", "Adapter", "build_agent_image", "check_model", "ensure_agent_tree",
-           "get_adapter", "names"]
+__all__ = ["AGENTS_ROOT", "Adapter", "build_agent_image", "check_model", "ensure_agent_tree", "get_adapter", "names"]

@@ -7,6 +7,7 @@ attempt runner calls: ``command(model, task_file, workspace)`` (argv run in the 
 ``OPENAI_API_KEY`` and the Anthropic pair) and ``task_text(briefing)`` (what the agent is
 asked to do, including how to submit and read feedback through ``gauntlet-agent``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -75,8 +76,10 @@ def check_model(model: str) -> tuple[str, str]:
     """``<provider>/<model>`` split; a UsageError naming the argument otherwise."""
     provider, sep, name = (model or "").partition("/")
     if not sep or not name or provider not in PROVIDERS:
-        raise UsageError(f"--model {model!r}: expected PROVIDER/MODEL with PROVIDER one of "
-                         f"{', '.join(PROVIDERS)} (for example openai/gpt-4.1-mini)")
+        raise UsageError(
+            f"--model {model!r}: expected PROVIDER/MODEL with PROVIDER one of "
+            f"{', '.join(PROVIDERS)} (for example openai/gpt-4.1-mini)"
+        )
     return provider, name
 
 
@@ -119,6 +122,5 @@ class Adapter:
     def task_text(self, briefing: str, workspace: str = "/workspace") -> str:
         return TASK_TEMPLATE.format(briefing=briefing.rstrip(), workspace=workspace)
 
-    def command(self, model: str, task_file: str, workspace: str,
-                root: str | None = None) -> list[str]:
+    def command(self, model: str, task_file: str, workspace: str, root: str | None = None) -> list[str]:
         raise NotImplementedError

@@ -14,6 +14,7 @@ label present does nothing.
 
 Wheels are downloaded on the host into ``<cache>/wheels`` (pip checks every hash).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -49,8 +50,13 @@ def _adapter(name: str) -> Adapter:
 def tree_key(ad: Adapter) -> str:
     launchers = {f: (LAUNCHER_DIR / f).read_text() for f in sorted(ad.launchers)}
     launchers["_tree.py"] = (LAUNCHER_DIR / "_tree.py").read_text()
-    blob = {"recipe": RECIPE_VERSION, "python": PY_TAG, "platforms": PLATFORMS,
-            "lock": ad.lock_text(), "launchers": launchers}
+    blob = {
+        "recipe": RECIPE_VERSION,
+        "python": PY_TAG,
+        "platforms": PLATFORMS,
+        "lock": ad.lock_text(),
+        "launchers": launchers,
+    }
     return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()
 
 
@@ -71,10 +77,26 @@ def download_wheels(ad: Adapter, log: Log = print) -> Path:
     """Every wheel of the lock file in ``<cache>/wheels`` (already present ones are kept)."""
     wheels = cache_dir() / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-           "--no-deps", "--require-hashes", "--only-binary=:all:", "--implementation", "cp",
-           "--python-version", PY_TAG, *[a for p in PLATFORMS for a in ("--platform", p)],
-           "-d", str(wheels), "-r", str(ad.lock_path())]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-deps",
+        "--require-hashes",
+        "--only-binary=:all:",
+        "--implementation",
+        "cp",
+        "--python-version",
+        PY_TAG,
+        *[a for p in PLATFORMS for a in ("--platform", p)],
+        "-d",
+        str(wheels),
+        "-r",
+        str(ad.lock_path()),
+    ]
     _run(cmd, f"downloading the wheels of {ad.package}", log)
     return wheels
 
@@ -100,35 +122,73 @@ def ensure_agent_tree(name: str, log: Log = print) -> Path:
     (one build at a time across processes: the others wait for it, then use it)."""
     ad = _adapter(name)
     dest = tree_path(ad.name)
-    tree, _built = locked_build(tree_build_key(ad.name),
-                                lambda: dest if (dest / ".complete").exists() else None,
-                                lambda: _build_tree(ad, dest, log), on_wait=log)
+    tree, _built = locked_build(
+        tree_build_key(ad.name),
+        lambda: dest if (dest / ".complete").exists() else None,
+        lambda: _build_tree(ad, dest, log),
+        on_wait=log,
+    )
     return tree
 
 
 def _build_tree(ad: Adapter, dest: Path, log: Log) -> Path:
     if not Path(SANDBOX_PYTHON).exists():
-        raise SandboxError(f"{SANDBOX_PYTHON} is missing: the agent trees are compiled by the "
-                           "sandbox's Debian python (apt-get install -y python3)")
+        raise SandboxError(
+            f"{SANDBOX_PYTHON} is missing: the agent trees are compiled by the "
+            "sandbox's Debian python (apt-get install -y python3)"
+        )
     t0 = time.monotonic()
     wheels = download_wheels(ad, log)
     dest.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{ad.name}-", dir=dest.parent))
     try:
-        _run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-              "--no-index", "--no-deps", "--require-hashes", "--no-compile",
-              "--find-links", str(wheels), "--target", str(work / "lib"),
-              "-r", str(ad.lock_path())], f"installing {ad.package} into its tree", log)
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-index",
+                "--no-deps",
+                "--require-hashes",
+                "--no-compile",
+                "--find-links",
+                str(wheels),
+                "--target",
+                str(work / "lib"),
+                "-r",
+                str(ad.lock_path()),
+            ],
+            f"installing {ad.package} into its tree",
+            log,
+        )
         shutil.rmtree(work / "lib" / "bin", ignore_errors=True)  # entry points of the host python
-        _run([SANDBOX_PYTHON, "-m", "compileall", "-q", "-j", "2",
-              "--invalidation-mode", "unchecked-hash", str(work / "lib")],
-             "byte-compiling the tree", lambda _m: None)
+        _run(
+            [
+                SANDBOX_PYTHON,
+                "-m",
+                "compileall",
+                "-q",
+                "-j",
+                "2",
+                "--invalidation-mode",
+                "unchecked-hash",
+                str(work / "lib"),
+            ],
+            "byte-compiling the tree",
+            lambda _m: None,
+        )
         (work / "bin").mkdir()
         for f in (*ad.launchers, "_tree.py"):
             shutil.copy2(LAUNCHER_DIR / f, work / "bin" / f)
-        (work / "tree.json").write_text(json.dumps(
-            {"adapter": ad.name, "package": ad.package, "version": ad.version,
-             "key": tree_key(ad)}, indent=2) + "\n")
+        (work / "tree.json").write_text(
+            json.dumps(
+                {"adapter": ad.name, "package": ad.package, "version": ad.version, "key": tree_key(ad)}, indent=2
+            )
+            + "\n"
+        )
         _normalise_modes(work)
         (work / ".complete").write_text(f"{time.monotonic() - t0:.1f}s\n")
         if dest.exists():  # an incomplete leftover
@@ -176,8 +236,9 @@ def build_agent_image(name: str, force: bool = False, log: Log = print) -> str:
             found[0].tag(repo, "latest")
         return ref
 
-    result, _built = locked_build(agent_build_key(ad.name), present,
-                                  lambda: _build_image(client, ad, ref, label, log), on_wait=log)
+    result, _built = locked_build(
+        agent_build_key(ad.name), present, lambda: _build_image(client, ad, ref, label, log), on_wait=log
+    )
     return result
 
 
@@ -192,15 +253,22 @@ def _build_image(client, ad: Adapter, ref: str, label: str, log: Log) -> str:
     ctx = Path(tempfile.mkdtemp(prefix=f".ctx-{ad.name}-", dir=tree.parent))
     try:  # hard links: the context costs no copy (same file system as the tree)
         shutil.copytree(tree, ctx / "tree", copy_function=os.link, symlinks=True)
-        (ctx / "Dockerfile").write_text(
-            f"FROM {BASE_IMAGE}:{BASE_TAG}\n"
-            f"COPY --chown=0:0 tree {ad.root}\n")
+        (ctx / "Dockerfile").write_text(f"FROM {BASE_IMAGE}:{BASE_TAG}\nCOPY --chown=0:0 tree {ad.root}\n")
         log(f"docker build {ref} from {BASE_IMAGE}:{BASE_TAG} + {tree.name}")
         try:
-            client.images.build(path=str(ctx), tag=ref, rm=True, forcerm=True, pull=False,
-                                labels={AGENT_LABEL: label, "gauntlet": "1",
-                                        "gauntlet.agent.name": ad.name,
-                                        "gauntlet.agent.version": f"{ad.package}=={ad.version}"})
+            client.images.build(
+                path=str(ctx),
+                tag=ref,
+                rm=True,
+                forcerm=True,
+                pull=False,
+                labels={
+                    AGENT_LABEL: label,
+                    "gauntlet": "1",
+                    "gauntlet.agent.name": ad.name,
+                    "gauntlet.agent.version": f"{ad.package}=={ad.version}",
+                },
+            )
         except Exception as exc:  # noqa: BLE001 — BuildError, APIError: one clear message
             raise SandboxError(f"docker build of {ref} failed: {exc}") from None
     finally:

@@ -7,6 +7,7 @@ hash, and its task text (the briefing plus how to submit) is written to the agen
 directory. The attempt adds the gateway's per-attempt URL and token to the environment and
 the relay in front of the argv; everything else is a ``CommandAgent``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -40,11 +41,11 @@ class AdapterAgent(CommandAgent):
         self.limits = UsageLimits.parse(file.limits, f"agent {file.name}: limits")
         self._tree: Path | None = None
 
-    async def prepare(self, backend: str, agent_dir: Path, briefing: str,
-                      log: Callable[[str], None], *, workspace_host: Path) -> SandboxNeeds:
+    async def prepare(
+        self, backend: str, agent_dir: Path, briefing: str, log: Callable[[str], None], *, workspace_host: Path
+    ) -> SandboxNeeds:
         """Ready the tree or image (before the attempt's clock starts) and the task file."""
-        workspace = ("/workspace" if self.needs_sandbox
-                     else hostrun.view(workspace_host, agent_dir).workspace)
+        workspace = "/workspace" if self.needs_sandbox else hostrun.view(workspace_host, agent_dir).workspace
         (agent_dir / TASK_FILE).write_text(self.adapter.task_text(briefing, workspace=workspace))
         needs = SandboxNeeds(env=self.adapter.env(self.model))
         # litellm builds an SSL context even for a plain-HTTP gateway; the local sandbox has no

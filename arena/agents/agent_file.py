@@ -18,6 +18,7 @@ An adapter name on the command line (``--agent mini-swe-agent --model openai/x``
 same file without the file: its spec is ``NAME@PROVIDER/MODEL`` (so a plan can name it as
 ``mini-swe-agent@openai/gpt-4.1-mini``, and each model is a contestant of its own).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -53,8 +54,10 @@ def check_model(model: str, where: str) -> str:
     try:
         check(model)
     except UsageError:
-        raise UsageError(f"{where}: expected PROVIDER/MODEL with PROVIDER one of openai, anthropic "
-                         f"(for example openai/gpt-4.1-mini), got {model!r}") from None
+        raise UsageError(
+            f"{where}: expected PROVIDER/MODEL with PROVIDER one of openai, anthropic "
+            f"(for example openai/gpt-4.1-mini), got {model!r}"
+        ) from None
     return model
 
 
@@ -72,8 +75,10 @@ def from_spec(spec: str) -> AgentFile | None:
     if name not in adapter_names():
         return None
     if not model:
-        raise UsageError(f"--agent {name}: a built-in adapter needs a model: add --model "
-                         "PROVIDER/MODEL (for example --model openai/gpt-4.1-mini)")
+        raise UsageError(
+            f"--agent {name}: a built-in adapter needs a model: add --model "
+            "PROVIDER/MODEL (for example --model openai/gpt-4.1-mini)"
+        )
     check_model(model, f"--agent {spec}")
     return AgentFile(spec, [], "sandbox", adapter=name, model=model)
 
@@ -117,5 +122,4 @@ def load_agent_file(path: Path) -> AgentFile:
     if model:
         check_model(model, f"{where_}: key 'model'")
     limits = check_limits(data.get("limits"), f"{where_}: key 'limits'")
-    return AgentFile(name.strip(), [str(c) for c in cmd], where, adapter=adapter,
-                     model=model, limits=limits)
+    return AgentFile(name.strip(), [str(c) for c in cmd], where, adapter=adapter, model=model, limits=limits)

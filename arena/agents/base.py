@@ -5,6 +5,7 @@ An agent is named ``scripted:<name>``, ``human``, or a path to an agent file
 returns when the agent is done (script replayed, process exited); the attempt
 cancels it at grace end, on a hang, or on an infrastructure fault.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -94,8 +95,7 @@ def make_agent(spec: str, challenge: Challenge, *, resume_after_submissions: int
             script = challenge.scripted_agent(name)
         except Exception as exc:  # ChallengeError, KeyError, FileNotFoundError ...
             raise UsageError(f"--agent {spec}: {_one_line(exc)}") from None
-        return ScriptedAgentRunner(spec, script, challenge.root,
-                                   skip_submissions=resume_after_submissions)
+        return ScriptedAgentRunner(spec, script, challenge.root, skip_submissions=resume_after_submissions)
     if spec == "human":
         return HumanAgent()
     adapter_file = from_spec(spec)  # NAME@PROVIDER/MODEL of a built-in adapter

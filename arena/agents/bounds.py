@@ -10,6 +10,7 @@ counters are its own.
 Rates are token buckets over an injected ``now()`` (the attempt clock's elapsed seconds
 in the arena; tests pass their own), so no real time enters the decision.
 """
+
 from __future__ import annotations
 
 import resource
@@ -29,11 +30,26 @@ class BoundLimits:
     events_burst: int = 5000
 
 
-BOUND_NAMES = ("connections", "requests", "messages", "message_bytes", "output_bytes",
-               "events", "watch_files", "watch_bytes")
-_UNITS = {"connections": "connections", "requests": "requests/s", "messages": "messages",
-          "message_bytes": "bytes", "output_bytes": "bytes", "events": "events/s",
-          "watch_files": "files/scan", "watch_bytes": "bytes/scan"}
+BOUND_NAMES = (
+    "connections",
+    "requests",
+    "messages",
+    "message_bytes",
+    "output_bytes",
+    "events",
+    "watch_files",
+    "watch_bytes",
+)
+_UNITS = {
+    "connections": "connections",
+    "requests": "requests/s",
+    "messages": "messages",
+    "message_bytes": "bytes",
+    "output_bytes": "bytes",
+    "events": "events/s",
+    "watch_files": "files/scan",
+    "watch_bytes": "bytes/scan",
+}
 OnHit = Callable[[str, dict[str, Any]], object]  # what it returns (the published event) is unused
 
 
@@ -78,16 +94,18 @@ class Bounds:
         self.hits[name] = n + 1
         if n == 0:
             try:
-                self.on_hit(name, {"bound": name, "allowed": allowed, "unit": _UNITS[name],
-                                   "detail": detail})
+                self.on_hit(name, {"bound": name, "allowed": allowed, "unit": _UNITS[name], "detail": detail})
             except Exception:  # noqa: BLE001 - reporting a bound must never take the attempt down
                 pass
 
     # -- the agent socket ----------------------------------------------------------------
     def open_connection(self) -> bool:
         if self.connections >= self.limits.connections:
-            self.hit("connections", self.limits.connections,
-                     "agent-socket connections held at once; further ones are refused")
+            self.hit(
+                "connections",
+                self.limits.connections,
+                "agent-socket connections held at once; further ones are refused",
+            )
             return False
         self.connections += 1
         return True
@@ -98,9 +116,12 @@ class Bounds:
     def request(self) -> bool:
         if self._requests.take(self.now()):
             return True
-        self.hit("requests", self.limits.requests_per_s,
-                 f"agent-socket requests per second (burst {self.limits.requests_burst}); "
-                 "further ones are answered rate_limited")
+        self.hit(
+            "requests",
+            self.limits.requests_per_s,
+            f"agent-socket requests per second (burst {self.limits.requests_burst}); "
+            "further ones are answered rate_limited",
+        )
         return False
 
     def message(self, text: str) -> str | None:
@@ -135,9 +156,11 @@ class Bounds:
         """May one more agent-driven event be stored now?"""
         if self._events.take(self.now()):
             return True
-        self.hit("events", self.limits.events_per_s,
-                 f"agent-driven events per second (burst {self.limits.events_burst}); "
-                 "further ones are counted, not stored")
+        self.hit(
+            "events",
+            self.limits.events_per_s,
+            f"agent-driven events per second (burst {self.limits.events_burst}); further ones are counted, not stored",
+        )
         return False
 
 

@@ -9,6 +9,7 @@ feedback document. Exit codes: 0 ok, 1 refused by the arena (``ok: false``), 2 b
 usage or no connection. This file is mounted read-only into sandboxes, where the
 project is not installed, so it must import nothing outside the standard library.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,12 @@ def _scalar(v) -> str:
 
 def _literal_ok(v: str) -> bool:
     """Multi-line text printed as a YAML literal block (readable briefings)."""
-    return ("\n" in v.rstrip("\n") and not v[:1].isspace()
-            and not any(ord(c) < 32 and c not in "\n\t" for c in v) and "\r" not in v)
+    return (
+        "\n" in v.rstrip("\n")
+        and not v[:1].isspace()
+        and not any(ord(c) < 32 and c not in "\n\t" for c in v)
+        and "\r" not in v
+    )
 
 
 def _literal(v: str, pad: str) -> str:
@@ -76,7 +81,7 @@ def to_yaml(value, indent: int = 0) -> str:
         for item in value:
             if isinstance(item, (dict, list)) and item:
                 inner = to_yaml(item, indent + 2)
-                out.append(f"{pad}- {inner[indent + 2:]}")
+                out.append(f"{pad}- {inner[indent + 2 :]}")
             else:
                 out.append(f"{pad}- {_flow_empty(item)}\n")
         return "".join(out)
@@ -144,8 +149,7 @@ def run(argv: list[str], prog: str = "gauntlet-agent") -> int:
     if len(args) >= 2 and args[0] == "--socket":
         sock_path, args = args[1], args[2:]
     if not args or args[0] in ("-h", "--help"):
-        print(f"usage: {prog} [--socket PATH] status|briefing|submit|feedback [N]|message TEXT",
-              file=sys.stderr)
+        print(f"usage: {prog} [--socket PATH] status|briefing|submit|feedback [N]|message TEXT", file=sys.stderr)
         return 0 if args else 2
     verb, rest = args[0], args[1:]
     try:
@@ -154,8 +158,10 @@ def run(argv: list[str], prog: str = "gauntlet-agent") -> int:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     if not sock_path:
-        print(f"{prog}: GAUNTLET_SOCKET is not set: expected the attempt's socket path "
-              "(or pass --socket PATH)", file=sys.stderr)
+        print(
+            f"{prog}: GAUNTLET_SOCKET is not set: expected the attempt's socket path (or pass --socket PATH)",
+            file=sys.stderr,
+        )
         return 2
     try:
         reply = request(sock_path, req)

@@ -12,6 +12,7 @@ with the arena (PR_SET_PDEATHSIG); its output is captured line by line as
 records its output line by line as it is written. Its exit is ``agent.exited``; a non-zero exit is the agent's
 own failure, never an infrastructure error.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -33,8 +34,9 @@ __all__ = ["AgentFile", "CommandAgent", "load_agent_file", "expand", "kill_lefto
 
 
 def expand(command: list[str], *, workspace: str, briefing: str, socket: str) -> list[str]:
-    return [c.replace("{workspace}", workspace).replace("{briefing}", briefing)
-             .replace("{socket}", socket) for c in command]
+    return [
+        c.replace("{workspace}", workspace).replace("{briefing}", briefing).replace("{socket}", socket) for c in command
+    ]
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
@@ -80,28 +82,43 @@ class CommandAgent:
         seen = hostrun.view(ctx.workspace, agent_dir)
         env = {k: seen.path(v, ctx.workspace, agent_dir) for k, v in ctx.env.items()}
         env["PATH"] = ":".join(seen.path(p, ctx.workspace, agent_dir) for p in env["PATH"].split(":"))
-        argv = self.command_argv(workspace=env["GAUNTLET_WORKSPACE"], briefing=env["GAUNTLET_BRIEFING"],
-                                 socket=env["GAUNTLET_SOCKET"], host=True)
-        hp = hostrun.plan(argv, workspace=ctx.workspace, agent_dir=agent_dir,
-                          hide=list(getattr(ctx, "host_hidden", [])), env=env,
-                          binds=self.host_binds())
+        argv = self.command_argv(
+            workspace=env["GAUNTLET_WORKSPACE"],
+            briefing=env["GAUNTLET_BRIEFING"],
+            socket=env["GAUNTLET_SOCKET"],
+            host=True,
+        )
+        hp = hostrun.plan(
+            argv,
+            workspace=ctx.workspace,
+            agent_dir=agent_dir,
+            hide=list(getattr(ctx, "host_hidden", [])),
+            env=env,
+            binds=self.host_binds(),
+        )
         try:
             proc = await asyncio.create_subprocess_exec(
-                *hp.argv, cwd=ctx.workspace, env=hp.env,
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, preexec_fn=_die_with_parent)
+                *hp.argv,
+                cwd=ctx.workspace,
+                env=hp.env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                preexec_fn=_die_with_parent,
+            )
         except OSError as exc:
             ctx.publish(ev.AGENT_EXITED, {"exit_code": None, "detail": f"cannot start {argv[0]}: {exc}"})
             return AgentOutcome(None, f"cannot start {argv[0]}: {exc}", own_failure=True)
         self.pid = proc.pid
-        ctx.publish(ev.AGENT_STARTED, {"pid": proc.pid, "detail": f"{self.file.name} on the host, unsandboxed "
-                                       f"({'; '.join(hp.isolation)})"})
+        ctx.publish(
+            ev.AGENT_STARTED,
+            {"pid": proc.pid, "detail": f"{self.file.name} on the host, unsandboxed ({'; '.join(hp.isolation)})"},
+        )
         observing = getattr(ctx, "observe_host", None)
         cm = observing(proc.pid) if observing is not None else contextlib.nullcontext()
         try:
             async with cm:
-                await asyncio.gather(self._pump(ctx, proc.stdout, "stdout"),
-                                     self._pump(ctx, proc.stderr, "stderr"))
+                await asyncio.gather(self._pump(ctx, proc.stdout, "stdout"), self._pump(ctx, proc.stderr, "stderr"))
                 code = await proc.wait()
         except asyncio.CancelledError:
             await self._kill(proc)
@@ -130,15 +147,22 @@ class CommandAgent:
 
     def _exited(self, ctx: AgentContext, code: int | None) -> AgentOutcome:
         own = code not in (0,)
-        detail = "exited normally" if code == 0 else (
-            f"killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}")
+        detail = (
+            "exited normally"
+            if code == 0
+            else (f"killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}")
+        )
         ctx.publish(ev.AGENT_EXITED, {"exit_code": code, "detail": detail})
         return AgentOutcome(code, detail, own_failure=own)
 
     async def _run_sandboxed(self, ctx: AgentContext) -> AgentOutcome:
         senv: dict[str, str] = ctx.sandbox_env
-        argv = self.command_argv(workspace=senv["GAUNTLET_WORKSPACE"], briefing=senv["GAUNTLET_BRIEFING"],
-                                 socket=senv["GAUNTLET_SOCKET"], host=False)
+        argv = self.command_argv(
+            workspace=senv["GAUNTLET_WORKSPACE"],
+            briefing=senv["GAUNTLET_BRIEFING"],
+            socket=senv["GAUNTLET_SOCKET"],
+            host=False,
+        )
         wrap = getattr(ctx, "wrap_sandbox_argv", None)
         if wrap is not None:
             argv = wrap(argv)  # the model gateway's relay in front of the agent
@@ -146,8 +170,9 @@ class CommandAgent:
         timeout = max(1.0, ctx.wall_seconds_left())
         if ctx.sandbox is None:  # needs_sandbox: the attempt made one before the agent ran
             raise RuntimeError("sandboxed agent without an agent sandbox")
-        res = await ctx.sandbox.exec(argv, env=senv, timeout=timeout,
-                                     on_output=lambda stream, line: self._emit_output(ctx, stream, line))
+        res = await ctx.sandbox.exec(
+            argv, env=senv, timeout=timeout, on_output=lambda stream, line: self._emit_output(ctx, stream, line)
+        )
         if res.timed_out:
             ctx.publish(ev.AGENT_EXITED, {"exit_code": None, "detail": "stopped at the time limit"})
             return AgentOutcome(None, "stopped at the time limit")

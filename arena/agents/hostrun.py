@@ -19,6 +19,7 @@ Without bubblewrap (or without root) the agent still runs, with the cleared envi
 and ``isolation`` says what was not hidden; the scorecard flags every host attempt
 ``unsandboxed_agent`` either way.
 """
+
 from __future__ import annotations
 
 import os
@@ -47,7 +48,7 @@ class HostView:
         """A host path of the workspace or agent directory, as the agent sees it."""
         for real, seen in ((str(workspace), self.workspace), (str(agent_dir), self.agent_dir)):
             if host_path == real or host_path.startswith(real + "/"):
-                return seen + host_path[len(real):]
+                return seen + host_path[len(real) :]
         return host_path
 
 
@@ -64,15 +65,25 @@ def view(workspace: Path, agent_dir: Path) -> HostView:
     return HostView(False, str(workspace), str(agent_dir))
 
 
-def plan(argv: list[str], *, workspace: Path, agent_dir: Path, hide: list[Path],
-         env: dict[str, str], binds: Sequence[tuple[Path, str]] = ()) -> HostPlan:
+def plan(
+    argv: list[str],
+    *,
+    workspace: Path,
+    agent_dir: Path,
+    hide: list[Path],
+    env: dict[str, str],
+    binds: Sequence[tuple[Path, str]] = (),
+) -> HostPlan:
     """The argv and environment of a host agent (see the module docstring); ``argv`` and
     ``env`` already name paths as ``view()`` says the agent sees them. ``binds`` are extra
     read-only ``(host path, target)`` mounts (an adapter's tree)."""
     seen = view(workspace, agent_dir)
     base_path = env.get("PATH", "")
-    run_env = {"PATH": f"{base_path}:{HOST_PATH}" if base_path else HOST_PATH,
-               "HOME": seen.workspace, "LANG": os.environ.get("LANG", "C.UTF-8")}
+    run_env = {
+        "PATH": f"{base_path}:{HOST_PATH}" if base_path else HOST_PATH,
+        "HOME": seen.workspace,
+        "LANG": os.environ.get("LANG", "C.UTF-8"),
+    }
     run_env.update({k: v for k, v in env.items() if k != "PATH"})
     notes: list[str] = ["environment cleared"]
     if not seen.isolated:
@@ -83,13 +94,29 @@ def plan(argv: list[str], *, workspace: Path, agent_dir: Path, hide: list[Path],
     for h in _outermost(hide):
         if h.exists():
             pre += ["--tmpfs", str(h)] if h.is_dir() else ["--ro-bind", "/dev/null", str(h)]
-    pre += ["--tmpfs", "/tmp", "--dir", "/tmp/gauntlet", "--bind", str(workspace), seen.workspace,
-            "--ro-bind", str(agent_dir), seen.agent_dir]
+    pre += [
+        "--tmpfs",
+        "/tmp",
+        "--dir",
+        "/tmp/gauntlet",
+        "--bind",
+        str(workspace),
+        seen.workspace,
+        "--ro-bind",
+        str(agent_dir),
+        seen.agent_dir,
+    ]
     for host, target in binds:
         pre += ["--ro-bind", str(host), target]
     pre += ["--chdir", seen.workspace]
-    drop = [shutil.which("setpriv") or "setpriv", f"--reuid={HOST_AGENT_UID}",
-            f"--regid={HOST_AGENT_UID}", "--clear-groups", "--no-new-privs", "--"]
+    drop = [
+        shutil.which("setpriv") or "setpriv",
+        f"--reuid={HOST_AGENT_UID}",
+        f"--regid={HOST_AGENT_UID}",
+        "--clear-groups",
+        "--no-new-privs",
+        "--",
+    ]
     notes.append(f"uid {HOST_AGENT_UID}; hidden: {', '.join(str(h) for h in _outermost(hide))}")
     return HostPlan([*pre, *drop, *argv], run_env, notes)
 

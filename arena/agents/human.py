@@ -3,6 +3,7 @@
 cwd ``/workspace``, the in-sandbox agent environment) and submits on a key through the
 same protocol; headless, the attempt just waits for protocol calls (``gauntlet agent ...``
 with ``GAUNTLET_SOCKET`` set) until time is up."""
+
 from __future__ import annotations
 
 import asyncio

@@ -6,6 +6,7 @@ Steps (CONTRACT §3): ``wait`` (attempt-clock time; a declared wait is never a h
 feedback is back) and ``message``. Every step leaves a telemetry event. On resume the
 script restarts from the step after the last acknowledged submission.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -23,8 +24,7 @@ if TYPE_CHECKING:
 
 STEP_KINDS = ("wait", "read", "overlay", "delete", "run", "submit", "message")
 _COUNTS = re.compile(r"(\d+) (passed|failed|error|errors)\b")
-TEST_RUNNERS = ("pytest", "unittest", "nose2", "tox", "make test", "npm test", "cargo test",
-                "go test")
+TEST_RUNNERS = ("pytest", "unittest", "nose2", "tox", "make test", "npm test", "cargo test", "go test")
 
 
 def normalize_steps(script: ScriptedAgent | Iterable[object]) -> list[tuple[str, Any]]:
@@ -92,8 +92,9 @@ def test_counts(output: str) -> tuple[int, int]:
 class ScriptedAgentRunner:
     restartable = True
 
-    def __init__(self, spec: str, script: ScriptedAgent | Iterable[object], package_root: Path, *,
-                 skip_submissions: int = 0) -> None:
+    def __init__(
+        self, spec: str, script: ScriptedAgent | Iterable[object], package_root: Path, *, skip_submissions: int = 0
+    ) -> None:
         self.spec = spec
         self.package_root = Path(package_root)
         self.steps = normalize_steps(script)
@@ -110,7 +111,7 @@ class ScriptedAgentRunner:
             if kind == "submit":
                 seen += 1
                 if seen == self.skip_submissions:
-                    return list(self.steps[i + 1:])
+                    return list(self.steps[i + 1 :])
         return []
 
     async def run(self, ctx: AgentContext) -> AgentOutcome:
@@ -159,11 +160,18 @@ class ScriptedAgentRunner:
             res = await ctx.sandbox.exec(["sh", "-c", command], env=ctx.sandbox_env)
         out = (res.stdout or b"").decode("utf-8", "replace") + (res.stderr or b"").decode("utf-8", "replace")
         passed, failed = test_counts(out) if ran_tests(command) else (0, 0)
-        ctx.publish(ev.COMMAND_RUN, {
-            "command": command, "exit_code": res.exit_code, "ran_tests": ran_tests(command),
-            "passed": passed, "failed": failed, "duration_s": round(res.duration_s, 3),
-            "declared": True,  # CONTRACT §8: a scripted agent's telemetry is declared, not observed
-        })
+        ctx.publish(
+            ev.COMMAND_RUN,
+            {
+                "command": command,
+                "exit_code": res.exit_code,
+                "ran_tests": ran_tests(command),
+                "passed": passed,
+                "failed": failed,
+                "duration_s": round(res.duration_s, 3),
+                "declared": True,  # CONTRACT §8: a scripted agent's telemetry is declared, not observed
+            },
+        )
         await ctx.scan()
 
     async def _submit(self, ctx: AgentContext, value: object) -> None:

@@ -12,6 +12,7 @@ is closed at once (its descriptor is freed: a flood of held connections cannot e
 the arena's file descriptors); a request past the attempt's request rate gets
 ``rate_limited`` without reaching the handler.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -76,8 +77,9 @@ class AgentServer:
     """Serves one attempt's socket. ``handler`` gets the decoded request (an object
     with a string ``op``) and returns the reply object."""
 
-    def __init__(self, path: Path, handler: Handler, *, max_request: int = MAX_REQUEST,
-                 bounds: Bounds | None = None) -> None:
+    def __init__(
+        self, path: Path, handler: Handler, *, max_request: int = MAX_REQUEST, bounds: Bounds | None = None
+    ) -> None:
         self.path = Path(path)
         self._bounds = bounds
         self._handler = handler
@@ -109,8 +111,9 @@ class AgentServer:
         b = self._bounds
         if b is not None and not b.open_connection():
             with contextlib.suppress(Exception):
-                writer.write(_encode(error("too_many_connections",
-                                           f"at most {b.limits.connections} connections at once")))
+                writer.write(
+                    _encode(error("too_many_connections", f"at most {b.limits.connections} connections at once"))
+                )
             writer.transport.abort()  # never wait on a peer that does not read
             return
         task = asyncio.current_task()

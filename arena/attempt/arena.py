@@ -9,6 +9,7 @@ sandbox backend and one workspace watcher, with at most ``parallel`` running.
     finally:
         await arena.close()
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -38,8 +39,9 @@ log = logging.getLogger(__name__)
 
 
 class Arena:
-    def __init__(self, shared: Shared, *, parallel: int = 4, time_source: TimeSource | None = None,
-                 own_store: bool = False) -> None:
+    def __init__(
+        self, shared: Shared, *, parallel: int = 4, time_source: TimeSource | None = None, own_store: bool = False
+    ) -> None:
         if parallel < 1:
             raise ValueError("parallel must be at least 1")
         self.shared = shared
@@ -55,11 +57,20 @@ class Arena:
         self.place: Callable[[Attempt], Awaitable[str]] | None = None
 
     @classmethod
-    async def open(cls, store_path: Path, *, sandbox: str | None = None, parallel: int = 4,
-                   judge_pool: int | None = None, time_source: TimeSource | None = None,
-                   store: Store | None = None, backend: Backend | None = None,
-                   judge: Judge | None = None,
-                   bus: EventBus | None = None, watch_interval: float | None = 0.25) -> "Arena":
+    async def open(
+        cls,
+        store_path: Path,
+        *,
+        sandbox: str | None = None,
+        parallel: int = 4,
+        judge_pool: int | None = None,
+        time_source: TimeSource | None = None,
+        store: Store | None = None,
+        backend: Backend | None = None,
+        judge: Judge | None = None,
+        bus: EventBus | None = None,
+        watch_interval: float | None = 0.25,
+    ) -> "Arena":
         """Open the shared parts (anything not passed in is created). ``watch_interval``
         None: the watcher is not polled in the background (tests call ``scan``)."""
         from arena import paths
@@ -96,12 +107,19 @@ class Arena:
     def store(self) -> Store:
         return self.shared.store
 
-    def attempt(self, challenge: Challenge, agent_spec: str, *, time_scale: float = 1.0,
-                attempt_id: str | None = None) -> Attempt:
+    def attempt(
+        self, challenge: Challenge, agent_spec: str, *, time_scale: float = 1.0, attempt_id: str | None = None
+    ) -> Attempt:
         """A new attempt (not started). Raises ``UsageError`` for a bad agent name."""
         agent = make_agent(agent_spec, challenge)
-        a = Attempt(challenge, agent, self.shared, time_source=self.time_source,
-                    time_scale=time_scale, attempt_id=attempt_id or new_attempt_id())
+        a = Attempt(
+            challenge,
+            agent,
+            self.shared,
+            time_source=self.time_source,
+            time_scale=time_scale,
+            attempt_id=attempt_id or new_attempt_id(),
+        )
         self.attempts.append(a)
         return a
 
@@ -142,14 +160,19 @@ class Arena:
                 try:
                     challenge = load_challenge(Path(state.started["challenge_path"]))
                     skip = state.answered_submits
-                    agent = make_agent(state.started["agent"], challenge,
-                                       resume_after_submissions=skip)
+                    agent = make_agent(state.started["agent"], challenge, resume_after_submissions=skip)
                 except Exception as exc:  # noqa: BLE001 - then it is closed instead
                     ok, why = False, f"cannot restart: {exc}"
             if ok:
-                a = Attempt(challenge, agent, self.shared, time_source=self.time_source,
-                            time_scale=float(state.started.get("time_scale") or 1.0),
-                            attempt_id=aid, resume=state)
+                a = Attempt(
+                    challenge,
+                    agent,
+                    self.shared,
+                    time_source=self.time_source,
+                    time_scale=float(state.started.get("time_scale") or 1.0),
+                    attempt_id=aid,
+                    resume=state,
+                )
                 self.attempts.append(a)
                 resumed.append(a)
             else:
@@ -158,9 +181,16 @@ class Arena:
 
     async def _close_interrupted(self, aid: str, state: rec.ResumeState, why: str) -> None:
         self.bus.start_seq(aid, state.last_seq)
-        self.bus.publish(aid, state.elapsed_s, ev.ATTEMPT_FINISHED, {
-            "status": "interrupted", "reason": f"the arena stopped mid-attempt; not resumed: {why}",
-            "scored_submission": state.scored_submission})
+        self.bus.publish(
+            aid,
+            state.elapsed_s,
+            ev.ATTEMPT_FINISHED,
+            {
+                "status": "interrupted",
+                "reason": f"the arena stopped mid-attempt; not resumed: {why}",
+                "scored_submission": state.scored_submission,
+            },
+        )
         await self.store.flush()
         setter = getattr(self.store, "set_status", None)
         if setter is not None:

@@ -10,6 +10,7 @@ At the end every in-flight judgement is finished, the agent is stopped, the sand
 closed, ``attempt.finished`` names the scored (last valid) submission, and the store
 is flushed.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -42,8 +43,9 @@ if TYPE_CHECKING:
     from arena.sandbox.base import Sandbox
 
 log = logging.getLogger(__name__)
-ACTIVITY = frozenset({ev.AGENT_OUTPUT, ev.FILE_CHANGED, ev.PROTOCOL_CALL, ev.COMMAND_RUN,
-                      ev.FILE_READ, ev.AGENT_MESSAGE})
+ACTIVITY = frozenset(
+    {ev.AGENT_OUTPUT, ev.FILE_CHANGED, ev.PROTOCOL_CALL, ev.COMMAND_RUN, ev.FILE_READ, ev.AGENT_MESSAGE}
+)
 # agent-driven kinds: stored at most at the attempt's event rate (arena/agents/bounds.py)
 BOUNDED = ACTIVITY | {ev.FEEDBACK_READ}
 HEALTH_INTERVAL_S = 1.0  # real seconds between sandbox health checks
@@ -54,9 +56,17 @@ def new_attempt_id() -> str:
 
 
 class Attempt:
-    def __init__(self, challenge: Challenge, agent: Agent, shared: Shared, *,
-                 time_source: TimeSource | None = None, time_scale: float = 1.0,
-                 attempt_id: str | None = None, resume: ResumeState | None = None) -> None:
+    def __init__(
+        self,
+        challenge: Challenge,
+        agent: Agent,
+        shared: Shared,
+        *,
+        time_source: TimeSource | None = None,
+        time_scale: float = 1.0,
+        attempt_id: str | None = None,
+        resume: ResumeState | None = None,
+    ) -> None:
         self.challenge = challenge
         self.manifest = challenge.manifest
         self.rules = rules_for(self.manifest.format)
@@ -85,16 +95,21 @@ class Attempt:
         self._server: AgentServer | None = None
         self.support = AgentSupport(self)  # gateway, adapter needs, observation
         self._make_clock()
-        self.bounds = Bounds(now=lambda: self.clock.elapsed(),
-                             on_hit=lambda name, data: self.publish(ev.BOUND_REACHED, data))
+        self.bounds = Bounds(
+            now=lambda: self.clock.elapsed(), on_hit=lambda name, data: self.publish(ev.BOUND_REACHED, data)
+        )
 
     def _make_clock(self) -> None:
         """(Re)start the clock: called again when the attempt really starts running."""
         resume = self.resume
         self.clock = AttemptClock(
-            self.source, self.rules, self.manifest.time_limit_s, scale=self.time_scale,
+            self.source,
+            self.rules,
+            self.manifest.time_limit_s,
+            scale=self.time_scale,
             reveal_at=self.phases.reveal_fractions(),
-            elapsed_at_start=resume.elapsed_s if resume else 0.0)
+            elapsed_at_start=resume.elapsed_s if resume else 0.0,
+        )
 
     # -- what the agent runner sees (arena.agents.base.AgentContext) ---------------
     attempt_id = property(lambda self: self.id)
@@ -155,17 +170,26 @@ class Attempt:
     def env(self) -> dict[str, str]:
         """A host agent's variables (its environment is otherwise cleared: hostrun.py)."""
         d = self.agent_dir
-        return {**self.support.host_env,
-                "GAUNTLET_SOCKET": str(d / "agent.sock"), "GAUNTLET_WORKSPACE": str(self.workspace),
-                "GAUNTLET_BRIEFING": str(d / "briefing.md"), "GAUNTLET_ATTEMPT": self.id,
-                "PATH": f"{d / 'bin'}:/usr/local/bin:/usr/bin:/bin"}
+        return {
+            **self.support.host_env,
+            "GAUNTLET_SOCKET": str(d / "agent.sock"),
+            "GAUNTLET_WORKSPACE": str(self.workspace),
+            "GAUNTLET_BRIEFING": str(d / "briefing.md"),
+            "GAUNTLET_ATTEMPT": self.id,
+            "PATH": f"{d / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+        }
 
     @property
     def sandbox_env(self) -> dict[str, str]:
-        return {"HOME": "/tmp", **self.support.sandbox_env,
-                "GAUNTLET_SOCKET": "/gauntlet/agent.sock", "GAUNTLET_WORKSPACE": "/workspace",
-                "GAUNTLET_BRIEFING": "/gauntlet/briefing.md", "GAUNTLET_ATTEMPT": self.id,
-                "PATH": "/gauntlet/bin:/usr/local/bin:/usr/bin:/bin"}
+        return {
+            "HOME": "/tmp",
+            **self.support.sandbox_env,
+            "GAUNTLET_SOCKET": "/gauntlet/agent.sock",
+            "GAUNTLET_WORKSPACE": "/workspace",
+            "GAUNTLET_BRIEFING": "/gauntlet/briefing.md",
+            "GAUNTLET_ATTEMPT": self.id,
+            "PATH": "/gauntlet/bin:/usr/local/bin:/usr/bin:/bin",
+        }
 
     # real agents (arena/attempt/realagent.py), as the agent runner sees them
     def wrap_sandbox_argv(self, argv: list[str]) -> list[str]:
@@ -219,9 +243,15 @@ class Attempt:
                 self.clock.skip_past(self.resume.elapsed_s)
             self._last_activity = self.clock.elapsed()
             if not self.over:
-                tasks = [asyncio.create_task(c, name=f"{self.id}:{n}") for n, c in (
-                    ("clock", self.clock.run(self._on_mark)), ("agent", self._agent_main()),
-                    ("hang", self._watchdog()), ("health", self._health()))]
+                tasks = [
+                    asyncio.create_task(c, name=f"{self.id}:{n}")
+                    for n, c in (
+                        ("clock", self.clock.run(self._on_mark)),
+                        ("agent", self._agent_main()),
+                        ("hang", self._watchdog()),
+                        ("health", self._health()),
+                    )
+                ]
                 await self._done.wait()
         except asyncio.CancelledError:  # the operator stopped the arena (Ctrl-C, quit)
             self.finish("interrupted", "stopped by the operator")
@@ -242,20 +272,21 @@ class Attempt:
 
     async def _setup(self) -> None:
         if not self.workspace.exists():
-            shutil.copytree(self.challenge.starter_dir, self.workspace, symlinks=True,
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            shutil.copytree(
+                self.challenge.starter_dir,
+                self.workspace,
+                symlinks=True,
+                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+            )
         (self.agent_dir / "briefing.md").write_text(self.phases.briefing_text())
-        self._server = AgentServer(self.agent_dir / "agent.sock", self.protocol.handle,
-                                   bounds=self.bounds)
+        self._server = AgentServer(self.agent_dir / "agent.sock", self.protocol.handle, bounds=self.bounds)
         await self._server.start()
-        await self.shared.watcher.register(self.id, self.workspace, self._on_file_change,
-                                           on_bound=self.bounds.hit)
+        await self.shared.watcher.register(self.id, self.workspace, self._on_file_change, on_bound=self.bounds.hit)
         if self.resume:
             self.shared.bus.start_seq(self.id, self.resume.last_seq)
             self.desk.restore(self.resume)
             self.phases.restore(self.resume)
-            self.publish(ev.ATTEMPT_RESUMED, {"elapsed_s": round(self.resume.elapsed_s, 3),
-                                              "runner_pid": os.getpid()})
+            self.publish(ev.ATTEMPT_RESUMED, {"elapsed_s": round(self.resume.elapsed_s, 3), "runner_pid": os.getpid()})
         else:
             self.publish(ev.ATTEMPT_STARTED, self._started_data(), t=0.0)
         await self.support.setup()  # before the clock starts: images, trees, the grant
@@ -266,29 +297,53 @@ class Attempt:
             give_workspace(self.workspace)
         if self.agent.needs_sandbox:
             m = self.manifest.sandbox
-            limits = Limits(cpus=m.cpus, memory_mb=int(m.memory_mb), pids=m.pids,
-                            wall_s=max(60.0, self.wall_seconds_left()), network=m.network,
-                            runtime=getattr(m, "runtime", None))
+            limits = Limits(
+                cpus=m.cpus,
+                memory_mb=int(m.memory_mb),
+                pids=m.pids,
+                wall_s=max(60.0, self.wall_seconds_left()),
+                network=m.network,
+                runtime=getattr(m, "runtime", None),
+            )
             self.sandbox = await self.shared.backend.create(
-                self.workspace, limits,
+                self.workspace,
+                limits,
                 mounts=[Mount(self.agent_dir, "/gauntlet", True), *self.support.mounts],
-                image=self.support.image or m.image)
+                image=self.support.image or m.image,
+            )
 
     def _started_data(self) -> dict[str, Any]:
         m = self.manifest
         return {
-            "challenge": m.id, "title": m.title, "agent": self.agent.spec, "format": m.format,
-            "weight_class": m.weight_class, "time_limit_s": m.time_limit_s,
-            "budget": m.iterations, "budget_scope": getattr(m, "budget", "global"), "grace_s": self.rules.grace_s, "time_scale": self.time_scale,
+            "challenge": m.id,
+            "title": m.title,
+            "agent": self.agent.spec,
+            "format": m.format,
+            "weight_class": m.weight_class,
+            "time_limit_s": m.time_limit_s,
+            "budget": m.iterations,
+            "budget_scope": getattr(m, "budget", "global"),
+            "grace_s": self.rules.grace_s,
+            "time_scale": self.time_scale,
             "sandbox": getattr(self.shared.backend, "name", None),
             "phases": self.phases.describe(),
-            "deliverables": [{"name": d.name, "kind": d.kind, "weight": d.weight,
-                              **({"check": d.check} if getattr(d, "check", "") else {})}
-                             for d in m.deliverables],
-            "category": m.category, "hang_limit_s": self.hang_limit_s,
-            "challenge_path": str(Path(self.challenge.root).resolve()), "agent_spec": self.agent.spec,
-            "workspace": str(self.workspace), "runner_pid": os.getpid(),
-            **({"run": self.run_id} if self.run_id else {}), **self.support.started_data(),
+            "deliverables": [
+                {
+                    "name": d.name,
+                    "kind": d.kind,
+                    "weight": d.weight,
+                    **({"check": d.check} if getattr(d, "check", "") else {}),
+                }
+                for d in m.deliverables
+            ],
+            "category": m.category,
+            "hang_limit_s": self.hang_limit_s,
+            "challenge_path": str(Path(self.challenge.root).resolve()),
+            "agent_spec": self.agent.spec,
+            "workspace": str(self.workspace),
+            "runner_pid": os.getpid(),
+            **({"run": self.run_id} if self.run_id else {}),
+            **self.support.started_data(),
         }
 
     @property
@@ -374,8 +429,14 @@ class Attempt:
                 await self.sandbox.close()
         await self.support.close()
         self._closed = True
-        self.publish(ev.ATTEMPT_FINISHED, {"status": self.status or "finished", "reason": self.reason,
-                                           "scored_submission": self.desk.scored_submission()})
+        self.publish(
+            ev.ATTEMPT_FINISHED,
+            {
+                "status": self.status or "finished",
+                "reason": self.reason,
+                "scored_submission": self.desk.scored_submission(),
+            },
+        )
         with contextlib.suppress(Exception):
             await self.shared.store.flush()
         self.shared.remove_agent_dir(self.id)

@@ -1,6 +1,7 @@
 """Marathon phases of one attempt: which is open, opening the next by threshold
 (after a judged submission) or by time (the clock's reveal mark), and the briefing
 the agent sees (the top-level briefing plus each revealed phase's briefing)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -50,9 +51,15 @@ class PhaseState:
 
     def describe(self) -> list[dict[str, Any]]:
         fr = self.reveal_fractions()
-        return [{"id": p.id, "reveal_at": fr[i] if i < len(fr) else None,
-                 "advance_threshold": p.advance_threshold, "pivot": p.pivot}
-                for i, p in enumerate(self.entries)]
+        return [
+            {
+                "id": p.id,
+                "reveal_at": fr[i] if i < len(fr) else None,
+                "advance_threshold": p.advance_threshold,
+                "pivot": p.pivot,
+            }
+            for i, p in enumerate(self.entries)
+        ]
 
     def briefing_text(self) -> str:
         parts = [self.a.challenge.briefing.rstrip("\n")]
@@ -84,10 +91,14 @@ class PhaseState:
             return
         at = self.a.clock.elapsed() if t is None else t
         openings = rules.open_phase(
-            self.a.rules, current=self.current, phase_count=self.last,
-            fraction=at / self.a.manifest.time_limit_s, pass_rate=self.pass_rate(result),
+            self.a.rules,
+            current=self.current,
+            phase_count=self.last,
+            fraction=at / self.a.manifest.time_limit_s,
+            pass_rate=self.pass_rate(result),
             reveal_at=self.reveal_fractions(),
-            thresholds=[self.threshold(n) for n in range(1, self.last)])
+            thresholds=[self.threshold(n) for n in range(1, self.last)],
+        )
         for o in openings:
             self.open(o.phase, by=o.by, t=t)
 
@@ -105,9 +116,17 @@ class PhaseState:
             self.current += 1
             e = self.entry(self.current)
             briefing = self.a.challenge.phase_briefing(self.current) or ""
-            self.a.publish(ev.PHASE_REVEALED, {
-                "phase": self.current, "id": e.id if e else None, "by": by,
-                "briefing": briefing, "hint": getattr(e, "hint", "") or None}, t=t)
+            self.a.publish(
+                ev.PHASE_REVEALED,
+                {
+                    "phase": self.current,
+                    "id": e.id if e else None,
+                    "by": by,
+                    "briefing": briefing,
+                    "hint": getattr(e, "hint", "") or None,
+                },
+                t=t,
+            )
         (self.a.agent_dir / "briefing.md").write_text(self.briefing_text())
         if opened:  # the next submission is judged against the new phases too
             self.a.shared.warm_judge(self.a.challenge, list(range(1, self.current + 1)))

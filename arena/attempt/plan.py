@@ -15,6 +15,7 @@ attempts:
 Relative paths (challenges, agent files) are relative to the plan file. Every error
 names the plan file, the key and what was expected.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -65,15 +66,19 @@ def _agent(spec: object, base: Path, where: str, key: str, model: str | None = N
     if name in adapter_names():  # a built-in adapter: NAME@PROVIDER/MODEL, or the entry's model
         chosen = own_model or model
         if not chosen:
-            raise UsageError(f"{where}: key '{key}': adapter {name} needs a model: write "
-                             f"{name}@PROVIDER/MODEL or give the entry a 'model' key")
+            raise UsageError(
+                f"{where}: key '{key}': adapter {name} needs a model: write "
+                f"{name}@PROVIDER/MODEL or give the entry a 'model' key"
+            )
         check_model(chosen, f"{where}: key '{key}'")
         return f"{name}@{chosen}"
     p = Path(spec)
     p = p if p.is_absolute() else base / p
     if not p.is_file():
-        raise UsageError(f"{where}: key '{key}': agent file {spec} not found: expected "
-                         "scripted:<name>, human, or the path of an agent file")
+        raise UsageError(
+            f"{where}: key '{key}': agent file {spec} not found: expected "
+            "scripted:<name>, human, or the path of an agent file"
+        )
     return str(p)
 
 
@@ -103,12 +108,12 @@ def load_plan(path: Path) -> Plan:
         raise UsageError(f"{where}: key 'sandbox': expected docker or local, got {sandbox!r}")
     cluster = data.get("cluster")
     if cluster is not None and (not isinstance(cluster, str) or not cluster.strip()):
-        raise UsageError(f"{where}: key 'cluster': expected a Ray address (ray://host:10001, "
-                         f"host:6379 or auto), got {cluster!r}")
+        raise UsageError(
+            f"{where}: key 'cluster': expected a Ray address (ray://host:10001, host:6379 or auto), got {cluster!r}"
+        )
     entries = data.get("attempts")
     if not isinstance(entries, list) or not entries:
-        raise UsageError(f"{where}: key 'attempts': expected a non-empty list of "
-                         "{challenge, agents, repeat} entries")
+        raise UsageError(f"{where}: key 'attempts': expected a non-empty list of {{challenge, agents, repeat}} entries")
     base = Path(path).resolve().parent
     out: list[PlannedAttempt] = []
     for i, e in enumerate(entries):

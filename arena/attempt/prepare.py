@@ -8,6 +8,7 @@ second process waits for the first one's build and then finds it done). Each ste
 carries what is being done and how long it took last time, for a progress display that
 polls ``prep.steps``. A failed step raises ``PrepareError`` saying why and what to try.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -27,6 +28,7 @@ class _Images(Protocol):
     """The docker backend's image builds (not part of every ``Backend``)."""
 
     def image_ref(self, image: str) -> str: ...
+
 
 LOCAL_HINT = "run it without Docker instead: add --sandbox local"
 
@@ -85,8 +87,11 @@ class Preparation:
             image = challenge.manifest.sandbox.image
             if name == "docker" and f"image:{image}" not in seen:
                 seen.add(f"image:{image}")
-                prep._add(f"image {image}", _image_key(image),
-                          lambda log, i=image: asyncio.to_thread(cast(_Images, backend).image_ref, i))
+                prep._add(
+                    f"image {image}",
+                    _image_key(image),
+                    lambda log, i=image: asyncio.to_thread(cast(_Images, backend).image_ref, i),
+                )
             adapter = getattr(agent, "adapter", None)
             if adapter is not None and f"agent:{adapter.name}" not in seen:
                 seen.add(f"agent:{adapter.name}")
@@ -95,8 +100,12 @@ class Preparation:
             if warm is not None and f"warm:{challenge.manifest.id}" not in seen:
                 seen.add(f"warm:{challenge.manifest.id}")
                 key = f"warm-{name}-{challenge.manifest.id}"
-                prep._add(f"warm judge sandbox for {challenge.manifest.id}", key,
-                          lambda log, c=challenge, w=warm: w(c, [1]), record=True)
+                prep._add(
+                    f"warm judge sandbox for {challenge.manifest.id}",
+                    key,
+                    lambda log, c=challenge, w=warm: w(c, [1]),
+                    record=True,
+                )
         return prep
 
     def _add(self, label: str, key: str, work, record: bool = False) -> None:
@@ -106,11 +115,17 @@ class Preparation:
         from arena.adapters import build as b  # noqa: PLC0415
 
         if image:
-            self._add(f"agent image {b.image_ref(agent)}", b.agent_build_key(agent),
-                      lambda log: asyncio.to_thread(b.build_agent_image, agent, False, log))
+            self._add(
+                f"agent image {b.image_ref(agent)}",
+                b.agent_build_key(agent),
+                lambda log: asyncio.to_thread(b.build_agent_image, agent, False, log),
+            )
         else:
-            self._add(f"agent tree {agent}", b.tree_build_key(agent),
-                      lambda log: asyncio.to_thread(b.ensure_agent_tree, agent, log))
+            self._add(
+                f"agent tree {agent}",
+                b.tree_build_key(agent),
+                lambda log: asyncio.to_thread(b.ensure_agent_tree, agent, log),
+            )
 
     async def run(self, on_change: Callable[["Preparation"], None] | None = None) -> None:
         """Every step in order; raises ``PrepareError`` at the first failure."""

@@ -1,5 +1,6 @@
 """Headless progress: one line per event that matters (warnings, submissions, scores,
 phases, faults, finish). A bus subscriber; no Textual."""
+
 from __future__ import annotations
 
 import sys
@@ -13,8 +14,10 @@ def _line(e: Event) -> str | None:
     d: dict[str, Any] = e.data
     k = e.kind
     if k == ev.ATTEMPT_STARTED:
-        return (f"started {d.get('challenge')} ({d.get('format')}, {d.get('time_limit_s'):g}s, "
-                f"budget {d.get('budget')}) with {d.get('agent')} on {d.get('sandbox')}")
+        return (
+            f"started {d.get('challenge')} ({d.get('format')}, {d.get('time_limit_s'):g}s, "
+            f"budget {d.get('budget')}) with {d.get('agent')} on {d.get('sandbox')}"
+        )
     if k == ev.ATTEMPT_RESUMED:
         return f"resumed at {d.get('elapsed_s')}s"
     if k in (ev.CLOCK_SOFT, ev.CLOCK_HARD):
@@ -29,8 +32,10 @@ def _line(e: Event) -> str | None:
     if k == ev.SUBMISSION_RECEIVED:
         same = f", identical to #{d['identical_to']}" if d.get("identical_to") else ""
         diff = d.get("diff") or {}
-        return (f"submission #{d.get('submission')} received ({d.get('files')} files, "
-                f"+{diff.get('lines_added', 0)}/-{diff.get('lines_removed', 0)} lines{same})")
+        return (
+            f"submission #{d.get('submission')} received ({d.get('files')} files, "
+            f"+{diff.get('lines_added', 0)}/-{diff.get('lines_removed', 0)} lines{same})"
+        )
     if k == ev.SUBMISSION_REFUSED:
         return f"submission refused ({d.get('code')}): {d.get('reason')}"
     if k == ev.SUBMISSION_REPLACED:
@@ -49,8 +54,10 @@ def _line(e: Event) -> str | None:
         return f"integrity: {d.get('check')}: {d.get('detail')}"
     if k == ev.ATTEMPT_FINISHED:
         scored = d.get("scored_submission")
-        return (f"finished: {d.get('status')} ({d.get('reason')}); scored submission: "
-                f"{'#' + str(scored) if scored else 'none'}")
+        return (
+            f"finished: {d.get('status')} ({d.get('reason')}); scored submission: "
+            f"{'#' + str(scored) if scored else 'none'}"
+        )
     return None
 
 

@@ -5,6 +5,7 @@ refusals carry ``code`` and ``reason``. Ops: ``status``, ``briefing``, ``submit`
 ``feedback`` (``n`` optional: the latest by default), ``message`` (``text``; the only
 verb that changes anything during grace).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -36,14 +37,22 @@ class ProtocolHandler:
         a, c = self.a, self.a.clock
         desk = a.desk
         return {
-            "ok": True, "attempt": a.id, "challenge": a.manifest.id, "title": a.manifest.title,
-            "format": a.manifest.format, "stage": c.stage(),
-            "elapsed_s": round(c.elapsed(), 3), "remaining_s": round(c.remaining(), 3),
-            "time_limit_s": a.manifest.time_limit_s, "grace_s": a.rules.grace_s,
-            "budget": a.manifest.iterations, "submissions_used": desk.used(),
+            "ok": True,
+            "attempt": a.id,
+            "challenge": a.manifest.id,
+            "title": a.manifest.title,
+            "format": a.manifest.format,
+            "stage": c.stage(),
+            "elapsed_s": round(c.elapsed(), 3),
+            "remaining_s": round(c.remaining(), 3),
+            "time_limit_s": a.manifest.time_limit_s,
+            "grace_s": a.rules.grace_s,
+            "budget": a.manifest.iterations,
+            "submissions_used": desk.used(),
             "submissions_left": max(0, a.manifest.iterations - desk.budget_used()),
             "budget_scope": "per_phase" if desk.per_phase else "global",
-            "judging": desk.busy, "phase": a.phases.current,
+            "judging": desk.busy,
+            "phase": a.phases.current,
             "last_submission": desk.last_number(),
         }
 

@@ -7,6 +7,7 @@ the agent's environment; ``observing()`` wraps the agent's run; ``close()`` ends
 gateway grant and returns the usage. Scripted agents declare their own telemetry
 (``declared: true``) and are not observed.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -57,8 +58,7 @@ class AgentSupport:
         prepare = getattr(self.agent, "prepare", None)
         if prepare is not None:
             backend = getattr(a.shared.backend, "name", "local")
-            needs = await prepare(backend, a.agent_dir, a.phases.briefing_text(), log.info,
-                                  workspace_host=a.workspace)
+            needs = await prepare(backend, a.agent_dir, a.phases.briefing_text(), log.info, workspace_host=a.workspace)
             self.mounts += needs.mounts
             self.image = needs.image
             self.sandbox_env.update(needs.env)
@@ -81,11 +81,14 @@ class AgentSupport:
         a = self.a
         f = getattr(self.agent, "file", None)
         limits = getattr(self.agent, "limits", None) or UsageLimits.parse(
-            getattr(f, "limits", None) or None, f"agent {a.agent.spec}: limits")
+            getattr(f, "limits", None) or None, f"agent {a.agent.spec}: limits"
+        )
         gw = await a.shared.gateway()
         self.grant = gw.register(a.id, model=model, limits=limits, emit=self._on_gateway)
-        self.mounts += [Mount(self.grant.socket_dir, SANDBOX_SOCKET_DIR, True),
-                        Mount(Path(RELAY_PATH).parent, SANDBOX_RELAY_DIR, True)]
+        self.mounts += [
+            Mount(self.grant.socket_dir, SANDBOX_SOCKET_DIR, True),
+            Mount(Path(RELAY_PATH).parent, SANDBOX_RELAY_DIR, True),
+        ]
         self.sandbox_env.update(self.grant.sandbox_env(RELAY_PORT))
         self.host_env.update(self.grant.host_env())
 
@@ -101,8 +104,7 @@ class AgentSupport:
         if self._reached is not None and self._refused:
             # the first call refused past a limit ends the attempt as at the cutoff
             r = self._reached
-            a.finish("finished", f"usage limit reached: {r.get('limit')} "
-                                 f"({r.get('used')} of {r.get('allowed')})")
+            a.finish("finished", f"usage limit reached: {r.get('limit')} ({r.get('used')} of {r.get('allowed')})")
         if kind == ev.INFRA_ERROR:
             a.finish("infra_error", f"gateway: {data.get('detail', 'upstream unreachable')}")
 
@@ -118,8 +120,7 @@ class AgentSupport:
         every attempt's agent directory (sockets) and the gateway's sockets."""
         a = self.a
         store = Path(a.shared.store_path).resolve()
-        return [Path(a.challenge.root).resolve(), store, paths.data_dir(store),
-                paths.sockets_root(store)]
+        return [Path(a.challenge.root).resolve(), store, paths.data_dir(store), paths.sockets_root(store)]
 
     def started_data(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -9,6 +9,7 @@ behind are killed (checked by their ``GAUNTLET_ATTEMPT``), and the sandbox modul
 stale cleanup removes sandboxes whose owner died. A submission received but never
 judged before the crash was never answered: it does not count toward the budget.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -60,9 +61,12 @@ def state_from_events(events: list[ev.Event], snapshots_root: Path) -> ResumeSta
     from arena.results import JudgeResult
 
     started = next((e.data for e in events if e.kind == ev.ATTEMPT_STARTED), {})
-    st = ResumeState(attempt=events[0].attempt if events else "", started=dict(started),
-                     elapsed_s=max((e.t for e in events), default=0.0),
-                     last_seq=max((e.seq for e in events), default=0))
+    st = ResumeState(
+        attempt=events[0].attempt if events else "",
+        started=dict(started),
+        elapsed_s=max((e.t for e in events), default=0.0),
+        last_seq=max((e.seq for e in events), default=0),
+    )
     by_n: dict[int, Accepted] = {}
     for e in events:
         d = e.data

@@ -1,5 +1,6 @@
 """What every attempt of one arena shares: one bus, one store, one judge pool,
 one sandbox backend, one workspace watcher, one data directory."""
+
 from __future__ import annotations
 
 import asyncio
@@ -44,8 +45,10 @@ class Shared:
         if self._gateway is None:
             from arena.gateway import Gateway  # noqa: PLC0415
 
-            gw = Gateway(root=paths.sockets_root(self.store_path) / f"gw-{os.getpid()}",
-                         transcript_dir=paths.transcripts_root(self.store_path))
+            gw = Gateway(
+                root=paths.sockets_root(self.store_path) / f"gw-{os.getpid()}",
+                transcript_dir=paths.transcripts_root(self.store_path),
+            )
             await gw.start()
             self._gateway = gw
         return self._gateway

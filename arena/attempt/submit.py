@@ -10,6 +10,7 @@ still replace is judged, but its feedback is held until the window has passed on
 attempt clock (or the agent is done); once replaced it is never delivered, so the agent
 reads exactly one feedback document for the pair.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -77,8 +78,11 @@ class SubmissionDesk:
 
     def budget_used(self) -> int:
         """Counted submissions charged to the budget in play (the open phase's, when scoped)."""
-        return sum(1 for s in self.accepted if s.counted and not s.infra
-                   and (not self.per_phase or s.phase == self.a.phases.current))
+        return sum(
+            1
+            for s in self.accepted
+            if s.counted and not s.infra and (not self.per_phase or s.phase == self.a.phases.current)
+        )
 
     def last_number(self) -> int | None:
         return self.accepted[-1].number if self.accepted else None
@@ -154,8 +158,11 @@ class SubmissionDesk:
             doc, acc.held = acc.held, None
             if not acc.counted:
                 by = next((s.number for s in self.accepted if s.number > acc.number), None)
-                return error("replaced", f"submission {acc.number} was replaced by submission {by} within "
-                                         f"{a.rules.double_submit_window_s:g} s: its feedback is withheld")
+                return error(
+                    "replaced",
+                    f"submission {acc.number} was replaced by submission {by} within "
+                    f"{a.rules.double_submit_window_s:g} s: its feedback is withheld",
+                )
             if doc is None:  # _deliver holds the document before it returns the Accepted
                 raise RuntimeError(f"submission {acc.number}: no held feedback to deliver")
             return await self._publish_feedback(acc, doc)
@@ -177,7 +184,8 @@ class SubmissionDesk:
 
             try:
                 self._baseline.snapshot = await asyncio.to_thread(
-                    take_snapshot, self.a.challenge.starter_dir, self.a.shared.snapshots)
+                    take_snapshot, self.a.challenge.starter_dir, self.a.shared.snapshots
+                )
             except Exception:  # noqa: BLE001 - the diff then counts from nothing
                 self._baseline.snapshot = None
         return self._baseline.snapshot
@@ -192,9 +200,15 @@ class SubmissionDesk:
         await a.scan()  # the changes that led here are logged before the submission
         at = a.clock.elapsed()
         history = [(s.number, s.at, s.counted, s.phase) for s in self.accepted if not s.infra]
-        decision = rules.decide_submission(a.rules, budget=a.manifest.iterations, at=at,
-                                           stage=a.clock.stage(at), history=history,
-                                           per_phase=self.per_phase, phase=a.phases.current)
+        decision = rules.decide_submission(
+            a.rules,
+            budget=a.manifest.iterations,
+            at=at,
+            stage=a.clock.stage(at),
+            history=history,
+            per_phase=self.per_phase,
+            phase=a.phases.current,
+        )
         if not decision.ok:
             a.publish(ev.SUBMISSION_REFUSED, {"code": decision.code, "reason": decision.reason})
             return {"ok": False, "code": decision.code, "reason": decision.reason}
@@ -202,8 +216,7 @@ class SubmissionDesk:
             snap = await self._snapshot()
         except Exception as exc:  # noqa: BLE001 - unreadable workspace: the agent's doing
             detail = f"workspace cannot be snapshotted: {type(exc).__name__}: {exc}"
-            a.publish(ev.INTEGRITY_FINDING, {"severity": "error", "check": "workspace_corrupted",
-                                             "detail": detail})
+            a.publish(ev.INTEGRITY_FINDING, {"severity": "error", "check": "workspace_corrupted", "detail": detail})
             a.finish("finished", "workspace corrupted: scored on the last valid snapshot")
             return error("workspace_corrupted", detail)
         self.received += 1
@@ -211,25 +224,32 @@ class SubmissionDesk:
         prev = self.accepted[-1].snapshot if self.accepted else await self._baseline_snapshot()
         diff = await asyncio.to_thread(diff_stats, prev, snap)  # bounded, and off the loop
         same_as = rules.identical_to(snap.hash, [(s.number, s.hash) for s in self.accepted])
-        a.publish(ev.SUBMISSION_RECEIVED, {
-            "submission": number, "iteration": number - 1, "hash": snap.hash,
-            "files": len(snap.files), "bytes": getattr(snap, "bytes", 0),
-            "identical_to": same_as, "replaces": decision.replaces,
-            "diff": diff}, t=at)
+        a.publish(
+            ev.SUBMISSION_RECEIVED,
+            {
+                "submission": number,
+                "iteration": number - 1,
+                "hash": snap.hash,
+                "files": len(snap.files),
+                "bytes": getattr(snap, "bytes", 0),
+                "identical_to": same_as,
+                "replaces": decision.replaces,
+                "diff": diff,
+            },
+            t=at,
+        )
         if decision.replaces:
             for s in self.accepted:
                 if s.number == decision.replaces:
                     s.counted = False
             a.publish(ev.SUBMISSION_REPLACED, {"submission": decision.replaces, "by": number}, t=at)
-        acc = Accepted(number, at, snap.hash, snap, replacement=bool(decision.replaces),
-                       phase=a.phases.current)
+        acc = Accepted(number, at, snap.hash, snap, replacement=bool(decision.replaces), phase=a.phases.current)
         self.accepted.append(acc)
         phase = a.phases.current
         # Judging runs at real speed in a sped-up attempt (the clock never pauses, but
         # sandbox latency must not eat scale x its duration of attempt time).
         with a.clock.unscaled():
-            result = await a.shared.judge.run(a.challenge, snap, submission=number,
-                                              phases=list(range(1, phase + 1)))
+            result = await a.shared.judge.run(a.challenge, snap, submission=number, phases=list(range(1, phase + 1)))
         if result.infra_error:
             acc.infra, acc.counted = True, False
             a.infra("judge", result.infra_error)
@@ -237,19 +257,31 @@ class SubmissionDesk:
             return error("infra_error", f"the judge could not run: {result.infra_error}")
         return await self._deliver(acc, result, phase, diff, same_as, at, rules)
 
-    async def _deliver(self, acc: Accepted, result: JudgeResult, phase: int, diff: dict[str, Any], same_as: int | None,
-                       at: float, rules: ModuleType) -> dict[str, Any] | Accepted:
+    async def _deliver(
+        self,
+        acc: Accepted,
+        result: JudgeResult,
+        phase: int,
+        diff: dict[str, Any],
+        same_as: int | None,
+        at: float,
+        rules: ModuleType,
+    ) -> dict[str, Any] | Accepted:
         from arena.formats import FIELD_SCORE_PREVIEW
         from arena.scoring import submission_score
 
         a = self.a
         acc.result = result
         acc.score = round(float(submission_score(result, a.manifest.deliverables, phase)), 3)
-        a.publish(ev.SUBMISSION_JUDGED, {"submission": acc.number, "result": result.model_dump(),
-                                         "score": acc.score, "phase": phase})
+        a.publish(
+            ev.SUBMISSION_JUDGED,
+            {"submission": acc.number, "result": result.model_dump(), "score": acc.score, "phase": phase},
+        )
         for f in result.integrity:
-            a.publish(ev.INTEGRITY_FINDING, {"severity": f.severity, "check": f.check,
-                                             "detail": f.detail, "submission": acc.number})
+            a.publish(
+                ev.INTEGRITY_FINDING,
+                {"severity": f.severity, "check": f.check, "detail": f.detail, "submission": acc.number},
+            )
         earlier = [s for s in self.accepted if s.valid and s.number < acc.number]
         regs = rules.regressions(earlier[-1].result if earlier else None, result)
         a.phases.after_judged(result)
@@ -260,10 +292,20 @@ class SubmissionDesk:
 
             preview = score_preview(list(a.events))
         trajectory = [s.score for s in self.accepted if s.valid]
-        doc = rules.disclose(a.rules, acc.number, result, at=self._iso(at), elapsed_s=round(at, 3),
-                             diff=diff, regressions=regs, phase=a.phases.feedback_field(),
-                             score_preview=preview, trajectory=trajectory, notices=notices,
-                             timeout_s=a.manifest.judge.timeout_s)
+        doc = rules.disclose(
+            a.rules,
+            acc.number,
+            result,
+            at=self._iso(at),
+            elapsed_s=round(at, 3),
+            diff=diff,
+            regressions=regs,
+            phase=a.phases.feedback_field(),
+            score_preview=preview,
+            trajectory=trajectory,
+            notices=notices,
+            timeout_s=a.manifest.judge.timeout_s,
+        )
         if a.rules.double_submit_window_s > 0 and not acc.replacement and not self._closing.is_set():
             acc.held = doc  # a later submission may still replace this one: hold its feedback
             if not await a.commit():

@@ -1,4 +1,5 @@
 """Challenge packages (CONTRACT §1-3): manifest models, loading, validation."""
+
 from arena.challenge.agents import STEP_KINDS, ScriptedAgent, Step
 from arena.challenge.errors import ChallengeError
 from arena.challenge.loader import (

@@ -1,4 +1,5 @@
 """Scripted agents (CONTRACT §3): ``agents/<name>.yaml``, a list of steps run in order."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -48,7 +49,7 @@ def _step(raw: object, root: Path) -> Step:
         raise ValueError(f"unknown step {raw!r}: expected one of {', '.join(STEP_KINDS)}")
     if not isinstance(raw, dict) or len(raw) != 1:
         raise ValueError(f"expected a mapping with one key, one of {', '.join(STEP_KINDS)}, or the word submit")
-    (kind, value), = raw.items()
+    ((kind, value),) = raw.items()
     if kind not in STEP_KINDS:
         raise ValueError(f"unknown step {kind!r}: expected one of {', '.join(STEP_KINDS)}")
     if kind == "wait":
@@ -87,7 +88,9 @@ def _step(raw: object, root: Path) -> Step:
     if not inside(source, root):
         raise ValueError(f"overlay: {value!r}: resolves outside the package: expected a directory inside it")
     if not source.is_dir():
-        raise ValueError(f"overlay: {value!r}: no such directory in the package: expected a directory of files to lay over the workspace")
+        raise ValueError(
+            f"overlay: {value!r}: no such directory in the package: expected a directory of files to lay over the workspace"
+        )
     return Step("overlay", path=value, source=source)
 
 
@@ -104,7 +107,12 @@ def load_agent(root: Path, file: Path) -> ScriptedAgent:
     ]
     steps_raw = data.get("steps")
     if not isinstance(steps_raw, list) or not steps_raw:
-        findings.append(error("agents", f"{rel}: key 'steps': expected a non-empty list of steps, got {type(steps_raw).__name__ if steps_raw is not None else 'nothing'}"))
+        findings.append(
+            error(
+                "agents",
+                f"{rel}: key 'steps': expected a non-empty list of steps, got {type(steps_raw).__name__ if steps_raw is not None else 'nothing'}",
+            )
+        )
         raise ChallengeError(findings)
     steps: list[Step] = []
     for i, raw in enumerate(steps_raw):
@@ -118,4 +126,6 @@ def load_agent(root: Path, file: Path) -> ScriptedAgent:
     if findings:
         raise ChallengeError(findings)
     # The file name is the agent's identity (``scripted:<name>``); a ``name:`` key is a label.
-    return ScriptedAgent(name=file.stem, file=file, steps=tuple(steps), description=str(data.get("description") or ""), extensions=ext)
+    return ScriptedAgent(
+        name=file.stem, file=file, steps=tuple(steps), description=str(data.get("description") or ""), extensions=ext
+    )

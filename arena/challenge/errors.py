@@ -1,4 +1,5 @@
 """One clear message per problem: file, key, what was expected (never a traceback)."""
+
 from __future__ import annotations
 
 import difflib
@@ -70,7 +71,9 @@ def _expected(err: ErrorDetails) -> str:
     if kind == "value_error":
         return str(err["msg"]).removeprefix("Value error, ")
     if kind == "string_pattern_mismatch":
-        return _ID_EXPECTED if "a-z0-9" in str(ctx.get("pattern", "")) else f"expected text matching {ctx.get('pattern')}"
+        return (
+            _ID_EXPECTED if "a-z0-9" in str(ctx.get("pattern", "")) else f"expected text matching {ctx.get('pattern')}"
+        )
     table = {
         "string_type": "expected a string",
         "string_too_short": "expected a non-empty string",

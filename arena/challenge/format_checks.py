@@ -2,6 +2,7 @@
 
 These are findings, not crashes: the message names the key and the format's range.
 """
+
 from __future__ import annotations
 
 from arena.challenge.errors import error

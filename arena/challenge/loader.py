@@ -1,4 +1,5 @@
 """Loading a challenge package (CONTRACT §1) with clear messages for every failure."""
+
 from __future__ import annotations
 
 from functools import cached_property
@@ -110,11 +111,18 @@ def _read_manifest(root: Path) -> Manifest:
 def _structure_findings(root: Path) -> list[Finding]:
     out: list[Finding] = []
     if not (root / BRIEFING).is_file():
-        out.append(error("structure", f"{BRIEFING}: required file missing: expected the agent's briefing (markdown) in the package root"))
+        out.append(
+            error(
+                "structure",
+                f"{BRIEFING}: required file missing: expected the agent's briefing (markdown) in the package root",
+            )
+        )
     if not (root / "starter").is_dir():
         out.append(error("structure", "starter/: required directory missing: expected the agent's initial workspace"))
     if not (root / "tests" / "static").is_dir():
-        out.append(error("structure", "tests/static/: required directory missing: expected the judge-side static tests"))
+        out.append(
+            error("structure", "tests/static/: required directory missing: expected the judge-side static tests")
+        )
     return out
 
 
@@ -187,5 +195,10 @@ def resolve_challenge(ref: str | Path) -> Path:
             return d
     ids = ", ".join(d.name for d in bundled_challenges()) or "none installed"
     raise ChallengeError(
-        [error("unreadable", f"{text}: no such challenge: expected a package directory or a bundled challenge id ({ids})")]
+        [
+            error(
+                "unreadable",
+                f"{text}: no such challenge: expected a package directory or a bundled challenge id ({ids})",
+            )
+        ]
     )

@@ -5,6 +5,7 @@ which are free for authors. Checks that depend on the format's rule table (time 
 budget ranges, phases only for Marathons) are findings made by ``arena.challenge.checks``,
 not model errors, so a mismatch is reported with the format's range in the message.
 """
+
 from __future__ import annotations
 
 import math
@@ -204,9 +205,7 @@ class Judge(Strict):
     @classmethod
     def _report(cls, v: str) -> str:
         if "{report}" not in v:
-            raise ValueError(
-                "expected a command containing {report} (the JUnit XML path the command must write)"
-            )
+            raise ValueError("expected a command containing {report} (the JUnit XML path the command must write)")
         return v
 
     @field_validator("timeout", mode="before")

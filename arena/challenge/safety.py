@@ -1,5 +1,6 @@
 """Keeping every path of a package inside the package (and every workspace path inside
 the workspace): no absolute paths, no ``..``, no symlink pointing out."""
+
 from __future__ import annotations
 
 import os

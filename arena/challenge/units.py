@@ -1,4 +1,5 @@
 """Parsing of the manifest's time values (``90s``, ``15m``, ``1h30m``) and sizes (``512m``)."""
+
 from __future__ import annotations
 
 import re

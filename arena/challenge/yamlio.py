@@ -1,4 +1,5 @@
 """Reading a YAML mapping from a package file, each failure one clear message."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,9 +23,7 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
         except TypeError:  # unhashable key: let the normal constructor complain
             break
         if duplicate:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"key {key!r} is written twice", key_node.start_mark
-            )
+            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is written twice", key_node.start_mark)
         seen.add(key)
     return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
 
@@ -47,9 +46,7 @@ def read_text(path: Path, rel: str, check: str, what: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ChallengeError(
-            [error(check, f"{rel}: not UTF-8 text (byte {exc.start}): expected {what}")]
-        ) from None
+        raise ChallengeError([error(check, f"{rel}: not UTF-8 text (byte {exc.start}): expected {what}")]) from None
 
 
 MAX_BYTES = 1024 * 1024  # a manifest or agent file is a few KB; refuse giants
@@ -72,16 +69,19 @@ def load_mapping(path: Path, rel: str, check: str, what: str) -> dict[str, Any]:
     try:
         if "*" in text and _count_aliases(text) > MAX_ALIASES:
             raise ChallengeError(
-                [error(check, f"{rel}: more than {MAX_ALIASES} YAML aliases: expected {what} without alias expansion tricks")]
+                [
+                    error(
+                        check,
+                        f"{rel}: more than {MAX_ALIASES} YAML aliases: expected {what} without alias expansion tricks",
+                    )
+                ]
             )
         data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 — a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = exc.problem or exc.context or "syntax error"
-        raise ChallengeError(
-            [error(check, f"{rel}: unreadable YAML{where}: {problem}: expected {what}")]
-        ) from None
+        raise ChallengeError([error(check, f"{rel}: unreadable YAML{where}: {problem}: expected {what}")]) from None
     except yaml.YAMLError as exc:
         raise ChallengeError([error(check, f"{rel}: unreadable YAML ({exc}): expected {what}")]) from None
     if data is None:
@@ -91,7 +91,5 @@ def load_mapping(path: Path, rel: str, check: str, what: str) -> dict[str, Any]:
         raise ChallengeError([error(check, f"{rel}: top level is {got}: expected {what}")])
     bad = [k for k in data if not isinstance(k, str)]
     if bad:
-        raise ChallengeError(
-            [error(check, f"{rel}: key {bad[0]!r} is not a string: expected {what} with text keys")]
-        )
+        raise ChallengeError([error(check, f"{rel}: key {bad[0]!r} is not a string: expected {what} with text keys")])
     return data

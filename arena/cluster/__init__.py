@@ -8,6 +8,7 @@ Modules: ``driver`` (the command's machine: placement, event pump, faults), ``no
 (the actor that runs one attempt on a node), ``ship`` (content-hashed packages and
 snapshots), ``image`` (the ``gauntlet-node`` Docker image for test and demo nodes).
 """
+
 from __future__ import annotations
 
 import os
@@ -33,8 +34,7 @@ def connect(address: str) -> "ClusterPlacer":
     try:
         import ray  # noqa: F401,PLC0415
     except ImportError:
-        raise UsageError(f"--cluster {address}: Ray is not installed "
-                         "(pip install 'gauntlet-arena[cluster]')") from None
+        raise UsageError(f"--cluster {address}: Ray is not installed (pip install 'gauntlet-arena[cluster]')") from None
     from arena.cluster.driver import ClusterPlacer
 
     return ClusterPlacer(address)

@@ -10,6 +10,7 @@ them), committed with ``store.flush()``, and acknowledged in the next call — o
 does the node answer the agent's submit. A node lost mid-attempt ends the attempt
 ``infra_error`` naming the node; events are deduplicated by ``seq``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -55,15 +56,24 @@ class ClusterPlacer:
         self.ray = ray_module or ray
         self.address = address
         try:
-            self.ray.init(address=address, namespace="gauntlet", log_to_driver=False,
-                          ignore_reinit_error=True, logging_level=logging.WARNING)
+            self.ray.init(
+                address=address,
+                namespace="gauntlet",
+                log_to_driver=False,
+                ignore_reinit_error=True,
+                logging_level=logging.WARNING,
+            )
         except Exception as exc:  # noqa: BLE001 - ConnectionError, RuntimeError, ValueError
-            raise UsageError(f"--cluster {address}: cannot connect to the Ray cluster: "
-                             f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+            raise UsageError(
+                f"--cluster {address}: cannot connect to the Ray cluster: "
+                f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            ) from None
         slots = self.ray.cluster_resources().get(SLOT, 0)
         if not slots:
-            raise UsageError(f"--cluster {address}: no node offers the {SLOT} resource (start "
-                             f"nodes with ray start ... --resources='{{\"{SLOT}\": N}}')")
+            raise UsageError(
+                f"--cluster {address}: no node offers the {SLOT} resource (start "
+                f"nodes with ray start ... --resources='{{\"{SLOT}\": N}}')"
+            )
         self._actor = self.ray.remote(NodeAttempt)
         self._pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ray-get")
         self._packages: dict[str, tuple[str, Any]] = {}
@@ -76,9 +86,16 @@ class ClusterPlacer:
 
     def nodes(self) -> list[dict[str, Any]]:
         """Alive nodes with their ``gauntlet_slot`` total (for doctor and the dashboard)."""
-        return [{"id": n["NodeID"], "address": n.get("NodeManagerAddress"),
-                 "host": n.get("NodeManagerHostname"), "slots": n.get("Resources", {}).get(SLOT, 0)}
-                for n in self.ray.nodes() if n.get("Alive")]
+        return [
+            {
+                "id": n["NodeID"],
+                "address": n.get("NodeManagerAddress"),
+                "host": n.get("NodeManagerHostname"),
+                "slots": n.get("Resources", {}).get(SLOT, 0),
+            }
+            for n in self.ray.nodes()
+            if n.get("Alive")
+        ]
 
     # Any: a Ray ObjectRef and whatever the remote call returned
     async def _get(self, ref: Any) -> Any:
@@ -94,23 +111,28 @@ class ClusterPlacer:
     def job_for(self, attempt: "Attempt") -> tuple[dict[str, Any], list]:
         h, ref = self._package(attempt.challenge.root)
         spec = attempt.agent.spec
-        job: dict[str, Any] = {"attempt": attempt.id, "agent": spec, "package_hash": h,
-                               "time_scale": attempt.time_scale, "run": attempt.run_id,
-                               "sandbox": None}  # the node's own backend (auto: docker, else local)
+        job: dict[str, Any] = {
+            "attempt": attempt.id,
+            "agent": spec,
+            "package_hash": h,
+            "time_scale": attempt.time_scale,
+            "run": attempt.run_id,
+            "sandbox": None,
+        }  # the node's own backend (auto: docker, else local)
         if not (spec.startswith("scripted:") or spec == "human") and Path(spec).is_file():
             import hashlib  # noqa: PLC0415
 
             data = Path(spec).read_bytes()
-            job["agent_file"] = {"name": Path(spec).name, "data": data,
-                                 "hash": hashlib.sha256(data).hexdigest()}
+            job["agent_file"] = {"name": Path(spec).name, "data": data, "hash": hashlib.sha256(data).hexdigest()}
         return job, [ref]
 
     # -- one attempt -----------------------------------------------------------------
     async def place(self, attempt: "Attempt") -> str:
         ray = self.ray
         job, package = self.job_for(attempt)
-        actor = self._actor.options(resources={SLOT: 1}, num_cpus=0, max_restarts=0,
-                                    max_task_retries=0, max_concurrency=64).remote()
+        actor = self._actor.options(
+            resources={SLOT: 1}, num_cpus=0, max_restarts=0, max_task_retries=0, max_concurrency=64
+        ).remote()
         st, node = _State(), {"id": "?", "host": "?", "address": "?"}
         try:
             node = await self._get(actor.where.remote())  # waits for a free slot
@@ -125,9 +147,13 @@ class ClusterPlacer:
         except ray.exceptions.RayTaskError as exc:  # a bug of ours on the node
             status = await self._lost(attempt, st, node, "agent-runner", str(exc).splitlines()[-1])
         except (ray.exceptions.RayError, ConnectionError) as exc:
-            status = await self._lost(attempt, st, node, "node",
-                                      f"node {node['host']} ({node['address']}, id {node['id'][:12]}) "
-                                      f"lost mid-attempt: {type(exc).__name__}")
+            status = await self._lost(
+                attempt,
+                st,
+                node,
+                "node",
+                f"node {node['host']} ({node['address']}, id {node['id'][:12]}) lost mid-attempt: {type(exc).__name__}",
+            )
         finally:
             with contextlib.suppress(Exception):
                 ray.kill(actor, no_restart=True)
@@ -182,9 +208,15 @@ class ClusterPlacer:
         d = e.data
         if e.kind == ev.ATTEMPT_STARTED:
             st.started = True
-            d = {**d, "challenge_path": str(Path(attempt.challenge.root).resolve()),
-                 "workspace": str(self.shared.workspaces / attempt.id), "runner_pid": os.getpid(),
-                 "agent": attempt.agent.spec, "agent_spec": attempt.agent.spec, "node": node}
+            d = {
+                **d,
+                "challenge_path": str(Path(attempt.challenge.root).resolve()),
+                "workspace": str(self.shared.workspaces / attempt.id),
+                "runner_pid": os.getpid(),
+                "agent": attempt.agent.spec,
+                "agent_spec": attempt.agent.spec,
+                "node": node,
+            }
             e = e.model_copy(update={"data": d})
         elif e.kind == ev.FEEDBACK_DELIVERED and isinstance(d.get("submission"), int):
             st.judged.add(d["submission"])
@@ -199,13 +231,18 @@ class ClusterPlacer:
         bus = self.shared.bus
         bus.start_seq(attempt.id, st.acked)
         if not st.started:
-            e = bus.publish(attempt.id, 0.0, ev.ATTEMPT_STARTED,
-                            {**attempt._started_data(), "node": node})  # never reached the node
+            e = bus.publish(
+                attempt.id, 0.0, ev.ATTEMPT_STARTED, {**attempt._started_data(), "node": node}
+            )  # never reached the node
             attempt.events.append(e)
         last_t = max((x.t for x in attempt.events), default=0.0)
-        for kind, data in ((ev.INFRA_ERROR, {"source": source, "detail": detail, "node": node}),
-                           (ev.ATTEMPT_FINISHED, {"status": "infra_error", "reason": f"{source}: {detail}",
-                                                  "scored_submission": st.scored()})):
+        for kind, data in (
+            (ev.INFRA_ERROR, {"source": source, "detail": detail, "node": node}),
+            (
+                ev.ATTEMPT_FINISHED,
+                {"status": "infra_error", "reason": f"{source}: {detail}", "scored_submission": st.scored()},
+            ),
+        ):
             attempt.events.append(bus.publish(attempt.id, last_t, kind, data))
         with contextlib.suppress(Exception):
             await self.shared.store.flush()

@@ -10,6 +10,7 @@ image with that label is reused.
 
     python -m arena.cluster.image        # builds (or finds) gauntlet-node:latest
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,8 +23,10 @@ from pathlib import Path
 NODE_IMAGE = "gauntlet-node:latest"
 LABEL = "gauntlet.node.inputs"
 PROJECT = Path(__file__).resolve().parents[2]
-LAUNCHER = ('#!/bin/sh\nexec python3 -c "import sys; from ray.scripts.scripts import main; '
-            'sys.argv[0] = \'ray\'; sys.exit(main())" "$@"\n')
+LAUNCHER = (
+    '#!/bin/sh\nexec python3 -c "import sys; from ray.scripts.scripts import main; '
+    'sys.argv[0] = \'ray\'; sys.exit(main())" "$@"\n'
+)
 
 
 def _run(cmd: list[str], what: str) -> None:
@@ -56,13 +59,29 @@ def build_node_image(force: bool = False, log=print) -> str:
     ctx = Path(tempfile.mkdtemp(prefix="gauntlet-node-ctx-"))
     try:
         log("building the project wheel")
-        _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(ctx / "whl"),
-              str(PROJECT)], "pip wheel of the project")
+        _run(
+            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(ctx / "whl"), str(PROJECT)],
+            "pip wheel of the project",
+        )
         wheel = next((ctx / "whl").glob("*.whl"))
         log(f"installing {wheel.name} + ray[default]=={ray.__version__} into the node tree")
-        _run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-              "--no-compile", "--only-binary=:all:", "--target", str(ctx / "lib"),
-              f"ray[default]=={ray.__version__}", str(wheel)], "pip install of the node tree")
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-compile",
+                "--only-binary=:all:",
+                "--target",
+                str(ctx / "lib"),
+                f"ray[default]=={ray.__version__}",
+                str(wheel),
+            ],
+            "pip install of the node tree",
+        )
         shutil.rmtree(ctx / "lib" / "bin", ignore_errors=True)  # the host python's launchers
         shutil.copy2(shutil.which("bwrap") or "/usr/bin/bwrap", ctx / "bwrap")
         (ctx / "ray").write_text(LAUNCHER)
@@ -75,12 +94,19 @@ def build_node_image(force: bool = False, log=print) -> str:
             "COPY bwrap /usr/bin/bwrap\n"
             "COPY ray /usr/local/bin/ray\n"
             "ENV PYTHONPATH=/opt/gauntlet-node/lib HOME=/root PYTHONDONTWRITEBYTECODE=1\n"
-            "WORKDIR /root\n")
+            "WORKDIR /root\n"
+        )
         log(f"docker build {NODE_IMAGE}")
-        client.images.build(path=str(ctx), tag=NODE_IMAGE, rm=True, forcerm=True, pull=False,
-                            # gauntlet.recipe is reset: FROM would inherit the base's, and
-                            # the base builder would then take this image for the base.
-                            labels={LABEL: label, "gauntlet": "node", "gauntlet.recipe": "none"})
+        client.images.build(
+            path=str(ctx),
+            tag=NODE_IMAGE,
+            rm=True,
+            forcerm=True,
+            pull=False,
+            # gauntlet.recipe is reset: FROM would inherit the base's, and
+            # the base builder would then take this image for the base.
+            labels={LABEL: label, "gauntlet": "node", "gauntlet.recipe": "none"},
+        )
     finally:
         shutil.rmtree(ctx, ignore_errors=True)
     return NODE_IMAGE

@@ -9,6 +9,7 @@ watcher, data directory) whose store is a ``RelayStore``, and runs the unmodifie
 ``RelayStore.flush()`` (what ``Attempt.commit`` awaits before answering a submit) returns
 only once the command's machine has acknowledged everything appended before it.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -140,8 +141,7 @@ class NodeAttempt:
         self.shared = Shared(bus, self.store, Judge(backend, 1), backend, watcher, store_path)  # type: ignore[arg-type]  # RelayStore is duck-typed as Store
         self._watch = asyncio.ensure_future(watcher.run())
         agent = make_agent(spec, challenge)
-        a = Attempt(challenge, agent, self.shared, time_scale=float(job["time_scale"]),
-                    attempt_id=job["attempt"])
+        a = Attempt(challenge, agent, self.shared, time_scale=float(job["time_scale"]), attempt_id=job["attempt"])
         a.run_id = job.get("run")
         self.attempt = a
         try:
@@ -171,9 +171,12 @@ class NodeAttempt:
                 d = self.shared.snapshots / h if isinstance(h, str) else None
                 if d is not None and d.is_dir():
                     snaps[h] = ship.pack(d)[1]
-        return {"events": [e.model_dump() for e in events], "snapshots": snaps,
-                "published": [at for _, at in taken],
-                "done": self.finished and not self.store.outbox}
+        return {
+            "events": [e.model_dump() for e in events],
+            "snapshots": snaps,
+            "published": [at for _, at in taken],
+            "done": self.finished and not self.store.outbox,
+        }
 
     async def stop(self) -> None:
         """The operator stopped the run: the attempt ends ``interrupted``."""

@@ -3,6 +3,7 @@ zeroed times and owners) named by its sha256; a node unpacks each hash once into
 cache. Used for challenge packages and agent files going out to the nodes, and for
 submission snapshots coming back. No Ray here: the bytes travel in Ray's object store.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -45,8 +46,11 @@ def _check(m: tarfile.TarInfo) -> None:
         raise ValueError(f"shipped archive: refusing member {m.name!r}")
     if m.issym():
         t = Path(m.linkname)
-        if t.is_absolute() or len((p.parent / t).parts) - 2 * (p.parent / t).parts.count("..") < 0 \
-                or ".." in Path(os.path.normpath(p.parent / t)).parts:
+        if (
+            t.is_absolute()
+            or len((p.parent / t).parts) - 2 * (p.parent / t).parts.count("..") < 0
+            or ".." in Path(os.path.normpath(p.parent / t)).parts
+        ):
             raise ValueError(f"shipped archive: link {m.name!r} leaves the tree")
 
 

@@ -20,6 +20,7 @@ How an attempt runner uses it::
     ... run argv in the sandbox with env ...
     await gw.unregister(attempt_id); gw.usage(attempt_id)
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,9 +30,24 @@ from arena.gateway.prices import Price, PriceTable  # noqa: F401
 from arena.gateway.server import Gateway, Grant, split_model  # noqa: F401
 from arena.gateway.transcript import read_transcript  # noqa: F401
 
-__all__ = ["Gateway", "Grant", "Price", "PriceTable", "Usage", "UsageLimits", "read_transcript",
-           "split_model", "relay_command", "wrap_agent_argv", "RELAY_PATH", "RELAY_PORT",
-           "SANDBOX_SOCKET_DIR", "SANDBOX_SOCKET", "SANDBOX_RELAY_DIR", "SANDBOX_RELAY"]
+__all__ = [
+    "Gateway",
+    "Grant",
+    "Price",
+    "PriceTable",
+    "Usage",
+    "UsageLimits",
+    "read_transcript",
+    "split_model",
+    "relay_command",
+    "wrap_agent_argv",
+    "RELAY_PATH",
+    "RELAY_PORT",
+    "SANDBOX_SOCKET_DIR",
+    "SANDBOX_SOCKET",
+    "SANDBOX_RELAY_DIR",
+    "SANDBOX_RELAY",
+]
 
 RELAY_PATH = str(Path(__file__).resolve().parent / "relay.py")
 SANDBOX_SOCKET_DIR = "/run/gauntlet"  # where grant.socket_dir is mounted in a sandbox
@@ -41,15 +57,25 @@ SANDBOX_RELAY = f"{SANDBOX_RELAY_DIR}/relay.py"
 RELAY_PORT = 4000  # the relay's port on the sandbox's own loopback
 
 
-def relay_command(port: int = RELAY_PORT, socket_path_in_sandbox: str = SANDBOX_SOCKET, *,
-                  relay: str = SANDBOX_RELAY, python: str = "python3") -> list[str]:
+def relay_command(
+    port: int = RELAY_PORT,
+    socket_path_in_sandbox: str = SANDBOX_SOCKET,
+    *,
+    relay: str = SANDBOX_RELAY,
+    python: str = "python3",
+) -> list[str]:
     """The argv of a foreground relay inside the sandbox."""
     return [python, relay, "--port", str(port), "--unix", socket_path_in_sandbox]
 
 
-def wrap_agent_argv(agent_argv: list[str], port: int = RELAY_PORT,
-                    sock: str = SANDBOX_SOCKET, *, relay: str = SANDBOX_RELAY,
-                    python: str = "python3") -> list[str]:
+def wrap_agent_argv(
+    agent_argv: list[str],
+    port: int = RELAY_PORT,
+    sock: str = SANDBOX_SOCKET,
+    *,
+    relay: str = SANDBOX_RELAY,
+    python: str = "python3",
+) -> list[str]:
     """One argv that starts the relay (listening before the agent starts) and then execs
     ``agent_argv`` in the same process, so the agent keeps its pid, output and exit code."""
     if not agent_argv:

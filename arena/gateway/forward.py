@@ -7,6 +7,7 @@ for it. The body's ``model`` is set to the attempt's granted model, so an agent 
 its budget on the model it is entered with. A client that hangs up mid-stream does not
 stop the metering: the rest of the answer is read (and dropped) for its usage.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -21,31 +22,47 @@ from arena.gateway.transcript import CALL_CAP
 from arena.gateway.wire import Meter, SSESplitter, parse_data
 
 _PASS_REQ = ("accept", "anthropic-version", "anthropic-beta", "openai-beta", "user-agent")
-_DROP_RESP = {"content-length", "content-encoding", "transfer-encoding", "connection",
-              "keep-alive", "set-cookie", "date", "server"}
+_DROP_RESP = {
+    "content-length",
+    "content-encoding",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "set-cookie",
+    "date",
+    "server",
+}
 
 
 # An event is parsed only if it may carry usage or a tool call (the rest pass untouched).
-_METERED = {"openai": (b'"usage"', b'"tool_calls"', b'"function_call"'),
-            "anthropic": (b"message_start", b"message_delta", b"content_block_start")}
+_METERED = {
+    "openai": (b'"usage"', b'"tool_calls"', b'"function_call"'),
+    "anthropic": (b"message_start", b"message_delta", b"content_block_start"),
+}
 
 
-def _error(status: int, kind: str, message: str, provider: str = "openai",
-           **extra: object) -> web.Response:
+def _error(status: int, kind: str, message: str, provider: str = "openai", **extra: object) -> web.Response:
     body: dict[str, Any] = {"error": {"type": kind, "message": message, **extra}}
     if provider == "anthropic":
         body = {"type": "error", **body}
     return web.json_response(body, status=status)
 
 
-def _call_event(gw: Gateway, st: AttemptState, status: int, t0: float, meter: Meter | None,
-                stream: bool, **extra: object) -> dict[str, Any]:
+def _call_event(
+    gw: Gateway, st: AttemptState, status: int, t0: float, meter: Meter | None, stream: bool, **extra: object
+) -> dict[str, Any]:
     inp = meter.input if meter else 0
     out = meter.output if meter else 0
-    ev: dict[str, Any] = {"provider": st.provider, "model": st.model_name,
-                          "input_tokens": inp, "output_tokens": out,
-                          "latency_ms": round((gw.now() - t0) * 1000, 2), "status": status,
-                          "stream": stream, **extra}
+    ev: dict[str, Any] = {
+        "provider": st.provider,
+        "model": st.model_name,
+        "input_tokens": inp,
+        "output_tokens": out,
+        "latency_ms": round((gw.now() - t0) * 1000, 2),
+        "status": status,
+        "stream": stream,
+        **extra,
+    }
     if meter is not None and (inp or out):
         st.usage.input_tokens += inp or 0
         st.usage.output_tokens += out or 0
@@ -69,8 +86,9 @@ async def models(gw: Gateway, request: web.Request) -> web.StreamResponse:
     st, _ = gw.authorize(request)
     if st is None:
         return _error(401, "invalid_api_key", "unknown or wrong gateway token")
-    return web.json_response({"object": "list", "data": [
-        {"id": st.model_name, "object": "model", "owned_by": st.provider}]})
+    return web.json_response(
+        {"object": "list", "data": [{"id": st.model_name, "object": "model", "owned_by": st.provider}]}
+    )
 
 
 async def handle(gw: Gateway, request: web.Request, provider: str) -> web.StreamResponse:
@@ -91,15 +109,13 @@ async def handle(gw: Gateway, request: web.Request, provider: str) -> web.Stream
 
     if provider != st.provider:
         want = "/v1/chat/completions" if st.provider == "openai" else "/v1/messages"
-        return refuse(_error(400, "wrong_api", f"this attempt's model is {st.model}: call "
-                             f"{want}", provider))
+        return refuse(_error(400, "wrong_api", f"this attempt's model is {st.model}: call {want}", provider))
     try:
         body = json.loads(raw)
         if not isinstance(body, dict):
             raise ValueError("not an object")
     except ValueError:
-        return refuse(_error(400, "invalid_request_error", "the body is not a JSON object",
-                             provider))
+        return refuse(_error(400, "invalid_request_error", "the body is not a JSON object", provider))
     reached: list[tuple[str, float, float]]
     if st.limits.calls is not None and st.usage.calls >= st.limits.calls:
         reached = [("calls", st.usage.calls, st.limits.calls)]
@@ -107,9 +123,18 @@ async def handle(gw: Gateway, request: web.Request, provider: str) -> web.Stream
         reached = st.usage.reached(st.limits)
     if reached:
         name, used, allowed = reached[0]
-        resp = refuse(_error(429, "usage_limit", f"usage limit reached: {name} used {used} "
-                             f"of {allowed}", provider, limit=name, used=used,
-                             allowed=allowed), limit=name)
+        resp = refuse(
+            _error(
+                429,
+                "usage_limit",
+                f"usage limit reached: {name} used {used} of {allowed}",
+                provider,
+                limit=name,
+                used=used,
+                allowed=allowed,
+            ),
+            limit=name,
+        )
         if name not in st.reported:
             st.reported.add(name)
             st.send("limit.reached", {"limit": name, "used": used, "allowed": allowed})
@@ -132,6 +157,7 @@ async def handle(gw: Gateway, request: web.Request, provider: str) -> web.Stream
         headers.setdefault("anthropic-version", "2023-06-01")
     st.usage.calls += 1  # reserved now so concurrent calls cannot pass the calls limit
     tools: list[str] = []
+
     def on_tool(name: str) -> None:
         tools.append(name)
         st.send("model.tool_call", {"name": name})
@@ -149,13 +175,16 @@ async def handle(gw: Gateway, request: web.Request, provider: str) -> web.Stream
         return refuse(_error(502, "upstream_unreachable", detail, provider))
     try:
         if up.status in (401, 403):
-            st.send("infra.error", {"source": "gateway", "detail":
-                    f"upstream {url} refused the host's {provider} key (HTTP {up.status})"})
+            st.send(
+                "infra.error",
+                {"source": "gateway", "detail": f"upstream {url} refused the host's {provider} key (HTTP {up.status})"},
+            )
         ctype = up.headers.get("Content-Type", "")
         out_headers = {k: v for k, v in up.headers.items() if k.lower() not in _DROP_RESP}
         if ctype.startswith("text/event-stream"):
-            return await _relay_stream(gw, st, request, up, out_headers, provider, meter,
-                                       hide_usage, t0, raw, meta, tools)
+            return await _relay_stream(
+                gw, st, request, up, out_headers, provider, meter, hide_usage, t0, raw, meta, tools
+            )
         data = await up.read()
         obj = parse_data(data.decode("utf-8", "replace"))
         (meter.openai_body if provider == "openai" else meter.anthropic_body)(obj)
@@ -170,21 +199,46 @@ async def handle(gw: Gateway, request: web.Request, provider: str) -> web.Stream
         await up_cm.__aexit__(None, None, None)
 
 
-def _finish(gw: Gateway, st: AttemptState, status: int, t0: float, meter: Meter,
-            stream: bool, raw: bytes, response: bytes, response_len: int | None,
-            meta: dict, **extra: object) -> None:
+def _finish(
+    gw: Gateway,
+    st: AttemptState,
+    status: int,
+    t0: float,
+    meter: Meter,
+    stream: bool,
+    raw: bytes,
+    response: bytes,
+    response_len: int | None,
+    meta: dict,
+    **extra: object,
+) -> None:
     ev = _call_event(gw, st, status, t0, meter, stream, **extra)
     st.send("model.call", ev)
     _report_limits(st)
-    meta.update(status=status, latency_ms=ev["latency_ms"], stream=stream,
-                input_tokens=ev["input_tokens"], output_tokens=ev["output_tokens"])
+    meta.update(
+        status=status,
+        latency_ms=ev["latency_ms"],
+        stream=stream,
+        input_tokens=ev["input_tokens"],
+        output_tokens=ev["output_tokens"],
+    )
     gw.transcript(st, meta, raw, response, response_len)
 
 
-async def _relay_stream(gw: Gateway, st: AttemptState, request: web.Request,
-                        up: aiohttp.ClientResponse, headers: dict, provider: str,
-                        meter: Meter, hide_usage: bool, t0: float, raw: bytes, meta: dict,
-                        tools: list[str]) -> web.StreamResponse:
+async def _relay_stream(
+    gw: Gateway,
+    st: AttemptState,
+    request: web.Request,
+    up: aiohttp.ClientResponse,
+    headers: dict,
+    provider: str,
+    meter: Meter,
+    hide_usage: bool,
+    t0: float,
+    raw: bytes,
+    meta: dict,
+    tools: list[str],
+) -> web.StreamResponse:
     resp = web.StreamResponse(status=up.status, headers=headers)
     await resp.prepare(request)
     split = SSESplitter()
@@ -198,7 +252,7 @@ async def _relay_stream(gw: Gateway, st: AttemptState, request: web.Request,
         async for chunk in up.content.iter_any():
             total += len(chunk)
             if len(kept) <= CALL_CAP:
-                kept += chunk[:CALL_CAP + 1 - len(kept)]
+                kept += chunk[: CALL_CAP + 1 - len(kept)]
             out = []
             for ev_raw, data in split.feed(chunk):
                 if not any(k in ev_raw for k in keys):
@@ -206,8 +260,7 @@ async def _relay_stream(gw: Gateway, st: AttemptState, request: web.Request,
                     continue
                 obj = parse_data(data)
                 on_event(obj)
-                if (hide_usage and isinstance(obj, dict) and obj.get("usage")
-                        and not obj.get("choices")):
+                if hide_usage and isinstance(obj, dict) and obj.get("usage") and not obj.get("choices"):
                     continue  # the usage chunk only the gateway asked for
                 out.append(ev_raw)
             if out and not client_gone:
@@ -222,8 +275,7 @@ async def _relay_stream(gw: Gateway, st: AttemptState, request: web.Request,
             await resp.write(b"".join(r for r, _ in rest))
         status = up.status
     except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-        st.send("infra.error", {"source": "gateway", "detail":
-                f"upstream stream broke: {type(exc).__name__}: {exc}"})
+        st.send("infra.error", {"source": "gateway", "detail": f"upstream stream broke: {type(exc).__name__}: {exc}"})
         status, extra = 502, {"incomplete": True}
     except (ConnectionError, aiohttp.ClientConnectionResetError):
         client_gone = True

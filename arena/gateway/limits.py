@@ -7,6 +7,7 @@
 A limit is *reached* when what was used is at least what is allowed; the gateway then
 refuses the next call with HTTP 429 (a call already under way is never cut short).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
@@ -29,12 +30,10 @@ class UsageLimits:
         if mapping is None:
             return cls()
         if not isinstance(mapping, Mapping):
-            raise UsageError(f"{where}: expected a mapping of {', '.join(LIMIT_KEYS)}, "
-                             f"got {type(mapping).__name__}")
+            raise UsageError(f"{where}: expected a mapping of {', '.join(LIMIT_KEYS)}, got {type(mapping).__name__}")
         unknown = sorted(str(k) for k in mapping if k not in LIMIT_KEYS)
         if unknown:
-            raise UsageError(f"{where}: unknown key {unknown[0]!r} "
-                             f"(expected {', '.join(LIMIT_KEYS)})")
+            raise UsageError(f"{where}: unknown key {unknown[0]!r} (expected {', '.join(LIMIT_KEYS)})")
         out: dict[str, Any] = {}
         for key in ("tokens", "calls"):
             v = mapping.get(key)
@@ -46,15 +45,13 @@ class UsageLimits:
         v = mapping.get("cost_usd")
         if v is not None:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or v != v:
-                raise UsageError(f"{where}.cost_usd: expected a number of US dollars >= 0, "
-                                 f"got {v!r}")
+                raise UsageError(f"{where}.cost_usd: expected a number of US dollars >= 0, got {v!r}")
             out["cost_usd"] = float(v)
         return cls(**out)
 
     def items(self) -> list[tuple[str, float]]:
         """The limits that are set, as ``(name, allowed)``."""
-        return [(f.name, getattr(self, f.name)) for f in fields(self)
-                if getattr(self, f.name) is not None]
+        return [(f.name, getattr(self, f.name)) for f in fields(self) if getattr(self, f.name) is not None]
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.items()}
@@ -64,6 +61,7 @@ class UsageLimits:
 class Usage:
     """What one attempt has used so far. ``cost_usd`` is None when the model has no price
     (never a made-up one). ``calls`` counts calls forwarded upstream, not refused ones."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     calls: int = 0
@@ -90,5 +88,10 @@ class Usage:
 
     def as_dict(self) -> dict[str, Any]:
         """The ``"usage"`` of ``show --json`` and the scorecard."""
-        return {"tokens": self.tokens, "calls": self.calls, "cost_usd": self.cost_usd,
-                "input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+        return {
+            "tokens": self.tokens,
+            "calls": self.calls,
+            "cost_usd": self.cost_usd,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+        }

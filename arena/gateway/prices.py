@@ -12,6 +12,7 @@ override them in a YAML file named by ``GAUNTLET_PRICES``, else
 A model is matched by its exact ``provider/model`` name. A model that is in neither table
 has no cost (None), never a guessed one.
 """
+
 from __future__ import annotations
 
 import os
@@ -87,22 +88,18 @@ def read_prices(path: Path) -> dict[str, Price]:
     if doc is None:
         return {}
     if not isinstance(doc, dict):
-        raise UsageError(f"{path}: expected a mapping of provider/model to "
-                         "{input: USD, output: USD}")
+        raise UsageError(f"{path}: expected a mapping of provider/model to {{input: USD, output: USD}}")
     out: dict[str, Price] = {}
     for model, entry in doc.items():
         if not isinstance(model, str) or "/" not in model:
-            raise UsageError(f"{path}: key {model!r}: expected provider/model, "
-                             "e.g. openai/gpt-4.1-mini")
+            raise UsageError(f"{path}: key {model!r}: expected provider/model, e.g. openai/gpt-4.1-mini")
         if not isinstance(entry, dict) or set(entry) != {"input", "output"}:
-            raise UsageError(f"{path}: {model}: expected {{input: USD, output: USD}} "
-                             "per million tokens")
+            raise UsageError(f"{path}: {model}: expected {{input: USD, output: USD}} per million tokens")
         vals = []
         for side in ("input", "output"):
             v = entry[side]
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
-                raise UsageError(f"{path}: {model}.{side}: expected a number >= 0 "
-                                 f"(USD per 1M tokens), got {v!r}")
+                raise UsageError(f"{path}: {model}.{side}: expected a number >= 0 (USD per 1M tokens), got {v!r}")
             vals.append(float(v))
         out[model] = Price(*vals)
     return out

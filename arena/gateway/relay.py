@@ -14,6 +14,7 @@ With an agent argv the relay binds and listens first, forks itself into the back
 agent in its own process: the agent's first connection can never be refused. ``--port 0``
 (foreground only) picks a free port; the relay prints ``READY <port>`` once listening.
 """
+
 import argparse
 import asyncio
 import json
@@ -27,9 +28,10 @@ CHUNK = 64 * 1024
 
 def _bad_gateway(detail):
     body = json.dumps({"error": {"type": "relay_error", "message": detail}}).encode()
-    return (b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/json\r\n"
-            b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n"
-            + body)
+    return (
+        b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/json\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body
+    )
 
 
 async def _pump(reader, writer):
@@ -71,8 +73,7 @@ async def _serve_one(path, c_reader, c_writer):
 
 
 async def _main(lsock, path, watch_parent=None):
-    server = await asyncio.start_server(lambda r, w: _serve_one(path, r, w), sock=lsock,
-                                        limit=CHUNK)
+    server = await asyncio.start_server(lambda r, w: _serve_one(path, r, w), sock=lsock, limit=CHUNK)
     async with server:
         if watch_parent is None:
             await server.serve_forever()
@@ -91,6 +92,7 @@ def listen(port, host="127.0.0.1"):
 def _set_pdeathsig():
     try:
         import ctypes
+
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except Exception:  # noqa: BLE001 — the ppid poll still ends us
         pass
@@ -117,7 +119,7 @@ def main(argv=None):
     agent = []
     if "--" in argv:
         i = argv.index("--")
-        argv, agent = argv[:i], argv[i + 1:]
+        argv, agent = argv[:i], argv[i + 1 :]
     ap = argparse.ArgumentParser(prog="relay.py", description=__doc__.splitlines()[1])
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--unix", required=True, help="the gateway's unix socket")

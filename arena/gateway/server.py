@@ -10,6 +10,7 @@ host's environment names, with the host's key in place of the token. The host's 
 only in this process's memory: never in the socket directory, the sandbox's environment
 or any file.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -63,15 +64,20 @@ class Grant:
 
 
 def _client_env(base: str, token: str) -> dict[str, str]:
-    return {"OPENAI_BASE_URL": f"{base}/v1", "OPENAI_API_KEY": token,
-            "ANTHROPIC_BASE_URL": base, "ANTHROPIC_API_KEY": token}
+    return {
+        "OPENAI_BASE_URL": f"{base}/v1",
+        "OPENAI_API_KEY": token,
+        "ANTHROPIC_BASE_URL": base,
+        "ANTHROPIC_API_KEY": token,
+    }
 
 
 def split_model(model: str, where: str = "model") -> tuple[str, str]:
     provider, _, name = model.partition("/")
     if provider not in PROVIDERS or not name:
-        raise UsageError(f"{where}: expected <provider>/<model> with provider one of "
-                         f"{', '.join(PROVIDERS)}, got {model!r}")
+        raise UsageError(
+            f"{where}: expected <provider>/<model> with provider one of {', '.join(PROVIDERS)}, got {model!r}"
+        )
     return provider, name
 
 
@@ -101,9 +107,15 @@ class AttemptState:
 
 
 class Gateway:
-    def __init__(self, *, root: Path, env: Mapping[str, str] = os.environ,
-                 prices: PriceTable | None = None, transcript_dir: Path | None = None,
-                 now: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        root: Path,
+        env: Mapping[str, str] = os.environ,
+        prices: PriceTable | None = None,
+        transcript_dir: Path | None = None,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.root = Path(root)
         self.env = env
         self.prices = prices if prices is not None else PriceTable.load(env)
@@ -124,8 +136,7 @@ class Gateway:
 
         self.root.mkdir(parents=True, exist_ok=True)
         app = web.Application(client_max_size=64 << 20)
-        app.router.add_post("/v1/chat/completions", partial(forward.handle, self,
-                                                             provider="openai"))
+        app.router.add_post("/v1/chat/completions", partial(forward.handle, self, provider="openai"))
         app.router.add_post("/v1/messages", partial(forward.handle, self, provider="anthropic"))
         app.router.add_get("/v1/models", partial(forward.models, self))
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
@@ -135,7 +146,8 @@ class Gateway:
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]  # started above: a server
         self.session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=256),
-            timeout=aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=600))
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=600),
+        )
 
     async def aclose(self) -> None:
         for st in list(self._by_token.values()):
@@ -155,8 +167,7 @@ class Gateway:
         return f"http://127.0.0.1:{self.port}"
 
     # -- attempts ------------------------------------------------------------------------
-    def register(self, attempt: str, *, model: str, limits: UsageLimits,
-                 emit: Emit) -> Grant:
+    def register(self, attempt: str, *, model: str, limits: UsageLimits, emit: Emit) -> Grant:
         """Open ``attempt``'s socket (listening when this returns) and give its grant.
         Raises UsageError for a bad model, or a cost limit on a model with no price."""
         if self._runner is None:
@@ -166,15 +177,18 @@ class Gateway:
             raise ValueError(f"attempt {attempt!r} is already registered with the gateway")
         provider, name = split_model(model)
         if limits.cost_usd is not None and self.prices.get(model) is None:
-            raise UsageError(f"limits.cost_usd: model {model} has no price, so its cost "
-                             "cannot be limited; add it to a prices file (GAUNTLET_PRICES) "
-                             "or drop the cost limit")
+            raise UsageError(
+                f"limits.cost_usd: model {model} has no price, so its cost "
+                "cannot be limited; add it to a prices file (GAUNTLET_PRICES) "
+                "or drop the cost limit"
+            )
         safe = re.sub(r"[^A-Za-z0-9._-]", "_", attempt)[:40] or "_"
         sdir = self.root / f"{safe}-{secrets.token_hex(4)}"
         path = sdir / SOCKET_NAME
         if len(os.fsencode(path)) > 107:
-            raise UsageError(f"gateway root {self.root} is too long for a unix socket path "
-                             f"({path}); use a shorter directory")
+            raise UsageError(
+                f"gateway root {self.root} is too long for a unix socket path ({path}); use a shorter directory"
+            )
         sdir.mkdir(mode=0o755)
         os.chmod(sdir, 0o755)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -245,12 +259,14 @@ class Gateway:
             st = None  # a socket serves only its own attempt
         return st, on_sock
 
-    def transcript(self, st: AttemptState, meta: dict, request: bytes, response: bytes,
-                   response_len: int | None = None) -> None:
+    def transcript(
+        self, st: AttemptState, meta: dict, request: bytes, response: bytes, response_len: int | None = None
+    ) -> None:
         if st.writer is None:
             return
         fut = asyncio.get_running_loop().run_in_executor(
-            self._tx, st.writer.record, meta, request, response, response_len)
+            self._tx, st.writer.record, meta, request, response, response_len
+        )
         st.writes = [f for f in st.writes if not f.done()] + [fut]
 
     def upstream(self, provider: str) -> tuple[str, dict[str, str]]:
@@ -258,8 +274,7 @@ class Gateway:
         if provider == "openai":
             base = self.env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
             key = self.env.get("OPENAI_API_KEY")
-            return base.rstrip("/") + "/chat/completions", (
-                {"Authorization": f"Bearer {key}"} if key else {})
+            return base.rstrip("/") + "/chat/completions", ({"Authorization": f"Bearer {key}"} if key else {})
         base = self.env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
         key = self.env.get("ANTHROPIC_API_KEY")
         return base.rstrip("/") + "/v1/messages", ({"x-api-key": key} if key else {})

@@ -8,6 +8,7 @@ answer. A side larger than ``CALL_CAP`` is kept as ``{"truncated": true, "bytes"
 "head": "..."}``; once ``ATTEMPT_CAP`` bytes of bodies are written for an attempt, later
 calls keep only their metadata (``"omitted": "attempt cap"``).
 """
+
 from __future__ import annotations
 
 import gzip
@@ -43,19 +44,18 @@ class TranscriptWriter:
     """Appends one attempt's calls. Not thread-safe: the gateway writes each attempt's
     records from one single-thread executor, in order."""
 
-    def __init__(self, directory: Path, attempt: str, *, call_cap: int = CALL_CAP,
-                 attempt_cap: int = ATTEMPT_CAP) -> None:
+    def __init__(
+        self, directory: Path, attempt: str, *, call_cap: int = CALL_CAP, attempt_cap: int = ATTEMPT_CAP
+    ) -> None:
         self.path = transcript_path(directory, attempt)
         self.call_cap, self.attempt_cap = call_cap, attempt_cap
         self.written = 0
         self.seq = 0
 
-    def record(self, meta: dict[str, Any], request: bytes, response: bytes,
-               response_len: int | None = None) -> None:
+    def record(self, meta: dict[str, Any], request: bytes, response: bytes, response_len: int | None = None) -> None:
         self.seq += 1
         rec: dict[str, Any] = {"seq": self.seq, **meta}
-        if self.written + min(len(request), self.call_cap) + min(len(response),
-                                                                 self.call_cap) > self.attempt_cap:
+        if self.written + min(len(request), self.call_cap) + min(len(response), self.call_cap) > self.attempt_cap:
             rec["omitted"] = "attempt cap"
             rec["request_bytes"] = len(request)
             rec["response_bytes"] = len(response) if response_len is None else response_len

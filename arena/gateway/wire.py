@@ -8,6 +8,7 @@ Anthropic Messages: ``usage.input_tokens`` (+ cache tokens) / ``output_tokens``;
 calls are ``tool_use`` content blocks; streamed, ``message_start`` carries the input usage,
 ``message_delta`` the cumulative output usage, ``content_block_start`` each block.
 """
+
 from __future__ import annotations
 
 import json
@@ -75,10 +76,10 @@ class Meter:
     def anthropic_usage(self, usage: object) -> None:
         if not isinstance(usage, dict):
             return
-        if any(k in usage for k in ("input_tokens", "cache_creation_input_tokens",
-                                    "cache_read_input_tokens")):
-            n = sum(_int(usage.get(k)) for k in ("input_tokens", "cache_creation_input_tokens",
-                                                  "cache_read_input_tokens"))
+        if any(k in usage for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")):
+            n = sum(
+                _int(usage.get(k)) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+            )
             self.input = max(self.input or 0, n)
         if "output_tokens" in usage:
             self.output = max(self.output or 0, _int(usage.get("output_tokens")))
@@ -121,7 +122,7 @@ class SSESplitter:
             nl = self.buf.find(b"\n", start)
             if nl < 0:
                 break
-            line = self.buf[start:nl + 1]
+            line = self.buf[start : nl + 1]
             start = nl + 1
             self.lines.append(line)
             if line in (b"\n", b"\r\n"):

@@ -8,6 +8,7 @@ author wrote). Any other command (another language's runner) runs as written und
 ``sh -c``: the judge then relies on the sandbox, the JUnit report and the expected
 ids alone.
 """
+
 from __future__ import annotations
 
 import re
@@ -22,10 +23,12 @@ PROGRESS = f"{OUT_DIR}/progress.jsonl"
 COVERAGE = f"{OUT_DIR}/coverage.json"
 
 FORCED_PYTEST_OPTIONS = [
-    "-c", f"{CONFIG_DIR}/pytest.ini",
+    "-c",
+    f"{CONFIG_DIR}/pytest.ini",
     f"--rootdir={TESTS_ROOT}",
     f"--confcutdir={TESTS_ROOT}",
-    "-p", "no:cacheprovider",
+    "-p",
+    "no:cacheprovider",
 ]
 BOOTSTRAP = ["python3", "-I", "-B", f"{CONFIG_DIR}/run.py"]
 # First argument after the bootstrap: trace coverage in this run (the untimed coverage
@@ -47,15 +50,16 @@ def _pytest_args(parts: list[str]) -> list[str] | None:
         while i < len(parts) and parts[i].startswith("-") and parts[i] != "-m":
             i += 1
         if i + 1 < len(parts) and parts[i] == "-m" and parts[i + 1] == "pytest":
-            return parts[i + 2:]
+            return parts[i + 2 :]
     return None
 
 
 ISOLATION_OPTIONS = ["-p", "gauntlet_isolation"]
 
 
-def build_argv(command: str, tests: list[str], report: str = REPORT, *,
-               coverage: bool = False, isolated: bool = False) -> tuple[list[str], bool]:
+def build_argv(
+    command: str, tests: list[str], report: str = REPORT, *, coverage: bool = False, isolated: bool = False
+) -> tuple[list[str], bool]:
     """(argv, is_pytest). ``{tests}`` expands to the test directories, ``{report}`` to the report path.
     ``coverage``: the coverage pass (a pytest command only: the bootstrap traces it).
     ``isolated``: a pytest run loads the isolation plugin (the submission in its own process)."""

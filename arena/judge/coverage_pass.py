@@ -12,6 +12,7 @@ error, no timeout, a build that did not fail. Its own budget is
 ``min(BUDGET_FACTOR × judge.timeout, BUDGET_BASE_S + BUDGET_FACTOR × the timed run's
 duration)``; when it overruns, the result has no coverage and a notice says why.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,14 +30,19 @@ NOTICE_OVERRUN = "Coverage not measured: the traced run overran its budget of {b
 
 def wanted(spec, result: JudgeResult) -> bool:
     """Whether the timed run earns a coverage pass."""
-    return (not spec.coverage and getattr(spec, "wants_coverage", True) and result.infra_error is None and not result.timed_out
-            and result.build.status != "failure" and bool(result.tests)
-            and cmd.build_argv(spec.command, [])[1])
+    return (
+        not spec.coverage
+        and getattr(spec, "wants_coverage", True)
+        and result.infra_error is None
+        and not result.timed_out
+        and result.build.status != "failure"
+        and bool(result.tests)
+        and cmd.build_argv(spec.command, [])[1]
+    )
 
 
 def budget(spec, timed_run_s: float) -> float:
-    return round(min(BUDGET_FACTOR * spec.timeout_s,
-                     BUDGET_BASE_S + BUDGET_FACTOR * max(0.0, timed_run_s)), 3)
+    return round(min(BUDGET_FACTOR * spec.timeout_s, BUDGET_BASE_S + BUDGET_FACTOR * max(0.0, timed_run_s)), 3)
 
 
 async def run(judge, spec, snapshot, expected, result: JudgeResult) -> None:

@@ -9,6 +9,7 @@ matched back to their expected function by phase, suite, file, classes and name
 Ids are ``<suite>/<relpath>::<Class>::<name>`` for phase 1 and
 ``<suite>/phase<n>/<relpath>::...`` for Marathon phase n >= 2.
 """
+
 from __future__ import annotations
 
 import ast
@@ -104,8 +105,11 @@ def _one_decorator_ids(d: ast.Call) -> list[str] | None:
             explicit = ast.literal_eval(ids_kw)
         except (ValueError, SyntaxError):
             return None
-        if isinstance(explicit, (list, tuple)) and len(explicit) == len(values.elts) \
-                and all(isinstance(x, str) for x in explicit):
+        if (
+            isinstance(explicit, (list, tuple))
+            and len(explicit) == len(values.elts)
+            and all(isinstance(x, str) for x in explicit)
+        ):
             return list(explicit)
         return None
     out = []
@@ -135,8 +139,7 @@ def _param_ids(decorators: list[ast.expr]) -> list[str] | None:
     ids = [""]
     count_only = False
     for d in reversed(decorators):  # the decorator nearest the function comes first in the id
-        if not (isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute)
-                and d.func.attr == "parametrize"):
+        if not (isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr == "parametrize"):
             continue
         try:
             new = _one_decorator_ids(d)
@@ -204,8 +207,7 @@ def collect_expected(layout: dict[int, dict[str, list[Path]]]) -> tuple[list[Exp
     for phase, suites in sorted(layout.items()):
         for suite, roots in suites.items():
             for root in roots:
-                files = [root] if root.is_file() else sorted(
-                    p for p in root.rglob("*.py") if is_test_file(p.name))
+                files = [root] if root.is_file() else sorted(p for p in root.rglob("*.py") if is_test_file(p.name))
                 for f in files:
                     rel = f.name if root.is_file() else f.relative_to(root).as_posix()
                     try:
@@ -214,8 +216,9 @@ def collect_expected(layout: dict[int, dict[str, list[Path]]]) -> tuple[list[Exp
                         errors.append(f"judge-side test {f}: unreadable ({e})")
                         continue
                     for classes, func, ids in funcs:
-                        expected.append(Expected(phase, as_suite(suite), rel, classes, func,
-                                                 None if ids is None else tuple(ids)))
+                        expected.append(
+                            Expected(phase, as_suite(suite), rel, classes, func, None if ids is None else tuple(ids))
+                        )
     return expected, errors
 
 
@@ -243,7 +246,7 @@ class Matcher:
     def from_nodeid(self, nodeid: str) -> tuple[Expected, str] | None:
         """``1/static/test_x.py::TestC::test_a[p]`` (relative to the tests root)."""
         if nodeid.startswith(self.tests_root + "/"):
-            nodeid = nodeid[len(self.tests_root) + 1:]
+            nodeid = nodeid[len(self.tests_root) + 1 :]
         parts = nodeid.split("::")
         if len(parts) < 2:
             return None
@@ -266,11 +269,13 @@ class Matcher:
         return None
 
 
-def to_result(e: Expected, name: str, outcome: Outcome, message: str,
-              categories: dict[str, str] | None) -> TestResult:
+def to_result(e: Expected, name: str, outcome: Outcome, message: str, categories: dict[str, str] | None) -> TestResult:
     return TestResult(
         id=test_id(e.phase, e.suite, e.relpath, e.classes, name),
-        name=name, suite=e.suite, phase=e.phase, outcome=outcome,
+        name=name,
+        suite=e.suite,
+        phase=e.phase,
+        outcome=outcome,
         message=message if outcome != "passed" else "",
         category=category_for(name, categories),
     )

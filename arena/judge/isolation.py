@@ -19,6 +19,7 @@
   submission, which also runs as the same uid), and kills every other process of the
   sandbox user (``kill(-1)``) when a suite ends and before the report is written.
 """
+
 from __future__ import annotations
 
 CORE = r'''

@@ -6,6 +6,7 @@ during parsing (no billion-laughs expansion, no external entities), the file siz
 is capped, and messages are capped. Parsing is done with expat directly, with
 handlers that abort on any DOCTYPE or ENTITY declaration whatever the encoding.
 """
+
 from __future__ import annotations
 
 import os
@@ -125,8 +126,15 @@ def parse_junit(data: bytes) -> list[RawCase]:
                 if outcome == "passed" or (outcome == "skipped" and new != "skipped") or new == "error":
                     outcome = new
                     message = child.attrib.get("message") or "".join(child.text)
-        cases.append(RawCase(tc.attrib.get("classname", ""), tc.attrib.get("name", ""),
-                             tc.attrib.get("file"), outcome, cap_message(message)))
+        cases.append(
+            RawCase(
+                tc.attrib.get("classname", ""),
+                tc.attrib.get("name", ""),
+                tc.attrib.get("file"),
+                outcome,
+                cap_message(message),
+            )
+        )
     if not any(n.tag in ("testsuite", "testsuites") for n in root.children):
         raise JUnitError("report has no <testsuite> or <testsuites> root element")
     return cases

@@ -27,6 +27,7 @@ run that tampers with it (ptrace) forges or stalls its own result (the host's ti
 still applies), and the files it writes are read back capped and without following
 links, like the report.
 """
+
 from __future__ import annotations
 
 LAUNCHER = r'''

@@ -4,6 +4,7 @@ Errors: syntax errors. Warnings: unused imports, bare ``except:``, ``import *``,
 mutable default arguments. Runs on the host over the stored snapshot: it parses,
 never imports, so submission code does not run here.
 """
+
 from __future__ import annotations
 
 import ast

@@ -12,6 +12,7 @@ one request and waits for the status; the sandbox is closed after the verdict an
 never reused. Bounded: one prepared per key, at most ``max_keys`` keys; only keys the
 caller warmed (``warm``) are refilled after a run.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -63,8 +64,7 @@ class Prepared:
         timed_out = not ended
         if ended and rc is None:  # the launcher died: its exec ends with its tree
             try:
-                res = await asyncio.wait_for(asyncio.shield(task),
-                                             max(0.05, t0 + timeout - time.monotonic()))
+                res = await asyncio.wait_for(asyncio.shield(task), max(0.05, t0 + timeout - time.monotonic()))
                 rc = res.exit_code
             except asyncio.TimeoutError:
                 timed_out = True
@@ -75,8 +75,14 @@ class Prepared:
             await asyncio.gather(task, return_exceptions=True)
             rc = None
         stdout, stderr, truncated = proto.outputs(self.out, cap)
-        return ExecResult(exit_code=rc, stdout=stdout, stderr=stderr, timed_out=timed_out,
-                          truncated=truncated, duration_s=time.monotonic() - t0)
+        return ExecResult(
+            exit_code=rc,
+            stdout=stdout,
+            stderr=stderr,
+            timed_out=timed_out,
+            truncated=truncated,
+            duration_s=time.monotonic() - t0,
+        )
 
     async def close(self) -> None:
         try:
@@ -103,14 +109,17 @@ async def prepare(backend, spec, root: Path, wait: bool) -> Prepared:
         jdir, p.tests_args = judge_dir(spec.test_dirs, run_dir / "judge")
         run_dir.chmod(0o755)
         sandbox: LocalSandbox = await backend.create(
-            p.ws, spec.limits, image=spec.image, workspace_readonly=True,
-            mounts=[Mount(jdir, cmd.JUDGE_ROOT, readonly=True), Mount(p.out, cmd.OUT_DIR, readonly=False)])
+            p.ws,
+            spec.limits,
+            image=spec.image,
+            workspace_readonly=True,
+            mounts=[Mount(jdir, cmd.JUDGE_ROOT, readonly=True), Mount(p.out, cmd.OUT_DIR, readonly=False)],
+        )
         p.sandbox = sandbox
         # after create: each local sandbox runs as a uid of its own (arena/sandbox/quota.py)
         proto.make_fifos(p.out, sandbox.uid if getattr(backend, "privileged", False) else None)
         env = {**cmd.judge_env(), "GAUNTLET_JUDGE_REQUEST": f"{cmd.OUT_DIR}/{proto.REQUEST}"}
-        p.task = asyncio.ensure_future(sandbox.exec(list(cmd.BOOTSTRAP), env=env, timeout=IDLE_MAX_S,
-                                                      as_pid_1=True))
+        p.task = asyncio.ensure_future(sandbox.exec(list(cmd.BOOTSTRAP), env=env, timeout=IDLE_MAX_S, as_pid_1=True))
         if wait:
             await asyncio.to_thread(proto.wait_ready, p.out, p.alive, f"local sandbox {sandbox.id}")
     except BaseException:

@@ -10,6 +10,7 @@ submission and is then removed — in the background: ``close_later`` returns at
 ``drain()``/``aclose()`` wait for every close; a close still pending at exit is done by
 the sandbox registry (atexit/SIGTERM), and a crashed arena's by ``cleanup_stale``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -28,9 +29,14 @@ log = logging.getLogger(__name__)
 OUT_MB = 16  # the run's only writable host directory: memory, never the host disk
 # Run once in each new pooled container (trusted, before any submission is there):
 # the first exec in a fresh container otherwise pays for the overlay's cold lookups.
-WARM_ARGV = ["python3", "-I", "-B", "-c",
-             "import pytest, _pytest.junitxml, _pytest.terminal, _pytest.runner, "
-             "_pytest.python\ntry:\n import coverage\nexcept Exception:\n pass"]
+WARM_ARGV = [
+    "python3",
+    "-I",
+    "-B",
+    "-c",
+    "import pytest, _pytest.junitxml, _pytest.terminal, _pytest.runner, "
+    "_pytest.python\ntry:\n import coverage\nexcept Exception:\n pass",
+]
 
 
 class Closeable(Protocol):
@@ -40,8 +46,7 @@ class Closeable(Protocol):
 
 
 class JudgePools:
-    def __init__(self, backend, size: int, max_pools: int = 4, warm: bool = True,
-                 launcher: bool = True):
+    def __init__(self, backend, size: int, max_pools: int = 4, warm: bool = True, launcher: bool = True):
         self.backend, self.size, self.max_pools, self.warm = backend, size, max_pools, warm
         self.launcher = launcher
         self.pools: OrderedDict[tuple, Closeable] = OrderedDict()
@@ -66,11 +71,19 @@ class JudgePools:
             self.pools.move_to_end(key)
             return pool
         pool = self.backend.pool(
-            limits, mounts=[Mount(judge_dir, cmd.JUDGE_ROOT, readonly=True)], image=image,
-            workspace_readonly=True, size=self.size, scratch=cmd.OUT_DIR, scratch_mb=OUT_MB,
-            warm=WARM_ARGV if key[3] else None, warm_env=cmd.judge_env(),
-            launcher=(list(cmd.BOOTSTRAP), {**cmd.judge_env(), "GAUNTLET_JUDGE_REQUEST":
-                                            f"{cmd.OUT_DIR}/.request"}) if launch else None)
+            limits,
+            mounts=[Mount(judge_dir, cmd.JUDGE_ROOT, readonly=True)],
+            image=image,
+            workspace_readonly=True,
+            size=self.size,
+            scratch=cmd.OUT_DIR,
+            scratch_mb=OUT_MB,
+            warm=WARM_ARGV if key[3] else None,
+            warm_env=cmd.judge_env(),
+            launcher=(list(cmd.BOOTSTRAP), {**cmd.judge_env(), "GAUNTLET_JUDGE_REQUEST": f"{cmd.OUT_DIR}/.request"})
+            if launch
+            else None,
+        )
         self.pools[key] = pool
         while len(self.pools) > self.max_pools:
             _, old = self.pools.popitem(last=False)

@@ -7,6 +7,7 @@ process exists; it resolves in the process of the test that uses it. ``RemoteMod
 what ``import sorter`` gives. The import hook only answers for names of the workspace's
 top-level modules and packages; the submission is never imported here.
 """
+
 from __future__ import annotations
 
 from arena.judge.isolation import CORE

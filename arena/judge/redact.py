@@ -16,6 +16,7 @@ hex, each possibly compressed (zlib, gzip, bz2, lzma), nested up to three levels
 text reversed or rot13'd. Hidden names that appear alone are replaced by
 ``<a hidden test>`` (the rest of the field is kept).
 """
+
 from __future__ import annotations
 
 import base64
@@ -46,25 +47,35 @@ _MAX_DECODED = 4 << 20
 def _decoders():
     def b64(s: bytes) -> bytes:
         s = s.rstrip(b"=").replace(b"-", b"+").replace(b"_", b"/")
-        return base64.b64decode(s[:len(s) - len(s) % 4], validate=True)
+        return base64.b64decode(s[: len(s) - len(s) % 4], validate=True)
 
-    return [b64, lambda s: base64.b32decode(s + b"=" * (-len(s) % 8)), base64.b85decode,
-            base64.a85decode, lambda s: binascii.unhexlify(s)]
+    return [
+        b64,
+        lambda s: base64.b32decode(s + b"=" * (-len(s) % 8)),
+        base64.b85decode,
+        base64.a85decode,
+        lambda s: binascii.unhexlify(s),
+    ]
 
 
 def _partial(make):
     """Decompress as much as a (possibly cut) stream holds: messages are capped."""
+
     def run(data: bytes) -> bytes:
-        return make().decompress(data, _MAX_DECODED) if make is not bz2.BZ2Decompressor else \
-            make().decompress(data)
+        return make().decompress(data, _MAX_DECODED) if make is not bz2.BZ2Decompressor else make().decompress(data)
+
     return run
 
 
 def _decompress(data: bytes) -> list[bytes]:
     out = []
-    for f in (_partial(zlib.decompressobj), _partial(lambda: zlib.decompressobj(-15)),
-              _partial(lambda: zlib.decompressobj(31)), _partial(lzma.LZMADecompressor),
-              _partial(bz2.BZ2Decompressor)):
+    for f in (
+        _partial(zlib.decompressobj),
+        _partial(lambda: zlib.decompressobj(-15)),
+        _partial(lambda: zlib.decompressobj(31)),
+        _partial(lzma.LZMADecompressor),
+        _partial(bz2.BZ2Decompressor),
+    ):
         try:
             got = f(data)
         except Exception:  # noqa: BLE001 — not this format
@@ -79,9 +90,11 @@ class Redactor:
         self.suspicious = False  # judge text arrived encoded, reversed or rot13'd
         self.lines = lines
         self.hidden_names = hidden_names
-        self._names_re = (re.compile(r"\b(" + "|".join(map(re.escape, sorted(hidden_names, key=len,
-                                                                                  reverse=True))) + r")\b")
-                          if hidden_names else None)
+        self._names_re = (
+            re.compile(r"\b(" + "|".join(map(re.escape, sorted(hidden_names, key=len, reverse=True))) + r")\b")
+            if hidden_names
+            else None
+        )
 
     @classmethod
     def from_files(cls, static: list[Path], hidden: list[Path], workspace_texts: list[str]) -> "Redactor":
@@ -206,10 +219,14 @@ def redact_result(result: JudgeResult, redactor: Redactor) -> list[str]:
         # judge protecting its tests, not the agent's doing: an info finding (0 points).
         # Judge text encoded, reversed or rot13'd on its way out is exfiltration: an error.
         how = "encoded" if redactor.suspicious else "quoted"
-        result.integrity.append(Finding(
-            severity="error" if redactor.suspicious else "info", check="judge.leak_redacted",
-            detail=f"{len(hit)} feedback field(s) {how} judge-side test text and were withheld "
-                   f"or rewritten ({', '.join(first[:5])}{' ...' if len(first) > 5 else ''})"))
+        result.integrity.append(
+            Finding(
+                severity="error" if redactor.suspicious else "info",
+                check="judge.leak_redacted",
+                detail=f"{len(hit)} feedback field(s) {how} judge-side test text and were withheld "
+                f"or rewritten ({', '.join(first[:5])}{' ...' if len(first) > 5 else ''})",
+            )
+        )
     return hit
 
 
@@ -221,8 +238,16 @@ def code_rows(text: str) -> set[int] | None:
     number or punctuation); rows made only of literals are test data. None when the text does
     not tokenize."""
     rows: set[int] = set()
-    skip = {tokenize.STRING, tokenize.NUMBER, tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER,
-            tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT}
+    skip = {
+        tokenize.STRING,
+        tokenize.NUMBER,
+        tokenize.NEWLINE,
+        tokenize.NL,
+        tokenize.ENDMARKER,
+        tokenize.INDENT,
+        tokenize.DEDENT,
+        tokenize.COMMENT,
+    }
     try:
         for t in tokenize.generate_tokens(io.StringIO(text).readline):
             if t.type in skip or (t.type == tokenize.OP and t.string in _NEUTRAL):

@@ -12,6 +12,7 @@ on the host as root, where the report and the progress log are written; read bac
 without following links). Local: a private run directory holds all three and goes
 with the sandbox. Docker: pre-started sandboxes from ``pools`` (see there).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -79,17 +80,27 @@ class JudgeSpec:
         m = challenge.manifest
         sb = m.sandbox
         timeout = float(getattr(m.judge, "timeout_s", m.judge.timeout))
-        limits = Limits(cpus=float(sb.cpus), memory_mb=int(sb.memory_mb), pids=int(sb.pids),
-                        wall_s=timeout, network=False, runtime=getattr(sb, "runtime", None))
+        limits = Limits(
+            cpus=float(sb.cpus),
+            memory_mb=int(sb.memory_mb),
+            pids=int(sb.pids),
+            wall_s=timeout,
+            network=False,
+            runtime=getattr(sb, "runtime", None),
+        )
         return cls(
             wants_coverage=_discloses_coverage(getattr(m, "format", "")),
-            command=m.judge.command, timeout_s=timeout, categories=dict(m.judge.categories or {}),
-            image=sb.image, limits=limits,
+            command=m.judge.command,
+            timeout_s=timeout,
+            categories=dict(m.judge.categories or {}),
+            image=sb.image,
+            limits=limits,
             deliverables=[(d.name, d.kind) for d in (m.deliverables or [])],
             starter=getattr(challenge, "starter_dir", None),
             test_dirs={p: challenge.test_dirs(p) for p in phases},
             deliverable_specs=list(m.deliverables or []),
-            quality=getattr(m.judge, "quality", None), security=getattr(m.judge, "security", None),
+            quality=getattr(m.judge, "quality", None),
+            security=getattr(m.judge, "security", None),
             isolation=str(getattr(m.judge, "isolation", "process") or "process"),
         )
 
@@ -104,22 +115,34 @@ class Judge:
     0 = a cold container per run) and the used container is removed after the verdict is
     returned (``drain()`` waits for those closes, ``aclose()`` also empties the pools)."""
 
-    def __init__(self, backend, pool_size: int = 2, *, work_root: Path | None = None,
-                 exec_grace_s: float = 30.0, prestart: int | None = None, max_pools: int = 4,
-                 warm: bool = True, launcher: bool = True):
+    def __init__(
+        self,
+        backend,
+        pool_size: int = 2,
+        *,
+        work_root: Path | None = None,
+        exec_grace_s: float = 30.0,
+        prestart: int | None = None,
+        max_pools: int = 4,
+        warm: bool = True,
+        launcher: bool = True,
+    ):
         self.backend = backend
         self.pool_size = pool_size
         self._sem = asyncio.Semaphore(pool_size)
         self.work_root = Path(work_root) if work_root else None
         self.exec_grace_s = exec_grace_s
         self.pooled = getattr(backend, "name", None) == "docker" and hasattr(backend, "pool")
-        self.pools = JudgePools(backend, pool_size if prestart is None else prestart,
-                                max_pools=max_pools, warm=warm, launcher=launcher)
+        self.pools = JudgePools(
+            backend, pool_size if prestart is None else prestart, max_pools=max_pools, warm=warm, launcher=launcher
+        )
         self.last_phases: dict[str, float] = {}  # seconds per phase of the last run (profiling)
         # Local pytest runs: sandboxes prepared with a waiting launcher (local_pool.py).
-        self.local = (LocalPools(backend, self.work_root, max_keys=max_pools)
-                      if getattr(backend, "name", None) == "local" and launcher and prestart != 0
-                      else None)
+        self.local = (
+            LocalPools(backend, self.work_root, max_keys=max_pools)
+            if getattr(backend, "name", None) == "local" and launcher and prestart != 0
+            else None
+        )
 
     async def warm(self, challenge, phases: list[int] | None = None) -> None:
         """Fill the pool for this challenge + phases now (Docker), or prepare a local
@@ -146,8 +169,9 @@ class Judge:
             await self.local.aclose()
         await self.pools.aclose()
 
-    async def run(self, challenge, snapshot: Snapshot, *, submission: int,
-                  phases: list[int] | None = None) -> JudgeResult:
+    async def run(
+        self, challenge, snapshot: Snapshot, *, submission: int, phases: list[int] | None = None
+    ) -> JudgeResult:
         phases = sorted(set(phases or [1]))
         t0 = time.monotonic()
         self.last_phases = {}
@@ -158,8 +182,13 @@ class Judge:
             result.infra_error = f"judge: cannot read the challenge: {e}"
             return result
         expected, errors = collect_expected(spec.test_dirs)
-        judge_names = {p.name for suites in spec.test_dirs.values() for roots in suites.values()
-                       for root in roots for p in ([root] if root.is_file() else root.rglob("*.py"))}
+        judge_names = {
+            p.name
+            for suites in spec.test_dirs.values()
+            for roots in suites.values()
+            for root in roots
+            for p in ([root] if root.is_file() else root.rglob("*.py"))
+        }
         if cmd.build_argv(spec.command, [])[1]:
             result.isolation = spec.isolation
         result.integrity = scan(snapshot, starter=spec.starter, judge_test_names=judge_names)
@@ -206,8 +235,8 @@ class Judge:
         """The one exec of a judge run; None (infra_error set) when the sandbox failed.
         A pooled launcher container (already running the bootstrap) gets the pytest
         arguments as its one request instead of an exec."""
-        if getattr(sandbox, "launcher", False) and argv[:len(cmd.BOOTSTRAP)] == cmd.BOOTSTRAP:
-            run = sandbox.launch(argv[len(cmd.BOOTSTRAP):], timeout=spec.timeout_s)
+        if getattr(sandbox, "launcher", False) and argv[: len(cmd.BOOTSTRAP)] == cmd.BOOTSTRAP:
+            run = sandbox.launch(argv[len(cmd.BOOTSTRAP) :], timeout=spec.timeout_s)
         else:
             run = sandbox.exec(argv, timeout=spec.timeout_s, env=cmd.judge_env())
         try:
@@ -223,8 +252,7 @@ class Judge:
         copied in), removed in the background once the verdict is built."""
         t = time.monotonic()
         jdir, tests_args = await asyncio.to_thread(judge_dir, spec.test_dirs, self.pools.cache_root)
-        argv, is_pytest = cmd.build_argv(spec.command, tests_args, coverage=spec.coverage,
-                                 isolated=spec.isolated)
+        argv, is_pytest = cmd.build_argv(spec.command, tests_args, coverage=spec.coverage, isolated=spec.isolated)
         pool = self.pools.pool(spec.image, spec.limits, jdir, is_pytest)
         t = self._mark("layout", t)
         try:
@@ -256,13 +284,13 @@ class Judge:
             return False
         try:
             t = self._mark("sandbox", t)
-            argv, _ = cmd.build_argv(spec.command, prepared.tests_args, coverage=spec.coverage,
-                                     isolated=spec.isolated)
+            argv, _ = cmd.build_argv(spec.command, prepared.tests_args, coverage=spec.coverage, isolated=spec.isolated)
             res = None
             try:
                 res = await asyncio.wait_for(
-                    prepared.run(snapshot, argv[len(cmd.BOOTSTRAP):], spec.timeout_s),
-                    spec.timeout_s + self.exec_grace_s)
+                    prepared.run(snapshot, argv[len(cmd.BOOTSTRAP) :], spec.timeout_s),
+                    spec.timeout_s + self.exec_grace_s,
+                )
             except SandboxError as e:
                 result.infra_error = f"sandbox: {e}"
             except asyncio.TimeoutError:
@@ -296,14 +324,13 @@ class Judge:
             materialize(snapshot, run_dir / "ws")
             jdir, tests_args = judge_dir(spec.test_dirs, run_dir / "judge")
             run_dir.chmod(0o755)
-            argv, is_pytest = cmd.build_argv(spec.command, tests_args, coverage=spec.coverage,
-                                     isolated=spec.isolated)
-            mounts = [Mount(jdir, cmd.JUDGE_ROOT, readonly=True),
-                      Mount(run_dir / "out", cmd.OUT_DIR, readonly=False)]
+            argv, is_pytest = cmd.build_argv(spec.command, tests_args, coverage=spec.coverage, isolated=spec.isolated)
+            mounts = [Mount(jdir, cmd.JUDGE_ROOT, readonly=True), Mount(run_dir / "out", cmd.OUT_DIR, readonly=False)]
             t = self._mark("layout", t)
             try:
-                sandbox = await self.backend.create(run_dir / "ws", spec.limits, mounts=mounts,
-                                                    image=spec.image, workspace_readonly=True)
+                sandbox = await self.backend.create(
+                    run_dir / "ws", spec.limits, mounts=mounts, image=spec.image, workspace_readonly=True
+                )
             except SandboxError as e:
                 result.infra_error = f"sandbox: {e}"
                 return
@@ -336,8 +363,9 @@ class Judge:
                 for c in junit_cases:
                     c.message = scrub_paths(c.message)
         except JUnitError as e:
-            result.integrity.append(Finding(severity="error", check="judge.hostile_report",
-                                            detail=f"JUnit report refused: {e}"))
+            result.integrity.append(
+                Finding(severity="error", check="judge.hostile_report", detail=f"JUnit report refused: {e}")
+            )
         try:
             progress = parse_progress(read_report(str(out / "progress.jsonl"))) if is_pytest else Progress()
         except JUnitError:
@@ -345,8 +373,10 @@ class Judge:
         started = progress.started or START_MARK in res.stdout or START_MARK in res.stderr
         if is_pytest and not started and junit_cases is None:
             tail = (res.stderr or res.stdout or b"")[-400:].decode("utf-8", "replace").strip()
-            result.infra_error = (f"judge: the test runner did not start (exit code {res.exit_code}"
-                                  f"{', timed out' if res.timed_out else ''}): {tail}")
+            result.infra_error = (
+                f"judge: the test runner did not start (exit code {res.exit_code}"
+                f"{', timed out' if res.timed_out else ''}): {tail}"
+            )
             return
         if not is_pytest and junit_cases is None:
             if res.exit_code in (126, 127):
@@ -359,12 +389,21 @@ class Judge:
         if not expected and not is_pytest:
             result.tests = raw_results(junit_cases or [], spec.categories)
             if res.timed_out:
-                result.notices.append(f"Execution timed out after {spec.timeout_s:g} seconds. "
-                                      f"{len(result.tests)}/{len(result.tests)} tests completed.")
+                result.notices.append(
+                    f"Execution timed out after {spec.timeout_s:g} seconds. "
+                    f"{len(result.tests)}/{len(result.tests)} tests completed."
+                )
             return
         matcher = Matcher(expected, cmd.TESTS_ROOT)
-        v = assemble(expected, matcher, junit=junit_cases, progress=progress, timed_out=res.timed_out,
-                     timeout_s=spec.timeout_s, categories=spec.categories)
+        v = assemble(
+            expected,
+            matcher,
+            junit=junit_cases,
+            progress=progress,
+            timed_out=res.timed_out,
+            timeout_s=spec.timeout_s,
+            categories=spec.categories,
+        )
         result.tests = v.tests
         if v.build.status == "failure":
             result.build = v.build

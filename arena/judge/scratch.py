@@ -6,6 +6,7 @@ a submission that fills it fills a few megabytes of memory, never the host disk.
 no tmpfs can be mounted (not root), it is a plain directory and the sandbox's per-file
 size limit is the only bound (said in docs/judge.md).
 """
+
 from __future__ import annotations
 
 import ctypes

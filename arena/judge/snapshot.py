@@ -8,6 +8,7 @@ read. ``__pycache__`` and ``.pytest_cache`` are skipped. Caps on the file count
 and the total bytes keep a hostile workspace from filling the disk: files beyond
 a cap are left out and ``notices`` says so.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -126,8 +127,7 @@ def _entries_digest(entries: list[Entry]) -> str:
     return h.hexdigest()
 
 
-def take_snapshot(workspace: Path | str, snapshots_root: Path | str,
-                  caps: SnapshotCaps | None = None) -> Snapshot:
+def take_snapshot(workspace: Path | str, snapshots_root: Path | str, caps: SnapshotCaps | None = None) -> Snapshot:
     caps = caps or SnapshotCaps()
     workspace = Path(workspace)
     root = Path(snapshots_root)
@@ -182,8 +182,10 @@ def take_snapshot(workspace: Path | str, snapshots_root: Path | str,
                 f"{len(left_out_bytes)} file(s) left out (first: {printable(left_out_bytes[0], newlines=False)})."
             )
         if skipped_special:
-            notices.append(f"{len(skipped_special)} special file(s) (fifo, socket, device) left out "
-                           f"(first: {printable(skipped_special[0], newlines=False)}).")
+            notices.append(
+                f"{len(skipped_special)} special file(s) (fifo, socket, device) left out "
+                f"(first: {printable(skipped_special[0], newlines=False)})."
+            )
         digest = _entries_digest(entries)
         final = root / digest
         if final.exists():
@@ -253,8 +255,9 @@ def load_snapshot(snapshots_root: Path | str, digest: str) -> Snapshot:
             with open(ap, "rb") as fh:
                 data = fh.read()
             total += len(data)
-            entries.append(Entry(rel, "file", 0o755 if st.st_mode & 0o111 else 0o644, len(data),
-                                 hashlib.sha256(data).hexdigest()))
+            entries.append(
+                Entry(rel, "file", 0o755 if st.st_mode & 0o111 else 0o644, len(data), hashlib.sha256(data).hexdigest())
+            )
     by_path = {e.path: e for e in entries}
     return Snapshot(digest, path, sorted(by_path), [], by_path, total)
 
@@ -275,11 +278,15 @@ def diff_stats(prev: Snapshot | None, cur: Snapshot) -> dict:
     """Files changed, lines added/removed and a 0-1 similarity over the changed text."""
     prev_entries = prev.entries if prev else {}
     changed = sorted(
-        p for p in set(prev_entries) | set(cur.entries)
+        p
+        for p in set(prev_entries) | set(cur.entries)
         if (prev_entries.get(p) is None) != (cur.entries.get(p) is None)
-        or (p in prev_entries and p in cur.entries
+        or (
+            p in prev_entries
+            and p in cur.entries
             and (prev_entries[p].digest, prev_entries[p].mode, prev_entries[p].kind)
-            != (cur.entries[p].digest, cur.entries[p].mode, cur.entries[p].kind))
+            != (cur.entries[p].digest, cur.entries[p].mode, cur.entries[p].kind)
+        )
     )
     added = removed = 0
     deltas: list[textdiff.Delta] = []

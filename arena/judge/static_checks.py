@@ -12,6 +12,7 @@ agent's: it is kept with ``new=False`` and only new findings are scored.
 ``security_report(snapshot, starter, semgrep=False, min_severity="medium")`` return a
 ``StaticReport``; a tool that cannot run gives ``error`` and no findings (never a score).
 """
+
 from __future__ import annotations
 
 import json
@@ -57,15 +58,23 @@ def _run(argv: list[str], cwd: Path) -> tuple[str | None, str]:
     # HOME and caches in a directory of their own: the analysed tree (a snapshot, or the
     # package's starter) must never receive a tool's cache or settings files.
     with tempfile.TemporaryDirectory(prefix="gauntlet-static-") as home:
-        env = {"PATH": os.environ.get("PATH", ""), "HOME": home, "XDG_CACHE_HOME": home,
-               # the arena's own import path, so `python -m bandit` finds the arena's bandit
-               # wherever the arena was installed (a venv, --target tree of a cluster node)
-               "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p)),
-               "XDG_CONFIG_HOME": home, "RUFF_CACHE_DIR": home, "LANG": "C.UTF-8",
-               "NO_COLOR": "1", "SEMGREP_SEND_METRICS": "off"}
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": home,
+            "XDG_CACHE_HOME": home,
+            # the arena's own import path, so `python -m bandit` finds the arena's bandit
+            # wherever the arena was installed (a venv, --target tree of a cluster node)
+            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p)),
+            "XDG_CONFIG_HOME": home,
+            "RUFF_CACHE_DIR": home,
+            "LANG": "C.UTF-8",
+            "NO_COLOR": "1",
+            "SEMGREP_SEND_METRICS": "off",
+        }
         try:
-            p = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=TOOL_TIMEOUT_S, env=env,
-                               stdin=subprocess.DEVNULL)
+            p = subprocess.run(
+                argv, cwd=cwd, capture_output=True, timeout=TOOL_TIMEOUT_S, env=env, stdin=subprocess.DEVNULL
+            )
         except FileNotFoundError:
             return None, f"{Path(argv[0]).name} is not installed"
         except subprocess.TimeoutExpired:
@@ -81,12 +90,24 @@ def _line(root: Path, rel: str, n: int) -> str:
         return ""
 
 
-def ruff_findings(root: Path, files: list[str], select: list[str], ignore: list[str]) -> tuple[list[StaticFinding], str | None]:
+def ruff_findings(
+    root: Path, files: list[str], select: list[str], ignore: list[str]
+) -> tuple[list[StaticFinding], str | None]:
     if not files:
         return [], None
     exe = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
-    argv = [exe, "check", "--isolated", "--ignore-noqa", "--no-cache", "--exit-zero",
-            "--output-format", "json", "--select", ",".join(select)]
+    argv = [
+        exe,
+        "check",
+        "--isolated",
+        "--ignore-noqa",
+        "--no-cache",
+        "--exit-zero",
+        "--output-format",
+        "json",
+        "--select",
+        ",".join(select),
+    ]
     if ignore:
         argv += ["--ignore", ",".join(ignore)]
     out, err = _run(argv + ["--"] + [f"./{f}" for f in files], root)
@@ -101,8 +122,16 @@ def ruff_findings(root: Path, files: list[str], select: list[str], ignore: list[
         rel = os.path.relpath(str(it.get("filename", "")), root).replace(os.sep, "/")
         code = str(it.get("code") or "syntax")
         sev: Severity = "medium" if code.startswith(("E9", "F8", "B")) or code == "syntax" else "low"
-        found.append(StaticFinding(tool="ruff", rule=code, path=rel, line=int((it.get("location") or {}).get("row") or 0),
-                                   severity=sev, message=str(it.get("message", ""))[:200]))
+        found.append(
+            StaticFinding(
+                tool="ruff",
+                rule=code,
+                path=rel,
+                line=int((it.get("location") or {}).get("row") or 0),
+                severity=sev,
+                message=str(it.get("message", ""))[:200],
+            )
+        )
     return found, None
 
 
@@ -121,10 +150,16 @@ def bandit_findings(root: Path, files: list[str]) -> tuple[list[StaticFinding], 
     for it in doc.get("results", []):
         rel = os.path.normpath(str(it.get("filename", ""))).replace(os.sep, "/")
         sev = _SEVERITY.get(str(it.get("issue_severity", "LOW")).lower(), "low")
-        found.append(StaticFinding(tool="bandit", rule=str(it.get("test_id", "")), path=rel,
-                                   line=int(it.get("line_number") or 0),
-                                   severity=sev,
-                                   message=str(it.get("issue_text", ""))[:200]))
+        found.append(
+            StaticFinding(
+                tool="bandit",
+                rule=str(it.get("test_id", "")),
+                path=rel,
+                line=int(it.get("line_number") or 0),
+                severity=sev,
+                message=str(it.get("issue_text", ""))[:200],
+            )
+        )
     return found, None
 
 
@@ -142,8 +177,18 @@ def semgrep_findings(root: Path, files: list[str]) -> tuple[list[StaticFinding],
         return [], "semgrep: not installed (set GAUNTLET_SEMGREP to its path)"
     if not files:
         return [], None
-    argv = [exe, "scan", "--config", str(SEMGREP_RULES), "--json", "--metrics=off",
-            "--disable-version-check", "--disable-nosem", "--quiet", "--"]
+    argv = [
+        exe,
+        "scan",
+        "--config",
+        str(SEMGREP_RULES),
+        "--json",
+        "--metrics=off",
+        "--disable-version-check",
+        "--disable-nosem",
+        "--quiet",
+        "--",
+    ]
     out, err = _run(argv + [f"./{f}" for f in files], root)
     try:
         doc = json.loads(out) if out else None
@@ -156,18 +201,29 @@ def semgrep_findings(root: Path, files: list[str]) -> tuple[list[StaticFinding],
     for it in doc.get("results", []):
         rel = os.path.normpath(str(it.get("path", ""))).replace(os.sep, "/")
         extra = it.get("extra") or {}
-        found.append(StaticFinding(tool="semgrep", rule=str(it.get("check_id", "")).rsplit(".", 1)[-1],
-                                   path=rel, line=int((it.get("start") or {}).get("line") or 0),
-                                   severity=sev_map.get(str(extra.get("severity")), "low"),
-                                   message=str(extra.get("message", ""))[:200]))
+        found.append(
+            StaticFinding(
+                tool="semgrep",
+                rule=str(it.get("check_id", "")).rsplit(".", 1)[-1],
+                path=rel,
+                line=int((it.get("start") or {}).get("line") or 0),
+                severity=sev_map.get(str(extra.get("severity")), "low"),
+                message=str(extra.get("message", ""))[:200],
+            )
+        )
     return found, None
 
 
 Runner = Callable[[Path, list[str]], tuple[list[StaticFinding], str | None]]
 
 
-def _report(snapshot, starter: Path | None, runners: list[tuple[str, Runner]], rules: list[str],
-            keep: Callable[[StaticFinding], bool] = lambda f: True) -> StaticReport:
+def _report(
+    snapshot,
+    starter: Path | None,
+    runners: list[tuple[str, Runner]],
+    rules: list[str],
+    keep: Callable[[StaticFinding], bool] = lambda f: True,
+) -> StaticReport:
     root = Path(snapshot.path)
     files = python_files(root, [r for r in snapshot.files if snapshot.entries[r].kind == "file"])
     rep = StaticReport(tools=[n for n, _ in runners], rules=list(rules))
@@ -182,8 +238,10 @@ def _report(snapshot, starter: Path | None, runners: list[tuple[str, Runner]], r
             key = (name, str(starter), tuple(rules))
             if key not in _BASELINES:
                 sfiles = python_files(Path(starter))
-                _BASELINES[key] = [f.model_copy(update={"message": _line(Path(starter), f.path, f.line)})
-                                   for f in run(Path(starter), sfiles)[0]]
+                _BASELINES[key] = [
+                    f.model_copy(update={"message": _line(Path(starter), f.path, f.line)})
+                    for f in run(Path(starter), sfiles)[0]
+                ]
             base = [f for f in _BASELINES[key] if keep(f)]
             rep.baseline += len(base)
             base_keys |= {(f.tool, f.rule, f.path, f.message) for f in base}
@@ -197,18 +255,24 @@ def _report(snapshot, starter: Path | None, runners: list[tuple[str, Runner]], r
 
 
 def quality_report(snapshot, starter: Path | None, select: list[str], ignore: list[str]) -> StaticReport:
-    return _report(snapshot, starter, [("ruff", lambda r, f: ruff_findings(r, f, select, ignore))],
-                   list(select) + [f"-{c}" for c in ignore])
+    return _report(
+        snapshot,
+        starter,
+        [("ruff", lambda r, f: ruff_findings(r, f, select, ignore))],
+        list(select) + [f"-{c}" for c in ignore],
+    )
 
 
-def security_report(snapshot, starter: Path | None, *, semgrep: bool = False,
-                    min_severity: str = "medium") -> StaticReport:
+def security_report(
+    snapshot, starter: Path | None, *, semgrep: bool = False, min_severity: str = "medium"
+) -> StaticReport:
     runners: list[tuple[str, Runner]] = [("bandit", bandit_findings)]
     if semgrep:
         runners.append(("semgrep", semgrep_findings))
     floor = SEVERITY_RANK.get(min_severity, 1)
-    return _report(snapshot, starter, runners, [f"severity>={min_severity}"],
-                   keep=lambda f: SEVERITY_RANK[f.severity] >= floor)
+    return _report(
+        snapshot, starter, runners, [f"severity>={min_severity}"], keep=lambda f: SEVERITY_RANK[f.severity] >= floor
+    )
 
 
 def static_reports(spec, snapshot) -> tuple[StaticReport | None, StaticReport | None]:
@@ -219,5 +283,7 @@ def static_reports(spec, snapshot) -> tuple[StaticReport | None, StaticReport | 
     q = getattr(spec, "quality", None) or Quality()
     s = getattr(spec, "security", None) or Security()
     starter = getattr(spec, "starter", None)
-    return (quality_report(snapshot, starter, list(q.select), list(q.ignore)),
-            security_report(snapshot, starter, semgrep=bool(s.semgrep), min_severity=s.min_severity))
+    return (
+        quality_report(snapshot, starter, list(q.select), list(q.ignore)),
+        security_report(snapshot, starter, semgrep=bool(s.semgrep), min_severity=s.min_severity),
+    )

@@ -7,6 +7,7 @@ detected, not prevented (code running in the test process that touches the
 runner's internals, ``atexit`` hooks, ``os._exit``) and are recorded as errors.
 Files identical to the starter's file at the same path are not findings.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,9 @@ from typing import Literal
 from arena.results import Finding
 from arena.judge.snapshot import Snapshot
 
-MAX_SCAN_BYTES = 5 * 1024 * 1024  # = the snapshot's per-file cap: every stored file is scanned (issue 11: a runner patch padded past 512 KiB went unscanned)
+MAX_SCAN_BYTES = (
+    5 * 1024 * 1024
+)  # = the snapshot's per-file cap: every stored file is scanned (issue 11: a runner patch padded past 512 KiB went unscanned)
 
 _RUNNER_MODULES = {"pytest", "_pytest", "pluggy", "iniconfig", "py", "coverage", "gauntlet_judge_plugin"}
 _CONFIG_NAMES = {"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"}
@@ -31,21 +34,47 @@ Severity = Literal["info", "warning", "error"]  # Finding.severity
 # (check, severity, pattern, what it means)
 _CODE_PATTERNS: list[tuple[str, Severity, re.Pattern[str], str]] = [
     ("runner_internals", "error", re.compile(r"\b_pytest\b"), "imports or names pytest's internals (_pytest)"),
-    ("runner_internals", "error", re.compile(r"^\s*(async\s+)?def\s+pytest_\w+\s*\(", re.M),
-     "defines a pytest hook (pytest_*)"),
+    (
+        "runner_internals",
+        "error",
+        re.compile(r"^\s*(async\s+)?def\s+pytest_\w+\s*\(", re.M),
+        "defines a pytest hook (pytest_*)",
+    ),
     ("runner_internals", "error", re.compile(r"junit", re.I), "refers to the JUnit report"),
-    ("runner_internals", "error", re.compile(r"sys\.modules\s*\[\s*['\"]_?pytest"),
-     "reaches into sys.modules['pytest']"),
-    ("runner_internals", "error", re.compile(r"pytest\s*\.\s*(main|hookimpl|hookspec|register)\b|"
-                                             r"pluginmanager|\bconfig\.hook\b"),
-     "drives the test runner or its plugin manager"),
-    ("judge_paths", "error", re.compile(r"['\"]/judge\b|gauntlet_judge"),
-     "refers to the judge-side paths or the judge's plugin"),
-    ("exit_tricks", "warning", re.compile(r"\bos\s*\.\s*_exit\b|\bposix\s*\.\s*_exit\b"),
-     "calls os._exit (ends the test process before the report)"),
+    (
+        "runner_internals",
+        "error",
+        re.compile(r"sys\.modules\s*\[\s*['\"]_?pytest"),
+        "reaches into sys.modules['pytest']",
+    ),
+    (
+        "runner_internals",
+        "error",
+        re.compile(
+            r"pytest\s*\.\s*(main|hookimpl|hookspec|register)\b|"
+            r"pluginmanager|\bconfig\.hook\b"
+        ),
+        "drives the test runner or its plugin manager",
+    ),
+    (
+        "judge_paths",
+        "error",
+        re.compile(r"['\"]/judge\b|gauntlet_judge"),
+        "refers to the judge-side paths or the judge's plugin",
+    ),
+    (
+        "exit_tricks",
+        "warning",
+        re.compile(r"\bos\s*\.\s*_exit\b|\bposix\s*\.\s*_exit\b"),
+        "calls os._exit (ends the test process before the report)",
+    ),
     ("exit_tricks", "warning", re.compile(r"\batexit\b"), "registers atexit hooks"),
-    ("exit_tricks", "warning", re.compile(r"\bsys\s*\.\s*exitfunc\b|\bsignal\s*\.\s*signal\s*\("),
-     "installs exit or signal handlers"),
+    (
+        "exit_tricks",
+        "warning",
+        re.compile(r"\bsys\s*\.\s*exitfunc\b|\bsignal\s*\.\s*signal\s*\("),
+        "installs exit or signal handlers",
+    ),
 ]
 
 
@@ -77,8 +106,7 @@ def _same_as_starter(snapshot: Snapshot, rel: str, starter: Path | None) -> bool
         return False
 
 
-def scan(snapshot: Snapshot, *, starter: Path | None = None,
-         judge_test_names: set[str] | None = None) -> list[Finding]:
+def scan(snapshot: Snapshot, *, starter: Path | None = None, judge_test_names: set[str] | None = None) -> list[Finding]:
     """Integrity findings for a snapshot; ``judge_test_names`` are the judge-side file names."""
     findings: list[Finding] = []
     judge_names = judge_test_names or set()
@@ -94,8 +122,12 @@ def scan(snapshot: Snapshot, *, starter: Path | None = None,
         if e.kind == "link":
             t = e.target or ""
             if t.startswith("/") or ".." in t.split("/"):
-                add("warning", "symlink", f"{rel}: symlink to {t!r} points outside the submission "
-                    "(stored as a link, never followed by the judge)")
+                add(
+                    "warning",
+                    "symlink",
+                    f"{rel}: symlink to {t!r} points outside the submission "
+                    "(stored as a link, never followed by the judge)",
+                )
             if "judge" in t or any(t.endswith(n) for n in judge_names):
                 add("error", "judge_paths", f"{rel}: symlink to {t!r} aims at judge-side paths")
             continue
@@ -109,19 +141,26 @@ def scan(snapshot: Snapshot, *, starter: Path | None = None,
             config = _text(snapshot, rel) or ""
             pat = _CONFIG_SECTION.get(name)
             if pat is None or pat.search(config):
-                add("warning", "runner_config",
-                    f"{rel}: pytest configuration in the submission (ignored: the judge forces its own -c)")
+                add(
+                    "warning",
+                    "runner_config",
+                    f"{rel}: pytest configuration in the submission (ignored: the judge forces its own -c)",
+                )
         stem = name[:-3] if name.endswith(".py") else name
         top = rel.split("/")[0]
-        if (stem in _RUNNER_MODULES or top in _RUNNER_MODULES) and (rel.count("/") == 0 or top in _RUNNER_MODULES
-                                                                  or rel.startswith("src/")):
-            add("warning", "shadowing", f"{rel}: named like the test runner's own module {stem or top!r} "
-                "(the judge imports the runner before the submission is on sys.path)")
+        if (stem in _RUNNER_MODULES or top in _RUNNER_MODULES) and (
+            rel.count("/") == 0 or top in _RUNNER_MODULES or rel.startswith("src/")
+        ):
+            add(
+                "warning",
+                "shadowing",
+                f"{rel}: named like the test runner's own module {stem or top!r} "
+                "(the judge imports the runner before the submission is on sys.path)",
+            )
         if name in judge_names:
             add("error", "judge_paths", f"{rel}: has the name of a judge-side test file")
         parts = rel.split("/")
-        if parts[0] in ("judge",) or (len(parts) > 2 and parts[0] == "tests"
-                                      and parts[1] in ("hidden", "adversarial")):
+        if parts[0] in ("judge",) or (len(parts) > 2 and parts[0] == "tests" and parts[1] in ("hidden", "adversarial")):
             add("error", "judge_paths", f"{rel}: placed at a judge-side test path")
         if name.endswith((".py", ".pth")):
             text = _text(snapshot, rel)

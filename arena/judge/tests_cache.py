@@ -10,6 +10,7 @@ changed test file gives a new directory, never a stale one. The bytes hashed are
 bytes written. Built in a temporary directory and renamed into place; files 0644,
 directories 0755, owned by the arena's user: a sandbox only ever sees it read-only.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -31,14 +32,16 @@ _SKIP = {"__pycache__", ".pytest_cache"}
 
 def _entries(test_dirs: dict[int, dict[str, list[Path]]]) -> tuple[list[tuple], list[str]]:
     """[(relpath, kind, data)] (kind dir/file/link) and the in-sandbox test dirs."""
-    out: list[tuple] = [("config", "dir", b""),
-                        ("config/run.py", "file", trusted.RUNNER.encode()),
-                        ("config/gauntlet_judge_plugin.py", "file", trusted.PLUGIN.encode()),
-                        ("config/gauntlet_judge_launcher.py", "file", LAUNCHER.encode()),
-                        ("config/pytest.ini", "file", trusted.PYTEST_INI.encode()),
-                        ("config/gauntlet_wire.py", "file", WIRE.encode()),
-                        ("config/gauntlet_worker.py", "file", WORKER.encode()),
-                        ("config/gauntlet_isolation.py", "file", ISOLATION_PLUGIN.encode())]
+    out: list[tuple] = [
+        ("config", "dir", b""),
+        ("config/run.py", "file", trusted.RUNNER.encode()),
+        ("config/gauntlet_judge_plugin.py", "file", trusted.PLUGIN.encode()),
+        ("config/gauntlet_judge_launcher.py", "file", LAUNCHER.encode()),
+        ("config/pytest.ini", "file", trusted.PYTEST_INI.encode()),
+        ("config/gauntlet_wire.py", "file", WIRE.encode()),
+        ("config/gauntlet_worker.py", "file", WORKER.encode()),
+        ("config/gauntlet_isolation.py", "file", ISOLATION_PLUGIN.encode()),
+    ]
     tests_args: list[str] = []
     for phase, suites in sorted(test_dirs.items()):
         for suite, roots in sorted(suites.items(), key=lambda kv: SUITE_ORDER.get(kv[0], 9)):

@@ -11,9 +11,10 @@
   by ``os._exit``) still leaves the results of the tests that finished.
 - ``pytest.ini``: the only configuration pytest reads (forced with ``-c``).
 """
+
 from __future__ import annotations
 
-PLUGIN = r'''
+PLUGIN = r"""
 import json, os
 
 _OUT = os.environ.get("GAUNTLET_JUDGE_OUT", "/judge-out")
@@ -82,7 +83,7 @@ def pytest_runtest_logreport(report):
 
 def pytest_sessionfinish(session, exitstatus):
     _emit(event="finish", exitstatus=int(exitstatus))
-'''
+"""
 
 START_MARK = "GAUNTLET-JUDGE-RUNNER-START"
 

@@ -11,6 +11,7 @@ the trusted plugin wrote as tests finished (survives a timeout kill or an early
 - collection errors are a build failure, with the errors;
 - a reported test that is not expected is ignored (and recorded).
 """
+
 from __future__ import annotations
 
 import json
@@ -59,8 +60,9 @@ def parse_progress(data: bytes | None) -> Progress:
             where = scrub_paths(str(ev.get("nodeid", "")))
             p.collect_errors.append(cap_message(f"{where}: {scrub_paths(_tail(str(ev.get('message', ''))))}"))
         elif kind == "test" and isinstance(ev.get("outcome"), str) and ev.get("outcome") in _RANK:
-            p.tests.append((str(ev.get("nodeid", "")), ev["outcome"],
-                            cap_message(scrub_paths(str(ev.get("message", ""))))))
+            p.tests.append(
+                (str(ev.get("nodeid", "")), ev["outcome"], cap_message(scrub_paths(str(ev.get("message", "")))))
+            )
             if ev.get("forged"):
                 p.forged.append(str(ev.get("nodeid", "")))
     return p
@@ -71,11 +73,13 @@ _JUDGE_PATH = re.compile(r"(?:/judge/tests/)?\b(\d+)/(static|hidden|adversarial)
 
 def scrub_paths(text: str) -> str:
     """Judge-side paths as the agent may see them: static files by name, others not at all."""
+
     def repl(m: re.Match) -> str:
         phase, suite, rel = m.groups()
         if suite == "static":
             return f"static/{'phase' + phase + '/' if phase != '1' else ''}{rel}"
         return f"<a {suite} test module>"
+
     return _JUDGE_PATH.sub(repl, text)
 
 
@@ -100,9 +104,16 @@ class Verdict:
     completed: int  # expected cases with an outcome of their own
 
 
-def assemble(expected: list[Expected], matcher: Matcher, *, junit: list[RawCase] | None,
-             progress: Progress, timed_out: bool, timeout_s: float,
-             categories: dict[str, str] | None) -> Verdict:
+def assemble(
+    expected: list[Expected],
+    matcher: Matcher,
+    *,
+    junit: list[RawCase] | None,
+    progress: Progress,
+    timed_out: bool,
+    timeout_s: float,
+    categories: dict[str, str] | None,
+) -> Verdict:
     integrity: list[Finding] = []
     notices: list[str] = []
     # name -> (expected, outcome, message) from each source, worst outcome per case
@@ -131,10 +142,14 @@ def assemble(expected: list[Expected], matcher: Matcher, *, junit: list[RawCase]
             unexpected.append(nodeid)
 
     if progress.forged:
-        integrity.append(Finding(
-            severity="error", check="judge.forged_report",
-            detail=f"{len(progress.forged)} test(s) raised but were reported passed (first: "
-                   f"{progress.forged[0][:160]}); counted as failed"))
+        integrity.append(
+            Finding(
+                severity="error",
+                check="judge.forged_report",
+                detail=f"{len(progress.forged)} test(s) raised but were reported passed (first: "
+                f"{progress.forged[0][:160]}); counted as failed",
+            )
+        )
     build = Build()
     if progress.collect_errors:
         build = Build(status="failure", errors=progress.collect_errors[:20])
@@ -144,25 +159,36 @@ def assemble(expected: list[Expected], matcher: Matcher, *, junit: list[RawCase]
         r, p = rep.get(key), prog.get(key)
         if r and p and r[2] != p[2]:
             worse = r if _RANK[r[2]] >= _RANK[p[2]] else p
-            integrity.append(Finding(
-                severity="error", check="judge.report_mismatch",
-                detail=f"{_id(r)}: report says {r[2]}, the live progress log says {p[2]}; "
-                       f"{worse[2]} stands"))
+            integrity.append(
+                Finding(
+                    severity="error",
+                    check="judge.report_mismatch",
+                    detail=f"{_id(r)}: report says {r[2]}, the live progress log says {p[2]}; {worse[2]} stands",
+                )
+            )
             merged[key] = worse
         elif r and not p and progress.started and junit is not None:
             # In the report but never seen running: the report was written by someone else.
-            integrity.append(Finding(
-                severity="error", check="judge.report_mismatch",
-                detail=f"{_id(r)}: in the report but never run; counted as failed"))
+            integrity.append(
+                Finding(
+                    severity="error",
+                    check="judge.report_mismatch",
+                    detail=f"{_id(r)}: in the report but never run; counted as failed",
+                )
+            )
             merged[key] = (r[0], r[1], "failed", "reported but never run")
         else:
             merged[key] = r if r is not None else prog[key]  # the key came from rep or prog
 
     if unexpected and not build.errors:
-        integrity.append(Finding(
-            severity="warning", check="judge.unexpected_tests",
-            detail=f"{len(unexpected)} reported test(s) are not judge-side tests and were ignored "
-                   f"(first: {unexpected[0][:120]})"))
+        integrity.append(
+            Finding(
+                severity="warning",
+                check="judge.unexpected_tests",
+                detail=f"{len(unexpected)} reported test(s) are not judge-side tests and were ignored "
+                f"(first: {unexpected[0][:120]})",
+            )
+        )
 
     by_base: dict[str, list[_Hit]] = {}
     for v in merged.values():
@@ -200,8 +226,10 @@ def assemble(expected: list[Expected], matcher: Matcher, *, junit: list[RawCase]
     if timed_out:
         notices.append(f"Execution timed out after {timeout_s:g} seconds. {completed}/{total} tests completed.")
     elif progress.started and not progress.finished and build.status == "success":
-        notices.append(f"The test process ended before it finished ({completed}/{total} tests reported); "
-                       "unreported tests count as failed.")
+        notices.append(
+            f"The test process ended before it finished ({completed}/{total} tests reported); "
+            "unreported tests count as failed."
+        )
     return Verdict(results, build, integrity, notices, completed)
 
 
@@ -215,12 +243,19 @@ def raw_results(cases: list[RawCase], categories: dict[str, str] | None) -> list
     out: dict[str, TestResult] = {}
     for c in cases:
         hay = f"{c.file or ''} {c.classname}".replace("\\", "/")
-        suite: Suite = next((s for s in _RAW_SUITES if f"/{s}/" in hay or f".{s}." in hay
-                      or hay.startswith((f"{s}.", f"{s}/"))), "static")
+        suite: Suite = next(
+            (s for s in _RAW_SUITES if f"/{s}/" in hay or f".{s}." in hay or hay.startswith((f"{s}.", f"{s}/"))),
+            "static",
+        )
         tid = f"{suite}/{c.classname}::{c.name}"
-        r = TestResult(id=tid, name=c.name, suite=suite, outcome=c.outcome,
-                       message=c.message if c.outcome != "passed" else "",
-                       category=category_for(c.name, categories))
+        r = TestResult(
+            id=tid,
+            name=c.name,
+            suite=suite,
+            outcome=c.outcome,
+            message=c.message if c.outcome != "passed" else "",
+            category=category_for(c.name, categories),
+        )
         if tid not in out or _RANK[r.outcome] > _RANK[out[tid].outcome]:
             out[tid] = r
     return list(out.values())
@@ -234,15 +269,22 @@ def read_coverage(path: Path) -> Coverage | None:
     try:
         doc = json.loads(data)
         totals = doc["totals"]
-        line = float(totals["percent_covered"]) if not totals.get("num_branches") else \
-            100.0 * totals["covered_lines"] / max(1, totals["num_statements"])
-        branch = (100.0 * totals["covered_branches"] / totals["num_branches"]
-                  if totals.get("num_branches") else None)
-        uncovered = sorted(f.removeprefix("/workspace/") for f, v in doc.get("files", {}).items()
-                           if v.get("summary", {}).get("covered_lines", 1) == 0)
-        return Coverage(line_percent=round(line, 1),
-                        branch_percent=None if branch is None else round(branch, 1),
-                        uncovered_files=uncovered[:50])
+        line = (
+            float(totals["percent_covered"])
+            if not totals.get("num_branches")
+            else 100.0 * totals["covered_lines"] / max(1, totals["num_statements"])
+        )
+        branch = 100.0 * totals["covered_branches"] / totals["num_branches"] if totals.get("num_branches") else None
+        uncovered = sorted(
+            f.removeprefix("/workspace/")
+            for f, v in doc.get("files", {}).items()
+            if v.get("summary", {}).get("covered_lines", 1) == 0
+        )
+        return Coverage(
+            line_percent=round(line, 1),
+            branch_percent=None if branch is None else round(branch, 1),
+            uncovered_files=uncovered[:50],
+        )
     except (ValueError, KeyError, TypeError, ZeroDivisionError):
         return None
 
@@ -256,8 +298,9 @@ def deliverables(spec, snapshot, result) -> dict[str, float]:
     rate = (sum(1 for t in tests if t.outcome == "passed") / len(tests)) if tests else 0.0
     if result.build.status == "failure" or result.infra_error:
         rate = 0.0
-    mentions = {d.name: list(getattr(d, "must_mention", []) or [])
-                for d in getattr(spec, "deliverable_specs", None) or []}
+    mentions = {
+        d.name: list(getattr(d, "must_mention", []) or []) for d in getattr(spec, "deliverable_specs", None) or []
+    }
     for name, kind in spec.deliverables:
         if kind == "tests":
             out[name] = round(rate, 4)
@@ -272,7 +315,7 @@ def deliverables(spec, snapshot, result) -> dict[str, float]:
             out[name] = 1.0
             continue
         try:
-            text = (snapshot.path / rel).read_bytes()[:1024 * 1024].decode("utf-8", "replace").casefold()
+            text = (snapshot.path / rel).read_bytes()[: 1024 * 1024].decode("utf-8", "replace").casefold()
         except OSError:
             text = ""
         out[name] = round(sum(1 for t in terms if t.casefold() in text) / len(terms), 4)

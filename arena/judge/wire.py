@@ -19,6 +19,7 @@ Requests are ``{"q": [op, ...]}``; replies ``{"r": value}`` or ``{"e": {"cls", "
 submission calling back a test's lambda), so a call can nest. Nothing here ever evaluates
 what it receives beyond ``json.loads`` and building built-in containers.
 """
+
 from __future__ import annotations
 
 WIRE = r'''

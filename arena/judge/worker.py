@@ -8,6 +8,7 @@ started after it, so it cannot kill or inspect the trusted test process), then p
 submission on ``sys.path``. It serves requests (import, getattr, call, a few operators)
 on objects it exports as handles; values that are not plain data never leave it.
 """
+
 from __future__ import annotations
 
 WORKER = r'''

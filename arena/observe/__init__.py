@@ -14,6 +14,7 @@ mounts). One ``ProcessObserver`` serves every attempt of the arena process
 crashes: ``obs.notes`` holds one clear reason and ``obs.on_note(text)`` (if set) is called
 once, for the runner to record as an infra note.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -30,8 +31,14 @@ if TYPE_CHECKING:
 from arena.observe.target import ObserveTarget
 from arena.observe.testruns import PLUGIN, PLUGIN_DIR, command_event
 
-__all__ = ["ObserveTarget", "ProcessObserver", "SandboxObservation", "close_shared_observer", "observe",
-           "shared_observer"]
+__all__ = [
+    "ObserveTarget",
+    "ProcessObserver",
+    "SandboxObservation",
+    "close_shared_observer",
+    "observe",
+    "shared_observer",
+]
 PLUGIN_TARGET = "/opt/gauntlet/observe"
 REPORTS_TARGET = "/opt/gauntlet/test-reports"
 Emit = Callable[[str, dict[str, Any]], None]
@@ -70,14 +77,12 @@ class SandboxObservation:
 
         if self.report_dir is None:
             return []
-        return [Mount(PLUGIN_DIR, PLUGIN_TARGET, readonly=True),
-                Mount(self.report_dir, REPORTS_TARGET, readonly=False)]
+        return [Mount(PLUGIN_DIR, PLUGIN_TARGET, readonly=True), Mount(self.report_dir, REPORTS_TARGET, readonly=False)]
 
     def sandbox_env_additions(self) -> dict[str, str]:
         if self.report_dir is None:
             return {}
-        return {"PYTHONPATH": PLUGIN_TARGET, "PYTEST_PLUGINS": PLUGIN,
-                "GAUNTLET_TEST_REPORTS": REPORTS_TARGET}
+        return {"PYTHONPATH": PLUGIN_TARGET, "PYTEST_PLUGINS": PLUGIN, "GAUNTLET_TEST_REPORTS": REPORTS_TARGET}
 
     def merge_env(self, env: dict[str, str]) -> dict[str, str]:
         out = dict(env)
@@ -92,8 +97,9 @@ class SandboxObservation:
             self.on_note(text)
 
     @contextlib.asynccontextmanager
-    async def observe(self, sandbox: object, workspace_host: Path, emit: Emit,
-                      observer: ProcessObserver | None = None) -> AsyncIterator["SandboxObservation"]:
+    async def observe(
+        self, sandbox: object, workspace_host: Path, emit: Emit, observer: ProcessObserver | None = None
+    ) -> AsyncIterator["SandboxObservation"]:
         obs = observer or await shared_observer()
         target = getattr(sandbox, "observe_target", None)
         target = target() if target is not None else None
@@ -115,17 +121,22 @@ class SandboxObservation:
 
         if not obs.reads_available:
             self._note("workspace reads are not observed: " + "; ".join(obs.notes))
-        await obs.watch(key, target, on_command, on_read=on_read if obs.reads_available else None,
-                        workspace=Path(workspace_host))
+        await obs.watch(
+            key, target, on_command, on_read=on_read if obs.reads_available else None, workspace=Path(workspace_host)
+        )
         try:
             yield self
         finally:
             await obs.unwatch(key)
 
 
-def observe(sandbox: object, workspace_host: Path, emit: Emit, *,
-            observation: SandboxObservation | None = None,
-            observer: ProcessObserver | None = None,
-            ) -> contextlib.AbstractAsyncContextManager[SandboxObservation]:
+def observe(
+    sandbox: object,
+    workspace_host: Path,
+    emit: Emit,
+    *,
+    observation: SandboxObservation | None = None,
+    observer: ProcessObserver | None = None,
+) -> contextlib.AbstractAsyncContextManager[SandboxObservation]:
     """``async with observe(sandbox, ws, emit) as obs:`` (see the module docstring)."""
     return (observation or SandboxObservation()).observe(sandbox, workspace_host, emit, observer)

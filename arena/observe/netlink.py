@@ -5,6 +5,7 @@ monotonic timestamp, so a 10 ms program is never missed (only a full socket buff
 loses events, reported as ``ENOBUFS``). Needs CAP_NET_ADMIN (root). Pids are the
 initial pid namespace's. Used by ``observer_proc.py``.
 """
+
 from __future__ import annotations
 
 import os

@@ -18,6 +18,7 @@ JSON lines on stdin: ``{"op": "watch", "key", "root_pid", "cgroup", "uid", "skip
 "pid", "path"}``, ``{"op": "note", "text"}`` and ``{"op": "done", "id"}`` once every
 event queued before the request has been handled. End of input ends the process.
 """
+
 from __future__ import annotations
 
 import json
@@ -84,8 +85,9 @@ class Observer:
         try:
             self.sock = netlink.open_socket()
         except OSError as exc:
-            self.notes.append(f"process events connector unavailable ({exc}): "
-                              "programs run in sandboxes are not observed")
+            self.notes.append(
+                f"process events connector unavailable ({exc}): programs run in sandboxes are not observed"
+            )
         try:
             self.fan = ReadWatcher()
         except OSError as exc:
@@ -182,8 +184,16 @@ class Observer:
         if known and w.get("uid") is not None and uid != w["uid"]:
             return  # the backend's own set-up, before it drops to the sandbox user
         if self.later.get(tgid, self.pos) > self.pos:  # replaced before we could look
-            self.records[tgid] = {"op": "cmd", "key": key, "pid": tgid, "argv": [], "t0": ts,
-                                  "nspid": None, "start": None, "replaced_early": True}
+            self.records[tgid] = {
+                "op": "cmd",
+                "key": key,
+                "pid": tgid,
+                "argv": [],
+                "t0": ts,
+                "nspid": None,
+                "start": None,
+                "replaced_early": True,
+            }
             return
         raw = _read(f"/proc/{tgid}/cmdline")
         argv = [os.fsdecode(a) for a in raw.split(b"\0")[:-1]] if raw else []
@@ -195,10 +205,17 @@ class Observer:
             uid = self.uids[tgid] = puid
             if w.get("uid") is not None and uid != w["uid"]:
                 return
-        if any(argv[:len(p)] == p for p in w.get("skip") or ()):
+        if any(argv[: len(p)] == p for p in w.get("skip") or ()):
             return
-        rec = self.records[tgid] = {"op": "cmd", "key": key, "pid": tgid, "argv": argv,
-                                    "t0": ts, "nspid": nspid, "start": _start(tgid)}
+        rec = self.records[tgid] = {
+            "op": "cmd",
+            "key": key,
+            "pid": tgid,
+            "argv": argv,
+            "t0": ts,
+            "nspid": nspid,
+            "start": _start(tgid),
+        }
         self.pending[tgid] = rec
 
     def _exit(self, ts, pid, tgid, code) -> None:
@@ -244,8 +261,11 @@ class Observer:
         op = msg.get("op")
         if op == "watch":
             key = str(msg["key"])
-            self.watches[key] = {"cgroup": msg.get("cgroup"), "uid": msg.get("uid"),
-                                 "skip": [list(p) for p in msg.get("skip") or ()]}
+            self.watches[key] = {
+                "cgroup": msg.get("cgroup"),
+                "uid": msg.get("uid"),
+                "skip": [list(p) for p in msg.get("skip") or ()],
+            }
             if msg.get("root_pid"):
                 self.members[int(msg["root_pid"])] = key
             if msg.get("workspace") and self.fan is not None:
@@ -276,6 +296,7 @@ class Observer:
 def main() -> int:
     try:
         import ctypes  # noqa: PLC0415
+
         ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG: SIGKILL when the arena dies
     except Exception:  # noqa: BLE001
         pass
@@ -288,8 +309,7 @@ def main() -> int:
             pass
     out = os.fdopen(1, "w", buffering=1 << 16)
     obs = Observer(out)
-    obs.send({"op": "ready", "procs": obs.sock is not None, "reads": obs.fan is not None,
-              "notes": obs.notes})
+    obs.send({"op": "ready", "procs": obs.sock is not None, "reads": obs.fan is not None, "notes": obs.notes})
     out.flush()
     os.set_blocking(0, False)
     pending = b""

@@ -14,6 +14,7 @@ see there) and routes what it reports to each watch's callbacks, on the asyncio 
 has been delivered. Without root (or without the kernel features) ``start()`` still
 succeeds: ``available`` / ``reads_available`` say what works and ``notes`` why not.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -55,13 +56,23 @@ class ProcessObserver:
         if self._proc is not None:
             return self
         if os.geteuid() != 0:
-            self.notes.append("observation needs root (process events connector, fanotify): "
-                              "programs and reads in sandboxes are not observed")
+            self.notes.append(
+                "observation needs root (process events connector, fanotify): "
+                "programs and reads in sandboxes are not observed"
+            )
             return self
         try:
             self._proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-E", "-s", "-S", str(SCRIPT), stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, start_new_session=True, limit=1 << 22)
+                sys.executable,
+                "-E",
+                "-s",
+                "-S",
+                str(SCRIPT),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                start_new_session=True,
+                limit=1 << 22,
+            )
             assert self._proc.stdout is not None  # stdout=PIPE
             ready = json.loads(await asyncio.wait_for(self._proc.stdout.readline(), 10))
         except (OSError, asyncio.TimeoutError, ValueError) as exc:
@@ -122,15 +133,29 @@ class ProcessObserver:
             self._waiters.pop(rid, None)
             self.notes.append(f"observer did not answer {msg['op']} in {timeout:g}s")
 
-    async def watch(self, key: str, target: ObserveTarget, on_command: Callback | None,
-                    *, on_read: Callback | None = None, workspace: Path | None = None) -> str:
+    async def watch(
+        self,
+        key: str,
+        target: ObserveTarget,
+        on_command: Callback | None,
+        *,
+        on_read: Callback | None = None,
+        workspace: Path | None = None,
+    ) -> str:
         if key in self._watches:
             raise ValueError(f"observer: key {key!r} is already watched")
         self._watches[key] = _Watch(on_command, on_read)
-        self._send({"op": "watch", "key": key, "root_pid": target.root_pid,
-                    "cgroup": target.cgroup, "uid": target.uid,
-                    "skip": [list(p) for p in target.skip],
-                    "workspace": str(workspace) if workspace and on_read else None})
+        self._send(
+            {
+                "op": "watch",
+                "key": key,
+                "root_pid": target.root_pid,
+                "cgroup": target.cgroup,
+                "uid": target.uid,
+                "skip": [list(p) for p in target.skip],
+                "workspace": str(workspace) if workspace and on_read else None,
+            }
+        )
         await self.sync()  # marks are in place once this returns
         return key
 

@@ -13,6 +13,7 @@ Directories created or moved in later are marked when their ``FAN_CREATE`` /
 microseconds earlier can be missed. Used by ``observer_proc.py``, which filters the
 events by the pid's sandbox membership.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -36,10 +37,14 @@ _AT_FDCWD = -100
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.fanotify_init.argtypes = [ctypes.c_uint, ctypes.c_uint]
-_libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64, ctypes.c_int,
-                                ctypes.c_char_p]
-_libc.name_to_handle_at.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p,
-                                    ctypes.POINTER(ctypes.c_int), ctypes.c_int]
+_libc.fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64, ctypes.c_int, ctypes.c_char_p]
+_libc.name_to_handle_at.argtypes = [
+    ctypes.c_int,
+    ctypes.c_char_p,
+    ctypes.c_void_p,
+    ctypes.POINTER(ctypes.c_int),
+    ctypes.c_int,
+]
 
 
 def _handle(path: str) -> bytes | None:
@@ -50,7 +55,7 @@ def _handle(path: str) -> bytes | None:
     if _libc.name_to_handle_at(_AT_FDCWD, os.fsencode(path), buf, ctypes.byref(mount_id), 0) != 0:
         return None
     n = struct.unpack_from("=I", buf, 0)[0]
-    return buf.raw[:8 + n]
+    return buf.raw[: 8 + n]
 
 
 class ReadWatcher:
@@ -58,8 +63,9 @@ class ReadWatcher:
     ``(key, pid, rel_path)`` for child-of-a-marked-directory reads of regular files."""
 
     def __init__(self) -> None:
-        fd = _libc.fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
-                                 FAN_REPORT_DFID_NAME | FAN_UNLIMITED_QUEUE, os.O_RDONLY)
+        fd = _libc.fanotify_init(
+            FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_DFID_NAME | FAN_UNLIMITED_QUEUE, os.O_RDONLY
+        )
         if fd < 0:
             raise OSError(ctypes.get_errno(), f"fanotify_init: {os.strerror(ctypes.get_errno())}")
         self.fd = fd
@@ -143,12 +149,12 @@ class ReadWatcher:
 
     def _decode(self, buf: bytes, h: int, end: int, mask: int, rescan: set[str]) -> tuple[str, str] | None:
         nbytes = struct.unpack_from("=I", buf, h)[0]
-        handle = bytes(buf[h:h + 8 + nbytes])
+        handle = bytes(buf[h : h + 8 + nbytes])
         owner = self.dirs.get(handle)
         if owner is None:
             return None
         key, rel_dir = owner
-        raw = bytes(buf[h + 8 + nbytes:end]).split(b"\0", 1)[0]
+        raw = bytes(buf[h + 8 + nbytes : end]).split(b"\0", 1)[0]
         name = os.fsdecode(raw)
         if mask & (FAN_CREATE | FAN_MOVED_TO):
             if mask & FAN_ONDIR:

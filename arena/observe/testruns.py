@@ -13,6 +13,7 @@ score. An agent that strips ``PYTEST_PLUGINS`` leaves a recognised run with no c
 (``passed``/``failed`` null). ``parse_pytest_summary`` reads counts from output text
 where there is some (e.g. an agent's own stdout).
 """
+
 from __future__ import annotations
 
 import json
@@ -114,9 +115,16 @@ def command_event(rec: dict[str, Any], report_dir: Path | None) -> dict[str, Any
     """The ``command.run`` data of one observed program."""
     argv = [str(a) for a in rec.get("argv") or []]
     data: dict[str, Any] = {
-        "argv": argv, "command": shlex.join(argv), "exit_code": rec.get("exit_code"),
-        "duration_s": round(float(rec.get("duration_s") or 0.0), 6), "observed": True,
-        "ran_tests": is_pytest(argv), "passed": None, "failed": None, "pid": rec.get("pid")}
+        "argv": argv,
+        "command": shlex.join(argv),
+        "exit_code": rec.get("exit_code"),
+        "duration_s": round(float(rec.get("duration_s") or 0.0), 6),
+        "observed": True,
+        "ran_tests": is_pytest(argv),
+        "passed": None,
+        "failed": None,
+        "pid": rec.get("pid"),
+    }
     if data["ran_tests"] and report_dir is not None:
         rep = read_report(report_dir, rec.get("nspid"), rec.get("start"))
         if rep is not None:

@@ -13,12 +13,13 @@ A package whose tests reward this (score above 30, or within the naive band) che
 answers on the same inputs the agent is shown. Calls through objects (``limiter.allow(x)``)
 carry state and are not memorised: on such packages the attack scores like the starter.
 """
+
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-BLOCK = '''
+BLOCK = """
 
 # ---- gauntlet calibration: test-copying attack (answers copied from the visible tests) ----
 def _gauntlet_memorised(_original, _table):
@@ -33,7 +34,7 @@ def _gauntlet_memorised(_original, _table):
         return _original(*args, **kwargs)
     return wrapper
 
-'''
+"""
 
 
 def _literal(node: ast.AST):
@@ -48,11 +49,19 @@ def expectations(test_files: list[Path]) -> dict[str, dict[str, dict[str, object
             tree = ast.parse(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             continue
-        origin = {a.asname or a.name: node.module for node in ast.walk(tree)
-                  if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 for a in node.names}
+        origin = {
+            a.asname or a.name: node.module
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+            for a in node.names
+        }
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare)
-                    and len(node.test.ops) == 1 and isinstance(node.test.ops[0], (ast.Eq, ast.Is))):
+            if not (
+                isinstance(node, ast.Assert)
+                and isinstance(node.test, ast.Compare)
+                and len(node.test.ops) == 1
+                and isinstance(node.test.ops[0], (ast.Eq, ast.Is))
+            ):
                 continue
             call, want = node.test.left, node.test.comparators[0]
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in origin):

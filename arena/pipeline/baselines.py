@@ -6,6 +6,7 @@ values hard-coded into the implementation: pipeline/attack_copy.py). Each must s
 the naive agent, below the naive band's floor, and at most 30 (seed 003: "Deleting buggy
 code scores > 30 — tests too weak"; the seed's copying threshold is 40, the stricter 30 is
 applied to every baseline). The regex attack of 4.2 is not implemented."""
+
 from __future__ import annotations
 
 import shutil
@@ -19,8 +20,11 @@ from arena.results import Finding
 
 BASELINES = ("null", "attack-delete", "attack-copy")
 CEILING = 30.0
-WHY = {"null": "submits the untouched starter", "attack-delete": "deletes the code the reference changes",
-       "attack-copy": "hard-codes the visible tests' expected values"}
+WHY = {
+    "null": "submits the untouched starter",
+    "attack-delete": "deletes the code the reference changes",
+    "attack-copy": "hard-codes the visible tests' expected values",
+}
 
 
 def changed_by_reference(root: Path) -> list[str]:
@@ -69,6 +73,10 @@ def assess_baselines(runs: dict[str, list[float]], weight_class_bands: dict) -> 
         if naive is not None and s >= naive:
             bad.append(f"not below the naive agent ({naive:g})")
         if bad:
-            out.append(error("calibration", f"baseline {name} ({WHY[name]}): scored {s:g}: "
-                                            + ", ".join(bad) + ": the tests reward no work"))
+            out.append(
+                error(
+                    "calibration",
+                    f"baseline {name} ({WHY[name]}): scored {s:g}: " + ", ".join(bad) + ": the tests reward no work",
+                )
+            )
     return out

@@ -7,6 +7,7 @@ reference above 85, strict order, repeats within 10 points (flakiness). Seed 003
 "stddev > 15" is only an informational note, never a failure (it contradicts seed 002's
 lightweight bands, and any warning would fail the gate's exit code; see docs/foundation.md,
 "Calibration bands: where seeds 002 and 003 disagree")."""
+
 from __future__ import annotations
 
 import shutil
@@ -80,32 +81,61 @@ def assess(runs: dict[str, list[float]], weight_class: str) -> list[Finding]:
     s = {a: r[0] for a, r in runs.items() if r}
     out: list[Finding] = []
     if s["reference"] <= REFERENCE_ABOVE:
-        out.append(error("calibration", f"agents/reference.yaml: scored {s['reference']:g}: expected above {REFERENCE_ABOVE:g} (the challenge must be solvable)"))
+        out.append(
+            error(
+                "calibration",
+                f"agents/reference.yaml: scored {s['reference']:g}: expected above {REFERENCE_ABOVE:g} (the challenge must be solvable)",
+            )
+        )
     for agent in BANDED:
         lo, hi = band[agent]
         if not lo <= s[agent] <= hi:
             why = "too easy" if s[agent] > hi else "too hard"
-            out.append(error("calibration", f"agents/{agent}.yaml: scored {s[agent]:g}: expected {lo:g}-{hi:g} ({why} for the {agent} agent in {weight_class})"))
+            out.append(
+                error(
+                    "calibration",
+                    f"agents/{agent}.yaml: scored {s[agent]:g}: expected {lo:g}-{hi:g} ({why} for the {agent} agent in {weight_class})",
+                )
+            )
     spread = round(s["elite"] - s["naive"], 2)
     lo, hi = band["spread"]
     if not lo <= spread <= hi:
-        out.append(error("calibration", f"score spread (elite - naive) {spread:g}: expected {lo:g}-{hi:g} for {weight_class}"))
+        out.append(
+            error("calibration", f"score spread (elite - naive) {spread:g}: expected {lo:g}-{hi:g} for {weight_class}")
+        )
     if not s["reference"] > s["elite"] > s["standard"] > s["naive"]:
         got = " > ".join(f"{a} {s[a]:g}" for a in reversed(AGENTS))
         out.append(error("calibration", f"score order: expected reference > elite > standard > naive, got {got}"))
     for agent in FLAKY_AGENTS:
         r = runs.get(agent, [])
         if len(r) > 1 and max(r) - min(r) > FLAKY_LIMIT:
-            out.append(error("flakiness", f"agents/{agent}.yaml: scores {', '.join(f'{x:g}' for x in r)} over {len(r)} runs vary by {max(r) - min(r):g}: expected at most {FLAKY_LIMIT:g}"))
+            out.append(
+                error(
+                    "flakiness",
+                    f"agents/{agent}.yaml: scores {', '.join(f'{x:g}' for x in r)} over {len(r)} runs vary by {max(r) - min(r):g}: expected at most {FLAKY_LIMIT:g}",
+                )
+            )
     if not [f for f in out if f.severity == "error"]:
-        out.append(info("calibration", f"{weight_class}: scores " + ", ".join(f"{a} {s[a]:g}" for a in AGENTS) + f"; spread {spread:g}"))
+        out.append(
+            info(
+                "calibration",
+                f"{weight_class}: scores " + ", ".join(f"{a} {s[a]:g}" for a in AGENTS) + f"; spread {spread:g}",
+            )
+        )
     stdev = statistics.stdev(s[a] for a in AGENTS)
     if stdev <= MIN_STDEV:
-        out.append(info("calibration", f"score stddev {stdev:.1f}: seed 003 asks above {MIN_STDEV:g} (a note, not a failure: seed 002's {weight_class} bands take precedence)"))
+        out.append(
+            info(
+                "calibration",
+                f"score stddev {stdev:.1f}: seed 003 asks above {MIN_STDEV:g} (a note, not a failure: seed 002's {weight_class} bands take precedence)",
+            )
+        )
     return out
 
 
-async def _run(ch: Challenge, store_path: Path, backend: Backend, time_scale: float, repeats: dict[str, int], parallel: int) -> Calibration:
+async def _run(
+    ch: Challenge, store_path: Path, backend: Backend, time_scale: float, repeats: dict[str, int], parallel: int
+) -> Calibration:
     from arena.attempt import Arena  # noqa: PLC0415 — the whole engine, only when calibrating
     from arena.scoring import judge_attempt  # noqa: PLC0415
     from arena.scoring.load import attempt_events  # noqa: PLC0415
@@ -114,7 +144,11 @@ async def _run(ch: Challenge, store_path: Path, backend: Backend, time_scale: fl
     arena = await Arena.open(store_path, backend=backend, parallel=parallel)
     try:
         names = [n for n in AGENTS + BASELINES if n in ch.agent_names]
-        jobs = [(name, arena.attempt(ch, f"scripted:{name}", time_scale=time_scale)) for name in names for _ in range(repeats.get(name, 1))]
+        jobs = [
+            (name, arena.attempt(ch, f"scripted:{name}", time_scale=time_scale))
+            for name in names
+            for _ in range(repeats.get(name, 1))
+        ]
         statuses = await arena.run_all([a for _, a in jobs])
     finally:
         await arena.close()
@@ -123,7 +157,12 @@ async def _run(ch: Challenge, store_path: Path, backend: Backend, time_scale: fl
         cal.attempts.setdefault(name, []).append(attempt.id)
         if status != "finished":
             broken = True
-            cal.findings.append(error("calibration", f"agents/{name}.yaml: attempt {attempt.id} ended {status}: expected it to run to the end"))
+            cal.findings.append(
+                error(
+                    "calibration",
+                    f"agents/{name}.yaml: attempt {attempt.id} ended {status}: expected it to run to the end",
+                )
+            )
             continue
         _, events = await attempt_events(store_path, attempt.id)
         cal.runs.setdefault(name, []).append(round(float(judge_attempt(events).total), 2))
@@ -135,17 +174,30 @@ async def _run(ch: Challenge, store_path: Path, backend: Backend, time_scale: fl
     return cal
 
 
-async def calibrate(ch: Challenge, *, backend: Backend, time_scale: float | None = None, store: Path | None = None,
-                    flakiness: bool = True, parallel: int = 2) -> Calibration:
+async def calibrate(
+    ch: Challenge,
+    *,
+    backend: Backend,
+    time_scale: float | None = None,
+    store: Path | None = None,
+    flakiness: bool = True,
+    parallel: int = 2,
+) -> Calibration:
     missing = [a for a in AGENTS if a not in ch.agent_names]
     if missing:
-        return Calibration(findings=[error("calibration", f"agents/{a}.yaml: missing: expected the {a} benchmark agent (gate 3 runs all four)") for a in missing])
+        return Calibration(
+            findings=[
+                error(
+                    "calibration", f"agents/{a}.yaml: missing: expected the {a} benchmark agent (gate 3 runs all four)"
+                )
+                for a in missing
+            ]
+        )
     repeats = {a: FLAKY_RUNS for a in FLAKY_AGENTS} if flakiness else {}
     scale = time_scale or default_time_scale(ch)
     tmp = Path(tempfile.mkdtemp(prefix="gauntlet-calibrate-"))
     try:  # the null agent and the deletion attack join the author's agents (pipeline/baselines.py)
         ch = load_challenge(with_baselines(Path(ch.root), tmp))
-        return await _run(ch, store if store is not None else tmp / "calibration.db", backend, scale,
-                          repeats, parallel)
+        return await _run(ch, store if store is not None else tmp / "calibration.db", backend, scale, repeats, parallel)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

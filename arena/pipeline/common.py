@@ -1,5 +1,6 @@
 """Helpers shared by the pipeline's stages: reading a package's files without following
 links, and naming them relative to the package."""
+
 from __future__ import annotations
 
 import hashlib
@@ -41,5 +42,3 @@ def digest(p: Path) -> str:
 
 def rel(ch: Challenge, p: Path) -> str:
     return p.relative_to(ch.root).as_posix()
-
-

@@ -2,6 +2,7 @@
 answer leakage into agent-visible files, the trivial shortcut (the unmodified starter
 already passes; run through the judge by ``runs``), and repetition. Ambiguity and bias
 need a model reading the briefing and are not checked."""
+
 from __future__ import annotations
 
 import re
@@ -77,7 +78,12 @@ def answer_leakage(ch: Challenge) -> list[Finding]:
         for where, text in texts.items():
             if line in text and (where, line) not in seen:
                 seen.add((where, line))
-                out.append(error("answer_leakage", f"{where}: contains {line[:80]!r} from {sol_file}: expected the reference solution's code kept out of agent-visible files"))
+                out.append(
+                    error(
+                        "answer_leakage",
+                        f"{where}: contains {line[:80]!r} from {sol_file}: expected the reference solution's code kept out of agent-visible files",
+                    )
+                )
     for phase in range(1, ch.phase_count + 1):
         for suite in ("hidden", "adversarial"):
             for p in files_under(ch.tests_root(phase) / suite):
@@ -88,7 +94,12 @@ def answer_leakage(ch: Challenge) -> list[Finding]:
                     pattern = re.compile(rf"\b{re.escape(name)}\b")
                     for where, text in texts.items():
                         if pattern.search(text):
-                            out.append(warning("answer_leakage", f"{where}: names the {suite} test {name} ({p.relative_to(ch.root).as_posix()}): expected {suite} test specifics withheld"))
+                            out.append(
+                                warning(
+                                    "answer_leakage",
+                                    f"{where}: names the {suite} test {name} ({p.relative_to(ch.root).as_posix()}): expected {suite} test specifics withheld",
+                                )
+                            )
     return out
 
 

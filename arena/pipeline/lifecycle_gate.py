@@ -18,6 +18,7 @@ retires (abandonment above, attempts at ``retire_after_attempts``) by rewriting
 ``lifecycle.json``. ``attempts`` are store rows (``challenge``, ``agent``, ``status``,
 ``started_at``, ``last_score``); ``now`` is injected.
 """
+
 from __future__ import annotations
 
 import json
@@ -55,27 +56,35 @@ def admit(entry: Path, agent: str, attempts: list[dict], now: datetime) -> None:
     where = f"{entry}/lifecycle.json"
     if life.get("state", "live") != "live":
         why = life.get("reason") or "by its monitors"
-        raise UsageError(f"challenge {cid}: {life.get('state')} ({why}): rule lifecycle.state "
-                         f"({where}): expected live to start an attempt")
+        raise UsageError(
+            f"challenge {cid}: {life.get('state')} ({why}): rule lifecycle.state "
+            f"({where}): expected live to start an attempt"
+        )
     expires = _when(life.get("expires_at"))
     if expires is not None and now >= expires:
-        raise UsageError(f"challenge {cid}: expired at {life['expires_at']}: rule lifecycle.expires_at "
-                         f"({where}): publish a new version to run it again")
+        raise UsageError(
+            f"challenge {cid}: expired at {life['expires_at']}: rule lifecycle.expires_at "
+            f"({where}): publish a new version to run it again"
+        )
     mine = _mine(attempts, cid)
     cap = int(life.get("max_instances") or 0)
     running = [a for a in mine if a.get("status") in RUNNING]
     if cap and len(running) >= cap:
-        raise UsageError(f"challenge {cid}: {len(running)} attempts running, at its cap of {cap}: "
-                         f"rule lifecycle.max_instances ({where}): wait for one to end")
+        raise UsageError(
+            f"challenge {cid}: {len(running)} attempts running, at its cap of {cap}: "
+            f"rule lifecycle.max_instances ({where}): wait for one to end"
+        )
     cool = timedelta(seconds=float(life.get("cooldown_period_s") or 0))
     if cool:
         for a in mine:
             started = _when(a.get("started_at"))
             if a.get("agent") == agent and started is not None and now - started < cool:
                 ready = started + cool
-                raise UsageError(f"challenge {cid}: agent {agent} started attempt {a.get('id')} at "
-                                 f"{a.get('started_at')}: rule lifecycle.cooldown_period_s "
-                                 f"({int(cool.total_seconds())} s, {where}): next attempt from {ready.isoformat()}")
+                raise UsageError(
+                    f"challenge {cid}: agent {agent} started attempt {a.get('id')} at "
+                    f"{a.get('started_at')}: rule lifecycle.cooldown_period_s "
+                    f"({int(cool.total_seconds())} s, {where}): next attempt from {ready.isoformat()}"
+                )
 
 
 def run_monitors(entry: Path, attempts: list[dict], now: datetime) -> dict[str, Any] | None:
@@ -92,15 +101,29 @@ def run_monitors(entry: Path, attempts: list[dict], now: datetime) -> dict[str, 
         return None
     solve = sum(a.get("status") == "finished" and float(a.get("last_score") or 0) >= SOLVED_AT for a in mine) / n
     abandon = sum(a.get("status") != "finished" for a in mine) / n
-    check: dict[str, Any] = {"attempts": n, "at": now.isoformat(), "solve_rate": round(solve, 3),
-                             "abandonment_rate": round(abandon, 3), "action": None}
+    check: dict[str, Any] = {
+        "attempts": n,
+        "at": now.isoformat(),
+        "solve_rate": round(solve, 3),
+        "abandonment_rate": round(abandon, 3),
+        "action": None,
+    }
     if life.get("state", "live") == "live":
         if solve > float(life.get("retire_if_solve_rate_above", 1.0)):
-            check["action"], reason = "quarantined", f"solve rate {solve:.2f} above {life['retire_if_solve_rate_above']}"
+            check["action"], reason = (
+                "quarantined",
+                f"solve rate {solve:.2f} above {life['retire_if_solve_rate_above']}",
+            )
         elif solve < float(life.get("retire_if_solve_rate_below", 0.0)):
-            check["action"], reason = "quarantined", f"solve rate {solve:.2f} below {life['retire_if_solve_rate_below']}"
+            check["action"], reason = (
+                "quarantined",
+                f"solve rate {solve:.2f} below {life['retire_if_solve_rate_below']}",
+            )
         elif abandon > float(life.get("retire_if_abandonment_above", 1.0)):
-            check["action"], reason = "retired", f"abandonment rate {abandon:.2f} above {life['retire_if_abandonment_above']}"
+            check["action"], reason = (
+                "retired",
+                f"abandonment rate {abandon:.2f} above {life['retire_if_abandonment_above']}",
+            )
         elif life.get("retire_after_attempts") and n >= int(life["retire_after_attempts"]):
             check["action"], reason = "retired", f"{n} attempts, retire_after_attempts {life['retire_after_attempts']}"
         if check["action"]:

@@ -12,6 +12,7 @@ totals:
   the one fitting class, else (none or several) the class whose bands the scores miss by
   the fewest points (ties: the one whose expected median is nearest the scores' median).
 """
+
 from __future__ import annotations
 
 import statistics
@@ -38,19 +39,24 @@ def classification(scores: dict[str, float], declared: str) -> dict:
     if med is None or expected is None:
         verdict = "not assessed"
     elif med > expected + MARGIN:
-        verdict = (f"likely misclassified: median {med:g} is 20+ above {declared}'s expectation "
-                   f"({expected:g}): consider demoting to an easier class")
+        verdict = (
+            f"likely misclassified: median {med:g} is 20+ above {declared}'s expectation "
+            f"({expected:g}): consider demoting to an easier class"
+        )
     elif med < expected - MARGIN:
-        verdict = (f"likely misclassified: median {med:g} is 20+ below {declared}'s expectation "
-                   f"({expected:g}): consider promoting to a harder class")
+        verdict = (
+            f"likely misclassified: median {med:g} is 20+ below {declared}'s expectation "
+            f"({expected:g}): consider promoting to a harder class"
+        )
     else:
         verdict = "classification confirmed"
     misses: dict[str, float] = {}
     if all(a in s for a in ("naive", "standard", "elite")):
         spread = s["elite"] - s["naive"]
         for wc, band in CLASS_BANDS.items():
-            misses[wc] = round(sum(_miss(s[a], band[a]) for a in ("naive", "standard", "elite"))
-                               + _miss(spread, band["spread"]), 2)
+            misses[wc] = round(
+                sum(_miss(s[a], band[a]) for a in ("naive", "standard", "elite")) + _miss(spread, band["spread"]), 2
+            )
     fits = [wc for wc, m in misses.items() if m == 0]
     if declared in fits:
         suggested = declared
@@ -61,15 +67,27 @@ def classification(scores: dict[str, float], declared: str) -> dict:
         suggested = min(pool, key=lambda wc: (misses[wc], abs(CLASS_MEDIANS[wc] - (med or 0.0))))
     else:
         suggested = None
-    return {"declared": declared, "median": med, "expected_median": expected, "verdict": verdict,
-            "fits": fits, "misses": misses, "suggested": suggested}
+    return {
+        "declared": declared,
+        "median": med,
+        "expected_median": expected,
+        "verdict": verdict,
+        "fits": fits,
+        "misses": misses,
+        "suggested": suggested,
+    }
 
 
 def classification_findings(c: dict) -> list[Finding]:
     """Info notes (the band errors of gate 3 are what fail a package)."""
     out = [info("classification", f"{c['declared']}: {c['verdict']}")]
     if c["suggested"] and c["suggested"] != c["declared"]:
-        fit = ("the scores fit its bands" if c["suggested"] in c["fits"]
-               else f"no class's bands fit; nearest, {c['misses'][c['suggested']]:g} points off")
-        out.append(info("classification", f"suggested weight class: {c['suggested']} ({fit}); declared {c['declared']}"))
+        fit = (
+            "the scores fit its bands"
+            if c["suggested"] in c["fits"]
+            else f"no class's bands fit; nearest, {c['misses'][c['suggested']]:g} points off"
+        )
+        out.append(
+            info("classification", f"suggested weight class: {c['suggested']} ({fit}); declared {c['declared']}")
+        )
     return out

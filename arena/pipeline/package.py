@@ -1,6 +1,7 @@
 """Seed 003 stage 2 (Scenario Builder), quality gate 2: package completeness — the checks
 that can be automated on a package without running an agent (the sandbox runs are in
 ``package_runs``). ``examine``/``validate`` run gates 1 and 2 together."""
+
 from __future__ import annotations
 
 import fnmatch
@@ -17,6 +18,7 @@ from arena.pipeline.spec import completeness, repetition
 MIN_BRIEFING_WORDS = 30
 BENCHMARK_AGENTS = ("naive", "standard", "elite", "reference")  # seed 003 stage 3
 
+
 # -- gate 2 -------------------------------------------------------------------------
 def briefing(ch: Challenge) -> list[Finding]:
     if not (ch.root / BRIEFING).is_file():
@@ -25,7 +27,12 @@ def briefing(ch: Challenge) -> list[Finding]:
     if words == 0:
         return [error("briefing", f"{BRIEFING}: empty: expected the task, its deliverables and how it is judged")]
     if words < MIN_BRIEFING_WORDS:
-        return [warning("briefing", f"{BRIEFING}: only {words} words: expected a briefing that states the task and deliverables (at least {MIN_BRIEFING_WORDS} words)")]
+        return [
+            warning(
+                "briefing",
+                f"{BRIEFING}: only {words} words: expected a briefing that states the task and deliverables (at least {MIN_BRIEFING_WORDS} words)",
+            )
+        ]
     return []
 
 
@@ -37,7 +44,12 @@ def compiles(ch: Challenge, d: Path, what: str) -> list[Finding]:
         try:
             compile(p.read_bytes(), rel(ch, p), "exec", dont_inherit=True)
         except SyntaxError as exc:
-            out.append(error(what, f"{rel(ch, p)}: line {exc.lineno}: syntax error ({exc.msg}): expected {what.replace('_', ' ')} code that at least compiles"))
+            out.append(
+                error(
+                    what,
+                    f"{rel(ch, p)}: line {exc.lineno}: syntax error ({exc.msg}): expected {what.replace('_', ' ')} code that at least compiles",
+                )
+            )
         except ValueError as exc:  # NUL bytes
             out.append(error(what, f"{rel(ch, p)}: {exc}: expected Python source"))
     return out
@@ -50,7 +62,12 @@ def starter_and_solution(ch: Challenge) -> list[Finding]:
     out += compiles(ch, ch.starter_dir, "starter")
     sol = ch.solution_dir
     if sol is None or not files_under(sol):
-        out.append(error("solution", "solution/: missing or empty: expected the reference solution (files laid over starter/) to calibrate"))
+        out.append(
+            error(
+                "solution",
+                "solution/: missing or empty: expected the reference solution (files laid over starter/) to calibrate",
+            )
+        )
     else:
         out += compiles(ch, sol, "solution")
     return out
@@ -64,12 +81,22 @@ def tests(ch: Challenge) -> list[Finding]:
             d = base / suite
             if not d.is_dir():
                 if phase > 1 and suite == "static":
-                    out.append(warning("tests", f"{rel(ch, d)}/: missing: expected phase {phase}'s static tests (its advance threshold counts them)"))
+                    out.append(
+                        warning(
+                            "tests",
+                            f"{rel(ch, d)}/: missing: expected phase {phase}'s static tests (its advance threshold counts them)",
+                        )
+                    )
                 continue
             found = [p for p in files_under(d) if is_test_file(p)]
             if not found:
                 sev = error if suite == "static" and phase == 1 else warning
-                out.append(sev("tests", f"{rel(ch, d)}/: no test files: expected files named test_*.py (or *_test.*) in the {suite} suite"))
+                out.append(
+                    sev(
+                        "tests",
+                        f"{rel(ch, d)}/: no test files: expected files named test_*.py (or *_test.*) in the {suite} suite",
+                    )
+                )
             out += compiles(ch, d, "tests")
     return out
 
@@ -84,7 +111,12 @@ def isolation(ch: Challenge) -> list[Finding]:
             if is_plain_file(p) and p.relative_to(base).parts[0] in ("hidden", "adversarial"):
                 twin = starter.get(digest(p)) if p.stat().st_size > 0 else None
                 if twin is not None:
-                    out.append(error("isolation", f"{rel(ch, p)}: the same file is agent-visible as {rel(ch, twin)}: expected judge-side hidden/adversarial tests kept out of starter/"))
+                    out.append(
+                        error(
+                            "isolation",
+                            f"{rel(ch, p)}: the same file is agent-visible as {rel(ch, twin)}: expected judge-side hidden/adversarial tests kept out of starter/",
+                        )
+                    )
     return out
 
 
@@ -96,7 +128,12 @@ def deliverables(ch: Challenge) -> list[Finding]:
             continue
         present = (ch.starter_dir / d.name).exists() or (sol is not None and (sol / d.name).exists())
         if not present:
-            out.append(warning("deliverables", f"{FILE}: key 'deliverables[{i}].name': {d.name} is in neither solution/ nor starter/: expected the reference solution to deliver it"))
+            out.append(
+                warning(
+                    "deliverables",
+                    f"{FILE}: key 'deliverables[{i}].name': {d.name} is in neither solution/ nor starter/: expected the reference solution to deliver it",
+                )
+            )
     return out
 
 
@@ -104,12 +141,23 @@ def phases(ch: Challenge) -> list[Finding]:
     out: list[Finding] = []
     for n in range(2, ch.phase_count + 1):
         if not (ch.root / "phases" / str(n) / BRIEFING).is_file():
-            out.append(warning("phases", f"phases/{n}/{BRIEFING}: missing: expected the briefing revealed when phase {n} opens"))
+            out.append(
+                warning(
+                    "phases", f"phases/{n}/{BRIEFING}: missing: expected the briefing revealed when phase {n} opens"
+                )
+            )
     pdir = ch.root / "phases"
     if pdir.is_dir():
         for d in sorted(pdir.iterdir()):
             if not (d.name.isdigit() and 2 <= int(d.name) <= ch.phase_count):
-                out.append(error("phases", f"phases/{d.name}: not a declared phase: expected phases/2..{ch.phase_count} (one per entry of 'phases' in {FILE})" if ch.phase_count > 1 else f"phases/{d.name}: no phases declared in {FILE}: expected no phases/ directory"))
+                out.append(
+                    error(
+                        "phases",
+                        f"phases/{d.name}: not a declared phase: expected phases/2..{ch.phase_count} (one per entry of 'phases' in {FILE})"
+                        if ch.phase_count > 1
+                        else f"phases/{d.name}: no phases declared in {FILE}: expected no phases/ directory",
+                    )
+                )
     return out
 
 
@@ -132,7 +180,10 @@ def categories(ch: Challenge) -> list[Finding]:
     if not names:
         return []  # not Python tests: names are only known after a run
     return [
-        warning("judge_config", f"{FILE}: key 'judge.categories': glob {glob!r} matches no judge-side test: expected a pattern on test names like 'test_edge_*'")
+        warning(
+            "judge_config",
+            f"{FILE}: key 'judge.categories': glob {glob!r} matches no judge-side test: expected a pattern on test names like 'test_edge_*'",
+        )
         for glob in ch.manifest.judge.categories
         if not any(fnmatch.fnmatchcase(n, glob) for n in names)
     ]
@@ -145,7 +196,12 @@ def pivots(ch: Challenge) -> list[Finding]:
     lo, hi = PIVOT_WINDOW
     for i, (phase, mark) in enumerate(zip(ch.manifest.phases, ch.reveal_at)):
         if phase.pivot != "none" and not lo <= mark <= hi:
-            out.append(info("phases", f"{FILE}: key 'phases[{i}].reveal_at': a {phase.pivot} pivot at {mark:.0%} of the time: seed 000 targets {lo:.0%}-{hi:.0%}"))
+            out.append(
+                info(
+                    "phases",
+                    f"{FILE}: key 'phases[{i}].reveal_at': a {phase.pivot} pivot at {mark:.0%} of the time: seed 000 targets {lo:.0%}-{hi:.0%}",
+                )
+            )
     return out
 
 
@@ -153,13 +209,29 @@ def agents(ch: Challenge) -> list[Finding]:
     missing = [a for a in BENCHMARK_AGENTS if a not in ch.agent_names]
     if not missing:
         return []
-    return [info("agents", f"agents/: no {', '.join(a + '.yaml' for a in missing)}: gate 3 (calibrate) needs the four benchmark agents")]
+    return [
+        info(
+            "agents",
+            f"agents/: no {', '.join(a + '.yaml' for a in missing)}: gate 3 (calibrate) needs the four benchmark agents",
+        )
+    ]
 
 
 def gate_findings(ch: Challenge) -> list[Finding]:
     out: list[Finding] = []
-    checks = (completeness, repetition, briefing, starter_and_solution, tests, isolation, deliverables, phases,
-              categories, pivots, agents)
+    checks = (
+        completeness,
+        repetition,
+        briefing,
+        starter_and_solution,
+        tests,
+        isolation,
+        deliverables,
+        phases,
+        categories,
+        pivots,
+        agents,
+    )
     for check in checks:
         out += check(ch)
     return out

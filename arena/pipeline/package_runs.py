@@ -2,6 +2,7 @@
 the unmodified starter must fail some tests and error none (seed 003 gate 2), must not
 already pass everything (gate 4 trivial shortcut), and the reference solution laid over
 the starter must pass every judge-side test of every phase."""
+
 from __future__ import annotations
 
 import asyncio
@@ -38,15 +39,35 @@ def starter_findings(res: JudgeResult) -> list[Finding]:
     out: list[Finding] = []
     if res.build.status == "failure":
         first = res.build.errors[0] if res.build.errors else "collection failed"
-        out.append(error("starter_run", f"starter/: judge-side tests do not build on the unmodified starter ({first[:200]}): expected them to run and fail, not error"))
+        out.append(
+            error(
+                "starter_run",
+                f"starter/: judge-side tests do not build on the unmodified starter ({first[:200]}): expected them to run and fail, not error",
+            )
+        )
     errored = [t for t in res.tests if t.outcome == "error"]
     if errored:
-        out.append(error("starter_run", f"starter/: {len(errored)} judge-side test(s) error on the unmodified starter ({_names(res.tests, 'error')}): expected failures, not errors"))
+        out.append(
+            error(
+                "starter_run",
+                f"starter/: {len(errored)} judge-side test(s) error on the unmodified starter ({_names(res.tests, 'error')}): expected failures, not errors",
+            )
+        )
     if res.tests and all(t.outcome == "passed" for t in res.tests):
-        out.append(error("trivial_shortcut", f"starter/: the unmodified starter already passes all {len(res.tests)} judge-side tests: expected the challenge to need work"))
+        out.append(
+            error(
+                "trivial_shortcut",
+                f"starter/: the unmodified starter already passes all {len(res.tests)} judge-side tests: expected the challenge to need work",
+            )
+        )
     elif res.build.status == "success" and not errored:
         passed = sum(t.outcome == "passed" for t in res.tests)
-        out.append(info("starter_run", f"starter/: {passed}/{len(res.tests)} judge-side tests pass on the unmodified starter, none errors"))
+        out.append(
+            info(
+                "starter_run",
+                f"starter/: {passed}/{len(res.tests)} judge-side tests pass on the unmodified starter, none errors",
+            )
+        )
     return out
 
 
@@ -55,12 +76,23 @@ def solution_findings(res: JudgeResult) -> list[Finding]:
         return [error("solution_run", f"solution/: the judge could not run: {res.infra_error}")]
     bad = [t for t in res.tests if t.outcome != "passed"]
     if res.build.status == "failure" or bad or not res.tests:
-        detail = ", ".join(f"{t.suite}/{t.name} {t.outcome}" for t in bad[:5]) or "; ".join(res.build.errors[:1]) or "no tests ran"
-        return [error("solution_run", f"solution/: the reference solution does not pass every judge-side test ({detail}): expected all {len(res.tests)} to pass")]
+        detail = (
+            ", ".join(f"{t.suite}/{t.name} {t.outcome}" for t in bad[:5])
+            or "; ".join(res.build.errors[:1])
+            or "no tests ran"
+        )
+        return [
+            error(
+                "solution_run",
+                f"solution/: the reference solution does not pass every judge-side test ({detail}): expected all {len(res.tests)} to pass",
+            )
+        ]
     return [info("solution_run", f"solution/: the reference solution passes all {len(res.tests)} judge-side tests")]
 
 
-async def run_findings(ch: Challenge, backend: str | None = None, *, solution: bool = True) -> tuple[list[Finding], JudgeResult | None]:
+async def run_findings(
+    ch: Challenge, backend: str | None = None, *, solution: bool = True
+) -> tuple[list[Finding], JudgeResult | None]:
     """Findings of judging the starter (and the starter + solution). Returns the starter's
     result too (the audit reads it for shortcuts)."""
     from arena.sandbox import SandboxError  # noqa: PLC0415
@@ -80,5 +112,7 @@ async def run_findings(ch: Challenge, backend: str | None = None, *, solution: b
             return [error("sandbox", f"the sandbox is unavailable: {exc}")], None
 
 
-def run_checks(ch: Challenge, backend: str | None = None, *, solution: bool = True) -> tuple[list[Finding], JudgeResult | None]:
+def run_checks(
+    ch: Challenge, backend: str | None = None, *, solution: bool = True
+) -> tuple[list[Finding], JudgeResult | None]:
     return asyncio.run(run_findings(ch, backend, solution=solution))

@@ -1,6 +1,7 @@
 """The records a publication writes (seed 003 steps 5.1, 5.2, 5.4, 5.5), as plain dicts,
 and the package facts they rest on: which files are sealed under which asset class, and
 the hashes. Pure apart from reading the package's files."""
+
 from __future__ import annotations
 
 import hashlib
@@ -64,7 +65,9 @@ def asset_class(rel: str) -> str | None:
         return None
     if parts[0] in ("solution", "agents"):  # benchmark agents carry the reference's overlays
         return "reference_solution"
-    tests_at = 1 if parts[0] == "tests" else 3 if parts[0] == "phases" and len(parts) > 3 and parts[2] == "tests" else None
+    tests_at = (
+        1 if parts[0] == "tests" else 3 if parts[0] == "phases" and len(parts) > 3 and parts[2] == "tests" else None
+    )
     if tests_at is not None and len(parts) > tests_at:
         return "hidden_tests" if parts[tests_at] in ("hidden", "adversarial") else "judge_configs"
     return "withheld"
@@ -137,8 +140,18 @@ def confidence(runs: dict[str, list[float]], flaky_agents: tuple[str, ...], flak
     return "high" if all(len(runs.get(a, [])) >= flaky_runs for a in flaky_agents) else "low"
 
 
-def metadata(ch: Challenge, *, version: int, now: datetime, run_id: str, calibration: dict[str, Any],
-             integrity: dict[str, Any], package: str, key: str, sealed: dict[str, list[str]]) -> dict[str, Any]:
+def metadata(
+    ch: Challenge,
+    *,
+    version: int,
+    now: datetime,
+    run_id: str,
+    calibration: dict[str, Any],
+    integrity: dict[str, Any],
+    package: str,
+    key: str,
+    sealed: dict[str, list[str]],
+) -> dict[str, Any]:
     """Step 5.1. ``id`` is the package's own id (the store is keyed by it); ``version``
     counts this id's publications from 1."""
     m = ch.manifest
@@ -184,8 +197,16 @@ def lifecycle(now: datetime) -> dict[str, Any]:
     }
 
 
-def lineage(meta: dict[str, Any], *, spec: str, package: str, calibration: str, timings: dict[str, float | None],
-            calibration_source: str, previous_version: int | None) -> dict[str, Any]:
+def lineage(
+    meta: dict[str, Any],
+    *,
+    spec: str,
+    package: str,
+    calibration: str,
+    timings: dict[str, float | None],
+    calibration_source: str,
+    previous_version: int | None,
+) -> dict[str, Any]:
     """Step 5.4. Stages this project does not have (an architect or builder generating the
     package) are null, never invented; only the stages run here are timed."""
     return {
@@ -211,21 +232,55 @@ def monitors(meta: dict[str, Any], life: dict[str, Any]) -> list[dict[str, Any]]
     others watch the step 5.2 triggers (``source: lifecycle``) with the same thresholds."""
     scores = meta["calibration_scores"]
     return [
-        {"metric": "solve_rate", "check_interval": SOLVE_RATE_CHECK_INTERVAL, "source": "seed",
-         "thresholds": {"auto_quarantine_above": life["retire_if_solve_rate_above"],
-                        "auto_quarantine_below": life["retire_if_solve_rate_below"],
-                        "alert_if_deviation_from_expected": ALERT_IF_DEVIATION_FROM_EXPECTED},
-         "expected": None},
-        {"metric": "abandonment_rate", "check_interval": SOLVE_RATE_CHECK_INTERVAL, "source": "lifecycle",
-         "thresholds": {"auto_retire_above": life["retire_if_abandonment_above"]}},
+        {
+            "metric": "solve_rate",
+            "check_interval": SOLVE_RATE_CHECK_INTERVAL,
+            "source": "seed",
+            "thresholds": {
+                "auto_quarantine_above": life["retire_if_solve_rate_above"],
+                "auto_quarantine_below": life["retire_if_solve_rate_below"],
+                "alert_if_deviation_from_expected": ALERT_IF_DEVIATION_FROM_EXPECTED,
+            },
+            "expected": None,
+        },
+        {
+            "metric": "abandonment_rate",
+            "check_interval": SOLVE_RATE_CHECK_INTERVAL,
+            "source": "lifecycle",
+            "thresholds": {"auto_retire_above": life["retire_if_abandonment_above"]},
+        },
         {"metric": "attempts", "source": "lifecycle", "thresholds": {"auto_retire_at": life["retire_after_attempts"]}},
-        {"metric": "score_distribution", "check_interval": SOLVE_RATE_CHECK_INTERVAL, "source": "lifecycle",
-         "thresholds": {"flag_if_bimodal": life["flag_if_score_bimodal"]}},
-        {"metric": "avg_score", "check_interval": SOLVE_RATE_CHECK_INTERVAL, "source": "lifecycle",
-         "expected": round(statistics.fmean(scores.values()), 2),
-         "thresholds": {"flag_if_drift_above": life["flag_if_avg_score_drifts"]}},
+        {
+            "metric": "score_distribution",
+            "check_interval": SOLVE_RATE_CHECK_INTERVAL,
+            "source": "lifecycle",
+            "thresholds": {"flag_if_bimodal": life["flag_if_score_bimodal"]},
+        },
+        {
+            "metric": "avg_score",
+            "check_interval": SOLVE_RATE_CHECK_INTERVAL,
+            "source": "lifecycle",
+            "expected": round(statistics.fmean(scores.values()), 2),
+            "thresholds": {"flag_if_drift_above": life["flag_if_avg_score_drifts"]},
+        },
     ]
 
 
-__all__ = ["ASSETS", "asset_class", "canonical", "classify", "confidence", "discriminator_traits", "hash_entries", "iso", "lifecycle",
-           "lineage", "metadata", "monitors", "package_files", "package_hash", "read_entries", "sha256"]
+__all__ = [
+    "ASSETS",
+    "asset_class",
+    "canonical",
+    "classify",
+    "confidence",
+    "discriminator_traits",
+    "hash_entries",
+    "iso",
+    "lifecycle",
+    "lineage",
+    "metadata",
+    "monitors",
+    "package_files",
+    "package_hash",
+    "read_entries",
+    "sha256",
+]

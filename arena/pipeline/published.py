@@ -7,6 +7,7 @@
 
 A version directory appears whole (written under a hidden staging name, then renamed), so
 a reader never sees half an entry and two publishers never get the same version."""
+
 from __future__ import annotations
 
 import json
@@ -31,17 +32,25 @@ def versions(challenge_dir: Path) -> list[int]:
     """Complete publications of one challenge id, oldest first."""
     if not challenge_dir.is_dir():
         return []
-    return sorted(int(p.name) for p in challenge_dir.iterdir()
-                  if p.name.isdigit() and (p / "metadata.json").is_file())
+    return sorted(int(p.name) for p in challenge_dir.iterdir() if p.name.isdigit() and (p / "metadata.json").is_file())
 
 
 def _write_json(path: Path, doc: object) -> None:
     path.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n", encoding="utf-8")
 
 
-def write_entry(store: Path, challenge_id: str, entries: dict[str, bytes | PurePosixPath], *, plain: list[str],
-                sealed: dict[str, list[str]], key: bytes, package_hash: str,
-                records: Callable[[int], dict[str, Any]], stage: str) -> tuple[Path, int]:
+def write_entry(
+    store: Path,
+    challenge_id: str,
+    entries: dict[str, bytes | PurePosixPath],
+    *,
+    plain: list[str],
+    sealed: dict[str, list[str]],
+    key: bytes,
+    package_hash: str,
+    records: Callable[[int], dict[str, Any]],
+    stage: str,
+) -> tuple[Path, int]:
     """Write one publication from the package's files as read once (``entries``);
     ``records(version)`` gives the JSON records for the version finally taken.
     Returns (entry directory, version)."""
@@ -82,7 +91,9 @@ def read_record(entry: Path, name: str) -> dict[str, Any]:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SealError(f"{path}: unreadable ({exc.__class__.__name__}): expected the JSON record challenge publish wrote") from None
+        raise SealError(
+            f"{path}: unreadable ({exc.__class__.__name__}): expected the JSON record challenge publish wrote"
+        ) from None
     if not isinstance(doc, dict):
         raise SealError(f"{path}: not a JSON object: expected the record challenge publish wrote")
     return doc
@@ -113,11 +124,15 @@ def open_published(entry: str | os.PathLike, key: bytes) -> dict[str, bytes | Pu
         try:
             blob = path.read_bytes()
         except OSError as exc:
-            raise SealError(f"{path}: missing or unreadable ({exc.__class__.__name__}): expected the sealed {asset} asset") from None
+            raise SealError(
+                f"{path}: missing or unreadable ({exc.__class__.__name__}): expected the sealed {asset} asset"
+            ) from None
         files.update(unpack(unseal(blob, key, aad(str(cid), asset, str(phash)), str(path), kid), str(path)))
     got = hash_entries(files)
     if got != phash:
-        raise SealError(f"{entry}: files hash to {got}: expected the published package hash {phash} (the entry was altered)")
+        raise SealError(
+            f"{entry}: files hash to {got}: expected the published package hash {phash} (the entry was altered)"
+        )
     return files
 
 
@@ -151,11 +166,29 @@ def list_published(store: Path) -> list[dict[str, Any]]:
             meta, life = read_record(entry, "metadata"), read_record(entry, "lifecycle")
         except SealError:
             continue
-        out.append({"id": meta.get("id"), "version": vs[-1], "versions": len(vs), "state": life.get("state"),
-                    "category": meta.get("category"), "weight_class": meta.get("weight_class"),
-                    "discriminator_traits": meta.get("discriminator_traits"),
-                    "published_at": life.get("published_at"), "expires_at": life.get("expires_at"), "entry": str(entry)})
+        out.append(
+            {
+                "id": meta.get("id"),
+                "version": vs[-1],
+                "versions": len(vs),
+                "state": life.get("state"),
+                "category": meta.get("category"),
+                "weight_class": meta.get("weight_class"),
+                "discriminator_traits": meta.get("discriminator_traits"),
+                "published_at": life.get("published_at"),
+                "expires_at": life.get("expires_at"),
+                "entry": str(entry),
+            }
+        )
     return out
 
 
-__all__ = ["list_published", "open_published", "published_root", "read_record", "restore_published", "versions", "write_entry"]
+__all__ = [
+    "list_published",
+    "open_published",
+    "published_root",
+    "read_record",
+    "restore_published",
+    "versions",
+    "write_entry",
+]

@@ -5,6 +5,7 @@ Gates 1-2 (``validate`` and its sandbox runs) and 4 (``audit``) are run here as
 preconditions; gate 3 (calibration) is read from a ``gauntlet challenge calibrate --json``
 report or run (quick unless asked). A failed precondition is an error finding and nothing
 is written."""
+
 from __future__ import annotations
 
 import json
@@ -21,7 +22,16 @@ from arena.pipeline.calibration import AGENTS, FLAKY_AGENTS, FLAKY_RUNS, Calibra
 from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge
 from arena.pipeline.publish_records import (
-    canonical, classify, confidence, hash_entries, lifecycle, lineage, metadata, monitors, package_files, read_entries,
+    canonical,
+    classify,
+    confidence,
+    hash_entries,
+    lifecycle,
+    lineage,
+    metadata,
+    monitors,
+    package_files,
+    read_entries,
     sha256,
 )
 from arena.pipeline.published import write_entry
@@ -63,6 +73,7 @@ class Publication:
 
 
 # ---- the calibration report (gate 3) --------------------------------------------------------
+
 
 def _score(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v <= 100
@@ -115,28 +126,51 @@ def read_calibration(path: str | Path) -> CalibrationReport:
 def report_of(ch: Challenge, cal: Calibration, package_hash: str) -> dict[str, Any]:
     """The calibrate --json document (what ``challenge calibrate`` prints), with the hash of
     the package it calibrated."""
-    return {"challenge": ch.id, "findings": [f.model_dump() for f in cal.findings],
-            "ok": not any(f.severity == "error" for f in cal.findings),
-            "scores": cal.scores, "runs": cal.runs, "spread": cal.spread, "package_hash": package_hash,
-            "classification": cal.classification}
+    return {
+        "challenge": ch.id,
+        "findings": [f.model_dump() for f in cal.findings],
+        "ok": not any(f.severity == "error" for f in cal.findings),
+        "scores": cal.scores,
+        "runs": cal.runs,
+        "spread": cal.spread,
+        "package_hash": package_hash,
+        "classification": cal.classification,
+    }
 
 
-def calibration_findings(ch: Challenge, rep: CalibrationReport, package_hash: str, *,
-                         verify: bool = True) -> list[Finding]:
+def calibration_findings(
+    ch: Challenge, rep: CalibrationReport, package_hash: str, *, verify: bool = True
+) -> list[Finding]:
     """Gate 3 judged again from the report's scores (a report edited to say ``ok`` with
     scores out of band still fails), plus the report's own errors (attempts that broke).
     ``verify``: a report read from a file must name its stored attempts, which are
     re-judged (pipeline/reproduce.py); a report that cannot be reproduced is an error."""
     if rep.challenge != ch.id:
-        return [error("calibration_report", f"{rep.source}: a calibration of {rep.challenge!r}: expected one of {ch.id!r}")]
+        return [
+            error("calibration_report", f"{rep.source}: a calibration of {rep.challenge!r}: expected one of {ch.id!r}")
+        ]
     out: list[Finding] = []
     if rep.package_hash is None:
-        out.append(info("calibration_report", f"{rep.source}: carries no package_hash: cannot tell it was made on the package as it is now"))
+        out.append(
+            info(
+                "calibration_report",
+                f"{rep.source}: carries no package_hash: cannot tell it was made on the package as it is now",
+            )
+        )
     elif rep.package_hash != package_hash:
-        out.append(error("calibration_report", f"{rep.source}: calibrated package {rep.package_hash}: expected this package as it is now ({package_hash}); calibrate it again"))
+        out.append(
+            error(
+                "calibration_report",
+                f"{rep.source}: calibrated package {rep.package_hash}: expected this package as it is now ({package_hash}); calibrate it again",
+            )
+        )
     missing = [a for a in AGENTS if not rep.runs.get(a)]
     for a in missing:
-        out.append(error("calibration", f"{rep.source}: no score for the {a} agent: expected runs of all four benchmark agents"))
+        out.append(
+            error(
+                "calibration", f"{rep.source}: no score for the {a} agent: expected runs of all four benchmark agents"
+            )
+        )
     seen = {f.detail for f in out}
     for f in rep.findings:
         if f.severity == "error" and f.detail not in seen:
@@ -150,13 +184,18 @@ def calibration_findings(ch: Challenge, rep: CalibrationReport, package_hash: st
 
         out += reproduce(rep, ch.id)
     elif rep.source != "calibrate run":
-        out.append(info("calibration_report", f"{rep.source}: not re-judged (--unverified-calibration): "
-                                              "published with calibration_verified false"))
+        out.append(
+            info(
+                "calibration_report",
+                f"{rep.source}: not re-judged (--unverified-calibration): published with calibration_verified false",
+            )
+        )
     return out
 
 
-def run_calibration(ch: Challenge, package_hash: str, sandbox: str | None, *, flakiness: bool,
-                    time_scale: float | None) -> tuple[CalibrationReport | None, list[Finding]]:
+def run_calibration(
+    ch: Challenge, package_hash: str, sandbox: str | None, *, flakiness: bool, time_scale: float | None
+) -> tuple[CalibrationReport | None, list[Finding]]:
     import asyncio  # noqa: PLC0415
 
     from arena.pipeline.calibration import calibrate  # noqa: PLC0415
@@ -171,6 +210,7 @@ def run_calibration(ch: Challenge, package_hash: str, sandbox: str | None, *, fl
 
 
 # ---- gates 1, 2 and 4 ---------------------------------------------------------------------
+
 
 def _blocking(findings: list[Finding]) -> bool:
     return any(f.severity == "error" for f in findings)
@@ -188,13 +228,24 @@ def integrity(ch: Challenge, starter_run: list[Finding]) -> tuple[dict[str, Any]
 
 # ---- stage 5 ------------------------------------------------------------------------------
 
+
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def publish(ref: str | Path, *, store: Path, key: bytes | Callable[[], bytes], calibration: CalibrationReport | None = None,
-            sandbox: str | None = None, flakiness: bool = False, time_scale: float | None = None,
-            verify_calibration: bool = True, now: Callable[[], datetime] = utc_now, timer: Callable[[], float] = time.perf_counter) -> Publication:
+def publish(
+    ref: str | Path,
+    *,
+    store: Path,
+    key: bytes | Callable[[], bytes],
+    calibration: CalibrationReport | None = None,
+    sandbox: str | None = None,
+    flakiness: bool = False,
+    time_scale: float | None = None,
+    verify_calibration: bool = True,
+    now: Callable[[], datetime] = utc_now,
+    timer: Callable[[], float] = time.perf_counter,
+) -> Publication:
     """Gates 1-4 as preconditions, then the store entry. Never raises for package faults;
     ``key`` may be a function (called once the package has loaded, before anything runs),
     whose ``SealError`` propagates (bad input: exit 2)."""
@@ -215,7 +266,9 @@ def publish(ref: str | Path, *, store: Path, key: bytes | Callable[[], bytes], c
     pub.findings += runs
     t1 = timer()
     if _blocking([f for f in runs if f.check != "trivial_shortcut"]):
-        pub.findings.append(info("publish", f"{ch.id}: not published: gate 2 (starter and solution judged in a sandbox) has errors"))
+        pub.findings.append(
+            info("publish", f"{ch.id}: not published: gate 2 (starter and solution judged in a sandbox) has errors")
+        )
         return pub
     integ, audit_findings = integrity(ch, runs)
     pub.findings += [f for f in audit_findings if f.check != "trivial_shortcut"]
@@ -237,39 +290,84 @@ def publish(ref: str | Path, *, store: Path, key: bytes | Callable[[], bytes], c
         return pub
     now_read = read_entries(ch.root, package_files(ch.root))
     if hash_entries(now_read) != phash:
-        pub.findings.append(error("package_changed", f"{ch.root}: files changed while publishing: expected the package left alone; publish again"))
+        pub.findings.append(
+            error(
+                "package_changed",
+                f"{ch.root}: files changed while publishing: expected the package left alone; publish again",
+            )
+        )
         return pub
 
     plain, sealed = classify(sorted(entries))
     moment = now()
     run_id = "p-" + secrets.token_hex(4)
     scores = {a: calibration.runs[a][0] for a in AGENTS}
-    cal_summary = {"scores": scores, "spread": round(scores["elite"] - scores["naive"], 2),  # seed 002's spread
-                   "confidence": confidence(calibration.runs, FLAKY_AGENTS, FLAKY_RUNS)}
+    cal_summary = {
+        "scores": scores,
+        "spread": round(scores["elite"] - scores["naive"], 2),  # seed 002's spread
+        "confidence": confidence(calibration.runs, FLAKY_AGENTS, FLAKY_RUNS),
+    }
     life = lifecycle(moment)
     cal_hash = sha256(canonical(calibration.doc))
-    timings = {"architect": None, "builder": None, "validator": round(t1 - t0, 3), "auditor": round(t2 - t1, 3),
-               "calibrator": t_cal, "publisher": None}
+    timings = {
+        "architect": None,
+        "builder": None,
+        "validator": round(t1 - t0, 3),
+        "auditor": round(t2 - t1, 3),
+        "calibrator": t_cal,
+        "publisher": None,
+    }
 
     def records(version: int) -> dict[str, Any]:
-        meta = metadata(ch, version=version, now=moment, run_id=run_id, calibration=cal_summary, integrity=integ,
-                        package=phash, key=key_id(key), sealed=sealed)
+        meta = metadata(
+            ch,
+            version=version,
+            now=moment,
+            run_id=run_id,
+            calibration=cal_summary,
+            integrity=integ,
+            package=phash,
+            key=key_id(key),
+            sealed=sealed,
+        )
         timings["publisher"] = round(timer() - t3, 3)
-        lin = lineage(meta, spec=sha256(bytes(entries["challenge.yaml"])),
-                      package=phash, calibration=cal_hash, timings=dict(timings),
-                      calibration_source=calibration.source, previous_version=version - 1 if version > 1 else None)
+        lin = lineage(
+            meta,
+            spec=sha256(bytes(entries["challenge.yaml"])),
+            package=phash,
+            calibration=cal_hash,
+            timings=dict(timings),
+            calibration_source=calibration.source,
+            previous_version=version - 1 if version > 1 else None,
+        )
         lin["calibration_verified"] = calibration.source == "calibrate run" or verify_calibration
-        return {"metadata": meta, "lifecycle": life, "lineage": lin, "monitors": monitors(meta, life),
-                "calibration": calibration.doc}
+        return {
+            "metadata": meta,
+            "lifecycle": life,
+            "lineage": lin,
+            "monitors": monitors(meta, life),
+            "calibration": calibration.doc,
+        }
 
-    entry, version = write_entry(store, ch.id, entries, plain=plain, sealed=sealed, key=key, package_hash=phash,
-                                 records=records, stage=run_id)
+    entry, version = write_entry(
+        store, ch.id, entries, plain=plain, sealed=sealed, key=key, package_hash=phash, records=records, stage=run_id
+    )
     pub.entry, pub.version = entry, version
     if integ["flags"]:
-        pub.findings.append(info("publish", f"{ch.id}: published with integrity flags (audit verdict {integ['verdict']})"))
+        pub.findings.append(
+            info("publish", f"{ch.id}: published with integrity flags (audit verdict {integ['verdict']})")
+        )
     pub.findings.append(info("publish", f"{ch.id}: published version {version} at {entry}"))
     return pub
 
 
-__all__ = ["CalibrationReport", "Publication", "PublishError", "calibration_findings", "parse_calibration", "publish",
-           "read_calibration", "report_of"]
+__all__ = [
+    "CalibrationReport",
+    "Publication",
+    "PublishError",
+    "calibration_findings",
+    "parse_calibration",
+    "publish",
+    "read_calibration",
+    "report_of",
+]

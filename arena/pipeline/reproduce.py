@@ -14,6 +14,7 @@ stored events score, not that the events were made by a real run; a store fabric
 event by event would pass. The stored attempt's challenge id is checked, not the package
 hash (calibration runs a copy of the package with the baseline agents added).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -61,35 +62,74 @@ def reproduce(rep, challenge_id: str) -> list[Finding]:
     attempts = rep.doc.get("attempts")
     store = _store_path(rep)
     if store is None or not isinstance(attempts, dict):
-        return [error("calibration_report", f"{rep.source}: names no stored calibration attempts (keys 'store' and "
-                                            f"'attempts'): publish re-judges them and cannot reproduce this report; "
-                                            f"expected the report of {CALIBRATE_WITH_STORE}")]
+        return [
+            error(
+                "calibration_report",
+                f"{rep.source}: names no stored calibration attempts (keys 'store' and "
+                f"'attempts'): publish re-judges them and cannot reproduce this report; "
+                f"expected the report of {CALIBRATE_WITH_STORE}",
+            )
+        ]
     if not store.exists():
-        return [error("calibration_report", f"{rep.source}: key 'store': {store}: no such store: cannot re-judge the calibration attempts")]
+        return [
+            error(
+                "calibration_report",
+                f"{rep.source}: key 'store': {store}: no such store: cannot re-judge the calibration attempts",
+            )
+        ]
     clean = {str(a): [str(i) for i in ids] for a, ids in attempts.items() if isinstance(ids, list)}
     out: list[Finding] = []
     if all(rep.runs.get(a) for a in AGENTS):
         for name in BASELINES:
             if not rep.runs.get(name):
-                out.append(error("calibration_report", f"{rep.source}: no run of the {name} baseline: expected the "
-                                                       f"null and attack rows calibrate makes"))
+                out.append(
+                    error(
+                        "calibration_report",
+                        f"{rep.source}: no run of the {name} baseline: expected the "
+                        f"null and attack rows calibrate makes",
+                    )
+                )
     for agent in [a for a in AGENTS + BASELINES if rep.runs.get(a) or clean.get(a)]:
         if len(clean.get(agent, [])) != len(rep.runs.get(agent, [])):
-            out.append(error("calibration_report", f"{rep.source}: agent {agent}: {len(rep.runs.get(agent, []))} reported run(s), "
-                                                   f"{len(clean.get(agent, []))} named attempt(s): expected one stored attempt per run"))
+            out.append(
+                error(
+                    "calibration_report",
+                    f"{rep.source}: agent {agent}: {len(rep.runs.get(agent, []))} reported run(s), "
+                    f"{len(clean.get(agent, []))} named attempt(s): expected one stored attempt per run",
+                )
+            )
     judged = asyncio.run(_rejudge(store, {a: clean[a] for a in AGENTS + BASELINES if a in clean}))
     for agent, rows in judged.items():
         for i, (aid, total, note) in enumerate(rows):
             if total is None:
-                out.append(error("calibration_report", f"{rep.source}: agent {agent}: attempt {aid}: {note}: cannot re-judge it"))
+                out.append(
+                    error(
+                        "calibration_report", f"{rep.source}: agent {agent}: attempt {aid}: {note}: cannot re-judge it"
+                    )
+                )
                 continue
             if note and note != challenge_id:
-                out.append(error("calibration_report", f"{rep.source}: agent {agent}: attempt {aid} is of challenge {note!r}: expected {challenge_id!r}"))
+                out.append(
+                    error(
+                        "calibration_report",
+                        f"{rep.source}: agent {agent}: attempt {aid} is of challenge {note!r}: expected {challenge_id!r}",
+                    )
+                )
             reported = rep.runs.get(agent, [])
             if i < len(reported) and abs(reported[i] - total) > TOLERANCE:
-                out.append(error("calibration_report", f"{rep.source}: agent {agent}: reported {reported[i]:g} for attempt {aid}, "
-                                                       f"re-judged {total:g}: the report cannot be reproduced"))
+                out.append(
+                    error(
+                        "calibration_report",
+                        f"{rep.source}: agent {agent}: reported {reported[i]:g} for attempt {aid}, "
+                        f"re-judged {total:g}: the report cannot be reproduced",
+                    )
+                )
     if not out:
         n = sum(len(r) for r in judged.values())
-        out.append(info("calibration_report", f"{rep.source}: {n} calibration attempts re-judged from {store}: the report's scores reproduce"))
+        out.append(
+            info(
+                "calibration_report",
+                f"{rep.source}: {n} calibration attempts re-judged from {store}: the report's scores reproduce",
+            )
+        )
     return out

@@ -5,6 +5,7 @@ once (mode 0600) in the store's data directory.
 A sealed file is ``MAGIC`` + 12-byte random nonce + ciphertext and 16-byte tag. The
 associated data binds it to its challenge, asset class and package hash, so a sealed file
 moved into another entry (or renamed to another class) fails to open."""
+
 from __future__ import annotations
 
 import base64
@@ -32,6 +33,7 @@ class SealError(ValueError):
 
 # ---- keys -------------------------------------------------------------------------------
 
+
 def parse_key(text: str, where: str) -> bytes:
     """32 bytes written as 64 hex digits or base64 (standard or URL-safe)."""
     s = text.strip()
@@ -47,7 +49,9 @@ def parse_key(text: str, where: str) -> bytes:
             continue
         if len(raw) == KEY_BYTES:
             return raw
-    raise SealError(f"{where}: not a usable key ({len(s)} characters): expected 32 bytes written as 64 hex digits or base64")
+    raise SealError(
+        f"{where}: not a usable key ({len(s)} characters): expected 32 bytes written as 64 hex digits or base64"
+    )
 
 
 def key_id(key: bytes) -> str:
@@ -90,6 +94,7 @@ def load_key(data_dir: Path, *, create: bool = True) -> tuple[bytes, str]:
 
 # ---- sealing ------------------------------------------------------------------------------
 
+
 def aad(challenge_id: str, asset: str, package_hash: str) -> bytes:
     return f"gauntlet.sealed/v1\0{challenge_id}\0{asset}\0{package_hash}".encode()
 
@@ -104,17 +109,22 @@ def unseal(blob: bytes, key: bytes, associated: bytes, where: str, sealed_key_id
 
     if not blob.startswith(MAGIC) or len(blob) < len(MAGIC) + NONCE_BYTES + 16:
         raise SealError(f"{where}: not a sealed Gauntlet asset: expected a file written by challenge publish")
-    nonce = blob[len(MAGIC):len(MAGIC) + NONCE_BYTES]
+    nonce = blob[len(MAGIC) : len(MAGIC) + NONCE_BYTES]
     try:
-        return AESGCM(key).decrypt(nonce, blob[len(MAGIC) + NONCE_BYTES:], associated)
+        return AESGCM(key).decrypt(nonce, blob[len(MAGIC) + NONCE_BYTES :], associated)
     except InvalidTag:
         given = key_id(key)
         if sealed_key_id and sealed_key_id != given:
-            raise SealError(f"{where}: cannot decrypt: sealed with key id {sealed_key_id}, the key given has id {given}: expected the publish key of this store") from None
-        raise SealError(f"{where}: cannot decrypt: authentication failed: the file was altered or moved from another entry") from None
+            raise SealError(
+                f"{where}: cannot decrypt: sealed with key id {sealed_key_id}, the key given has id {given}: expected the publish key of this store"
+            ) from None
+        raise SealError(
+            f"{where}: cannot decrypt: authentication failed: the file was altered or moved from another entry"
+        ) from None
 
 
 # ---- deterministic tar of package files --------------------------------------------------
+
 
 def pack(entries: dict[str, bytes | PurePosixPath]) -> bytes:
     """A tar of package-relative path -> bytes (a file) or PurePosixPath (a symlink's
@@ -159,10 +169,26 @@ def unpack(data: bytes, where: str) -> dict[str, bytes | PurePosixPath]:
                     fh = tar.extractfile(m)
                     out[rel] = fh.read() if fh else b""
                 else:
-                    raise SealError(f"{where}: entry {m.name!r} is neither a file nor a symlink: expected package files")
+                    raise SealError(
+                        f"{where}: entry {m.name!r} is neither a file nor a symlink: expected package files"
+                    )
     except tarfile.TarError as exc:
-        raise SealError(f"{where}: sealed archive is damaged ({exc}): expected a tar written by challenge publish") from None
+        raise SealError(
+            f"{where}: sealed archive is damaged ({exc}): expected a tar written by challenge publish"
+        ) from None
     return out
 
 
-__all__ = ["KEY_ENV", "KEY_FILE", "SealError", "aad", "key_id", "load_key", "pack", "parse_key", "seal", "unpack", "unseal"]
+__all__ = [
+    "KEY_ENV",
+    "KEY_FILE",
+    "SealError",
+    "aad",
+    "key_id",
+    "load_key",
+    "pack",
+    "parse_key",
+    "seal",
+    "unpack",
+    "unseal",
+]

@@ -1,6 +1,7 @@
 """Seed 003 stage 1 (Challenge Architect), quality gate 1: spec completeness — every
 manifest field present, the weight class's dimension envelope, the anti-repetition
 fingerprint against the known catalogue. Each check returns findings."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,13 +26,11 @@ ENVELOPES: dict[str, dict[str, tuple[int, int]]] = {
 }
 
 
-
 def fingerprint_similarity(a: str, b: str) -> float:
     """Share of ``:``-separated fields equal at the same position."""
     fa, fb = a.split(":"), b.split(":")
     n = max(len(fa), len(fb))
     return sum(1 for x, y in zip(fa, fb) if x == y) / n if n else 0.0
-
 
 
 # -- gate 1 -------------------------------------------------------------------------
@@ -47,23 +46,57 @@ def completeness(ch: Challenge) -> list[Finding]:
     }
     for key, what in required.items():
         if not getattr(m, key):
-            out.append(error("spec_completeness", f"{FILE}: key '{key}': missing or empty: expected {what} (gate 1: every field present)"))
+            out.append(
+                error(
+                    "spec_completeness",
+                    f"{FILE}: key '{key}': missing or empty: expected {what} (gate 1: every field present)",
+                )
+            )
     if len(m.deliverables) < 2:
-        out.append(error("deliverables", f"{FILE}: key 'deliverables': expected at least 2 deliverables (gate 1), got {len(m.deliverables)}"))
+        out.append(
+            error(
+                "deliverables",
+                f"{FILE}: key 'deliverables': expected at least 2 deliverables (gate 1), got {len(m.deliverables)}",
+            )
+        )
     if m.dimensions is not None:
         env = ENVELOPES[m.weight_class]
-        outside = [(d, getattr(m.dimensions, d), env[d]) for d in DIMENSIONS if not env[d][0] <= getattr(m.dimensions, d) <= env[d][1]]
+        outside = [
+            (d, getattr(m.dimensions, d), env[d])
+            for d in DIMENSIONS
+            if not env[d][0] <= getattr(m.dimensions, d) <= env[d][1]
+        ]
         # Seed 002 tolerates one outlier dimension; two or more mean another class.
         make = warning if len(outside) > 1 else info
         for dim, value, (lo, hi) in outside:
             note = "" if len(outside) > 1 else " (one outlier dimension is tolerated)"
-            out.append(make("weight_class_envelope", f"{FILE}: key 'dimensions.{dim}': expected {lo}-{hi} for a {m.weight_class} (seed 002 envelope), got {value:g}{note}"))
+            out.append(
+                make(
+                    "weight_class_envelope",
+                    f"{FILE}: key 'dimensions.{dim}': expected {lo}-{hi} for a {m.weight_class} (seed 002 envelope), got {value:g}{note}",
+                )
+            )
     if m.format == "marathon" and not m.phases:
-        out.append(warning("phases", f"{FILE}: key 'phases': a marathon without phases is a long standard: expected 1-3 phases after the first"))
+        out.append(
+            warning(
+                "phases",
+                f"{FILE}: key 'phases': a marathon without phases is a long standard: expected 1-3 phases after the first",
+            )
+        )
     if m.judge.timeout_s > m.time_limit_s:
-        out.append(warning("judge_config", f"{FILE}: key 'judge.timeout': longer than the time limit: expected at most {m.time_limit_s:g}s"))
+        out.append(
+            warning(
+                "judge_config",
+                f"{FILE}: key 'judge.timeout': longer than the time limit: expected at most {m.time_limit_s:g}s",
+            )
+        )
     if "{tests}" not in m.judge.command:
-        out.append(warning("judge_config", f"{FILE}: key 'judge.command': no {{tests}}: expected the judge-side test directories to be passed to the command"))
+        out.append(
+            warning(
+                "judge_config",
+                f"{FILE}: key 'judge.command': no {{tests}}: expected the judge-side test directories to be passed to the command",
+            )
+        )
     return out
 
 
@@ -84,7 +117,10 @@ def repetition(ch: Challenge, known: list[Path] | None = None) -> list[Finding]:
         theirs = str(data.get("anti_repetition_fingerprint") or "")
         sim = fingerprint_similarity(fp, theirs) if theirs else 0.0
         if sim > FINGERPRINT_THRESHOLD:
-            out.append(warning("repetition", f"{FILE}: key 'anti_repetition_fingerprint': {sim:.0%} like '{theirs}' of {data.get('id')}: expected at most {FINGERPRINT_THRESHOLD:.0%} (gate 1)"))
+            out.append(
+                warning(
+                    "repetition",
+                    f"{FILE}: key 'anti_repetition_fingerprint': {sim:.0%} like '{theirs}' of {data.get('id')}: expected at most {FINGERPRINT_THRESHOLD:.0%} (gate 1)",
+                )
+            )
     return out
-
-

@@ -4,6 +4,7 @@
 answers a ping within a short timeout, else local. ``cleanup_stale()`` removes what a
 crashed run left behind (the attempt runner calls it on start).
 """
+
 from __future__ import annotations
 
 from arena.sandbox.base import (  # noqa: F401 — re-exported

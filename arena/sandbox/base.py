@@ -4,6 +4,7 @@ A sandbox is created from a host workspace directory (bound at ``/workspace``) p
 optional read-only mounts, runs commands with limits, and is closed leaving nothing
 behind. Everything here is async; blocking backends run their calls in a thread.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

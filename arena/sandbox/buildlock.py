@@ -6,6 +6,7 @@ process may have just built the thing) and only then runs ``build()``. The other
 on the lock and then find it present. A build's duration is kept in
 ``<cache>/build-times.json`` so a progress display can say "took 84 s last time".
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -54,8 +55,9 @@ def build_lock(key: str, on_wait: Callable[[str], None] | None = None) -> Iterat
         os.close(fd)
 
 
-def locked_build(key: str, present: Callable[[], T | None], build: Callable[[], T], *,
-                 on_wait: Callable[[str], None] | None = None) -> tuple[T, bool]:
+def locked_build(
+    key: str, present: Callable[[], T | None], build: Callable[[], T], *, on_wait: Callable[[str], None] | None = None
+) -> tuple[T, bool]:
     """``(result, built)``: ``present()``'s answer if any (no lock needed), else the
     first ``present()`` after taking the lock, else ``build()`` under the lock (its
     duration recorded under ``key``)."""

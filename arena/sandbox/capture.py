@@ -1,4 +1,5 @@
 """Reading a sandboxed process's output with a cap (shared by the backends)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -29,8 +30,7 @@ class CappedBuffer:
             part = chunk[:room]
             self.parts.append(part)
             self.kept += len(part)
-        if (not self._fired and self.on_overflow is not None
-                and self.seen > self.cap * OVERFLOW_KILL_FACTOR):
+        if not self._fired and self.on_overflow is not None and self.seen > self.cap * OVERFLOW_KILL_FACTOR:
             self._fired = True
             self.on_overflow()
 
@@ -50,8 +50,8 @@ class LineSplitter:
         data = self.rest + chunk
         *lines, self.rest = data.split(b"\n")
         while len(self.rest) > self.max_line:
-            lines.append(self.rest[:self.max_line])
-            self.rest = self.rest[self.max_line:]
+            lines.append(self.rest[: self.max_line])
+            self.rest = self.rest[self.max_line :]
         for line in lines:
             self.on_line(self.name, line.decode("utf-8", "replace"))
 
@@ -61,8 +61,7 @@ class LineSplitter:
             self.on_line(self.name, rest.decode("utf-8", "replace"))
 
 
-async def drain(stream: asyncio.StreamReader, buf: CappedBuffer,
-                lines: LineSplitter | None = None) -> None:
+async def drain(stream: asyncio.StreamReader, buf: CappedBuffer, lines: LineSplitter | None = None) -> None:
     while True:
         chunk = await stream.read(1 << 16)
         if not chunk:

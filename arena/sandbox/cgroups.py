@@ -5,6 +5,7 @@ joins by writing its pid into each ``cgroup.procs`` (done in the child before it
 bubblewrap, so nothing it forks escapes). ``kill_all`` freezes the group, SIGKILLs every
 member (stopped ones included) and thaws it, so a fork bomb cannot outrun the sweep.
 """
+
 from __future__ import annotations
 
 import os

@@ -7,6 +7,7 @@ tmpfs, ``cap_drop=ALL``, ``no-new-privileges``, an ``fsize`` ulimit, and are lab
 The workspace is chowned to uid 1000 at create (unless bound read-only). A pool's
 launcher container runs a trusted main process instead (``main=``, docker_launch.py).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -42,8 +43,7 @@ class DockerBackend:
             self.client = docker.from_env(timeout=timeout)
             self.client.ping()
         except Exception as exc:  # noqa: BLE001
-            raise SandboxError(f"docker sandbox unavailable: the engine does not answer ({exc})"
-                               ) from None
+            raise SandboxError(f"docker sandbox unavailable: the engine does not answer ({exc})") from None
         self._images: dict[str, str] = {}
         try:
             cgroupfs = self.client.info().get("CgroupDriver") == "cgroupfs"
@@ -65,10 +65,12 @@ class DockerBackend:
             except Exception as exc:  # noqa: BLE001
                 raise SandboxError(f"docker: cannot list the engine's runtimes: {exc}") from None
         if runtime not in self._runtimes:
-            raise SandboxError(f"sandbox runtime {runtime!r} is not registered with the Docker "
-                               f"engine (it has: {', '.join(sorted(self._runtimes))}); for "
-                               "gVisor: apt-get install runsc, add it to daemon.json "
-                               "\"runtimes\" and reload dockerd (SIGHUP)")
+            raise SandboxError(
+                f"sandbox runtime {runtime!r} is not registered with the Docker "
+                f"engine (it has: {', '.join(sorted(self._runtimes))}); for "
+                "gVisor: apt-get install runsc, add it to daemon.json "
+                '"runtimes" and reload dockerd (SIGHUP)'
+            )
         return runtime
 
     def image_ref(self, image: str) -> str:
@@ -76,35 +78,64 @@ class DockerBackend:
             self._images[image] = ensure_image(self.client, image)
         return self._images[image]
 
-    async def create(self, workspace: Path, limits: Limits, *, mounts: Sequence[Mount] = (),
-                     image: str = "gauntlet-base", workspace_readonly: bool = False):
+    async def create(
+        self,
+        workspace: Path,
+        limits: Limits,
+        *,
+        mounts: Sequence[Mount] = (),
+        image: str = "gauntlet-base",
+        workspace_readonly: bool = False,
+    ):
         workspace = Path(workspace)
         if not workspace.is_dir():
             raise SandboxError(f"workspace {workspace} is not a directory")
-        return await asyncio.to_thread(self.create_sync, workspace.resolve(), limits,
-                                       list(mounts), image, workspace_readonly, None)
+        return await asyncio.to_thread(
+            self.create_sync, workspace.resolve(), limits, list(mounts), image, workspace_readonly, None
+        )
 
-    def pool(self, limits: Limits, *, mounts: Sequence[Mount] = (), image: str = "gauntlet-base",
-             workspace_readonly: bool = True, size: int = 2, scratch: str | None = None,
-             **kw):
+    def pool(
+        self,
+        limits: Limits,
+        *,
+        mounts: Sequence[Mount] = (),
+        image: str = "gauntlet-base",
+        workspace_readonly: bool = True,
+        size: int = 2,
+        scratch: str | None = None,
+        **kw,
+    ):
         from arena.sandbox.docker_pool import DockerPool  # noqa: PLC0415
 
-        return DockerPool(self, limits, mounts=list(mounts), image=image,
-                          workspace_readonly=workspace_readonly, size=size, scratch=scratch,
-                          **kw)
+        return DockerPool(
+            self,
+            limits,
+            mounts=list(mounts),
+            image=image,
+            workspace_readonly=workspace_readonly,
+            size=size,
+            scratch=scratch,
+            **kw,
+        )
 
-    def create_sync(self, workspace: Path, limits: Limits, mounts: list[Mount], image: str,
-                    ro: bool, pool_dir: Path | None,
-                    host_mounts: Sequence[Path] = (),
-                    main: tuple[list[str], dict[str, str]] | None = None) -> "DockerSandbox":
+    def create_sync(
+        self,
+        workspace: Path,
+        limits: Limits,
+        mounts: list[Mount],
+        image: str,
+        ro: bool,
+        pool_dir: Path | None,
+        host_mounts: Sequence[Path] = (),
+        main: tuple[list[str], dict[str, str]] | None = None,
+    ) -> "DockerSandbox":
         """Create and start one container. ``host_mounts``: host mounts (a pool's scratch
         tmpfs) the sandbox unmounts at close, before removing ``pool_dir``. ``main``:
         (argv, env) of a trusted main process run as the sandbox user instead of the
         idle ``sleep`` under docker-init: it is PID 1 itself, so nothing inside can signal
         it (a pooled judge launcher; its output is never logged)."""
         with registry.creating():  # an arena told to stop waits for this, then removes it
-            return self._create_sync(workspace, limits, mounts, image, ro, pool_dir, host_mounts,
-                                     main)
+            return self._create_sync(workspace, limits, mounts, image, ro, pool_dir, host_mounts, main)
 
     def _create_sync(self, workspace, limits, mounts, image, ro, pool_dir, host_mounts, main):
         from docker.types import LogConfig, Mount as DMount, Ulimit  # noqa: PLC0415
@@ -122,36 +153,49 @@ class DockerBackend:
                 state = registry.STATE_ROOT / sid  # (fuse-overlayfs has no --storage-opt size)
                 state.mkdir(parents=True, mode=0o700)
                 try:
-                    quota.limit_workspace(workspace, state, limits.workspace_mb,
-                                          limits.workspace_inodes)
+                    quota.limit_workspace(workspace, state, limits.workspace_mb, limits.workspace_inodes)
                 except BaseException:
                     registry.cleanup_local_state(sid)
                     raise
             fsutil.chown_tree(workspace, SANDBOX_UID)
         binds = [DMount(WORKSPACE, str(workspace), type="bind", read_only=ro)]
-        binds += [DMount(m.target, str(Path(m.host).resolve()), type="bind",
-                         read_only=m.readonly) for m in mounts]
+        binds += [DMount(m.target, str(Path(m.host).resolve()), type="bind", read_only=m.readonly) for m in mounts]
         fsize = limits.file_mb << 20
         labels = {"gauntlet": "1", "gauntlet.owner": registry.owner_tag(), "gauntlet.sid": sid}
         if pool_dir is not None:
             labels["gauntlet.dir"] = str(pool_dir)
         uid = SANDBOX_UID if main else INIT_UID
-        extra = {**(extra if runtime else {}),
-                 **({"environment": main[1], "log_config": LogConfig(type="none")} if main else {})}
+        extra = {
+            **(extra if runtime else {}),
+            **({"environment": main[1], "log_config": LogConfig(type="none")} if main else {}),
+        }
         try:
             c = self.client.containers.create(
-                ref, main[0] if main else ["sleep", "infinity"], name=f"gauntlet-{sid}",
-                user=f"{uid}:{uid}", init=not main, **extra,
-                working_dir=WORKSPACE, network_mode="none" if not limits.network else "bridge",
-                mem_limit=f"{limits.memory_mb}m", memswap_limit=f"{limits.memory_mb}m",
-                nano_cpus=int(limits.cpus * 1e9), pids_limit=limits.pids, read_only=True,
+                ref,
+                main[0] if main else ["sleep", "infinity"],
+                name=f"gauntlet-{sid}",
+                user=f"{uid}:{uid}",
+                init=not main,
+                **extra,
+                working_dir=WORKSPACE,
+                network_mode="none" if not limits.network else "bridge",
+                mem_limit=f"{limits.memory_mb}m",
+                memswap_limit=f"{limits.memory_mb}m",
+                nano_cpus=int(limits.cpus * 1e9),
+                pids_limit=limits.pids,
+                read_only=True,
                 tmpfs={"/tmp": f"size={limits.tmpfs_mb}m,nr_inodes={limits.tmp_inodes},mode=1777"},
                 shm_size=f"{max(1, min(limits.tmpfs_mb, 16))}m",
-                cap_drop=["ALL"], security_opt=["no-new-privileges"], mounts=binds,
-                ulimits=[Ulimit(name="fsize", soft=fsize, hard=fsize),
-                         Ulimit(name="core", soft=0, hard=0)],
-                labels=labels, detach=True, stdin_open=False, tty=False,
-                **({"cgroup_parent": self.cgroup_parent} if self.cgroup_parent else {}))
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                mounts=binds,
+                ulimits=[Ulimit(name="fsize", soft=fsize, hard=fsize), Ulimit(name="core", soft=0, hard=0)],
+                labels=labels,
+                detach=True,
+                stdin_open=False,
+                tty=False,
+                **({"cgroup_parent": self.cgroup_parent} if self.cgroup_parent else {}),
+            )
         except Exception as exc:  # noqa: BLE001
             registry.cleanup_local_state(sid)
             raise SandboxError(f"docker: cannot create a sandbox from {ref}: {exc}") from None
@@ -185,8 +229,7 @@ def _weighted_cgroup_parent() -> str | None:
 class DockerSandbox:
     backend = "docker"
 
-    def __init__(self, be: DockerBackend, sid, container, workspace: Path, limits: Limits,
-                 pool_dir: Path | None):
+    def __init__(self, be: DockerBackend, sid, container, workspace: Path, limits: Limits, pool_dir: Path | None):
         self.be, self.id, self.container = be, sid, container
         self.workspace, self.limits, self.pool_dir = workspace, limits, pool_dir
         self.uid = SANDBOX_UID
@@ -202,8 +245,9 @@ class DockerSandbox:
     def _kill_all_sync(self) -> None:
         """SIGKILL every process of the sandbox user except the container's init."""
         try:
-            eid = self.api.exec_create(self.container.id, ["sh", "-c", "kill -9 -1"],
-                                       user=f"{SANDBOX_UID}:{SANDBOX_UID}")["Id"]
+            eid = self.api.exec_create(
+                self.container.id, ["sh", "-c", "kill -9 -1"], user=f"{SANDBOX_UID}:{SANDBOX_UID}"
+            )["Id"]
             self.api.exec_start(eid)
         except Exception:  # noqa: BLE001 — container may be gone already
             pass
@@ -213,15 +257,21 @@ class DockerSandbox:
         then kill every process of the sandbox user, as ``exec`` does."""
         argv = ["sh", "-c", '"$@"; rc=$?; kill -9 -1 2>/dev/null; exit $rc', "sh", *argv]
         try:
-            eid = self.api.exec_create(self.container.id, argv, user=f"{SANDBOX_UID}:{SANDBOX_UID}",
-                                       environment=env or None)["Id"]
+            eid = self.api.exec_create(
+                self.container.id, argv, user=f"{SANDBOX_UID}:{SANDBOX_UID}", environment=env or None
+            )["Id"]
             self.api.exec_start(eid)
             return self.api.exec_inspect(eid).get("ExitCode")
         except Exception as exc:  # noqa: BLE001
             raise SandboxError(f"docker exec in sandbox {self.id} failed: {exc}") from None
 
-    def _run_sync(self, eid: str, out: CappedBuffer, err: CappedBuffer,
-                  split: tuple[LineSplitter | None, LineSplitter | None] = (None, None)) -> None:
+    def _run_sync(
+        self,
+        eid: str,
+        out: CappedBuffer,
+        err: CappedBuffer,
+        split: tuple[LineSplitter | None, LineSplitter | None] = (None, None),
+    ) -> None:
         for o, e in self.api.exec_start(eid, stream=True, demux=True):
             if o:
                 out.feed(o)
@@ -240,13 +290,23 @@ class DockerSandbox:
         container's cgroup (``docker exec`` children descend from containerd-shim, not
         from the container's init) running as the exec user, minus the exec wrappers."""
 
-        return ObserveTarget(cgroup=self.container.id, uid=SANDBOX_UID, backend="docker",
-                             skip=(("sh", "-c", _REAP), ("sh", "-c", _FEED), ("base64", "-d")))
+        return ObserveTarget(
+            cgroup=self.container.id,
+            uid=SANDBOX_UID,
+            backend="docker",
+            skip=(("sh", "-c", _REAP), ("sh", "-c", _FEED), ("base64", "-d")),
+        )
 
-    async def exec(self, argv: list[str], *, timeout: float | None = None,
-                   env: dict[str, str] | None = None, cwd: str = WORKSPACE,
-                   stdin: bytes | None = None,
-                   on_output: Callable[[str, str], None] | None = None) -> ExecResult:
+    async def exec(
+        self,
+        argv: list[str],
+        *,
+        timeout: float | None = None,
+        env: dict[str, str] | None = None,
+        cwd: str = WORKSPACE,
+        stdin: bytes | None = None,
+        on_output: Callable[[str, str], None] | None = None,
+    ) -> ExecResult:
         """``on_output(stream, line)``: called on the loop for each line as it arrives."""
         if self.closed:
             raise SandboxError(f"sandbox {self.id} is closed")
@@ -265,11 +325,19 @@ class DockerSandbox:
         argv = ["sh", "-c", _REAP, "sh", *argv]
         t0 = time.monotonic()
         try:
-            eid = (await asyncio.to_thread(
-                self.api.exec_create, self.container.id, argv, user=f"{SANDBOX_UID}:{SANDBOX_UID}",
-                workdir=cwd, environment=env or None))["Id"]
+            eid = (
+                await asyncio.to_thread(
+                    self.api.exec_create,
+                    self.container.id,
+                    argv,
+                    user=f"{SANDBOX_UID}:{SANDBOX_UID}",
+                    workdir=cwd,
+                    environment=env or None,
+                )
+            )["Id"]
         except Exception as exc:  # noqa: BLE001
             raise SandboxError(f"docker exec in sandbox {self.id} failed: {exc}") from None
+
         def overflow():  # kill from another thread: the reader must keep draining
             threading.Thread(target=self._kill_all_sync, daemon=True).start()
 
@@ -278,8 +346,10 @@ class DockerSandbox:
         split: tuple[LineSplitter | None, LineSplitter | None] = (None, None)
         if on_output is not None:
             loop = asyncio.get_running_loop()
+
             def relay(name: str, line: str) -> None:  # from the reader thread to the loop
                 loop.call_soon_threadsafe(on_output, name, line)
+
             split = (LineSplitter("stdout", relay), LineSplitter("stderr", relay))
         run = asyncio.ensure_future(asyncio.to_thread(self._run_sync, eid, out, err, split))
         timed_out = False
@@ -300,12 +370,17 @@ class DockerSandbox:
             raise SandboxError(f"docker sandbox {self.id} died during exec: {exc}") from None
         rc = info.get("ExitCode")
         if not timed_out and not info.get("Pid"):  # the engine never started the process
-            raise SandboxError(f"docker exec in sandbox {self.id}: "
-                               f"{(out.value() + err.value()).decode(errors='replace').strip()}")
-        return ExecResult(exit_code=None if timed_out else rc, stdout=out.value(),
-                          stderr=err.value(), timed_out=timed_out,
-                          truncated=out.truncated or err.truncated,
-                          duration_s=time.monotonic() - t0)
+            raise SandboxError(
+                f"docker exec in sandbox {self.id}: {(out.value() + err.value()).decode(errors='replace').strip()}"
+            )
+        return ExecResult(
+            exit_code=None if timed_out else rc,
+            stdout=out.value(),
+            stderr=err.value(),
+            timed_out=timed_out,
+            truncated=out.truncated or err.truncated,
+            duration_s=time.monotonic() - t0,
+        )
 
     @property
     def launcher(self) -> bool:
@@ -329,8 +404,7 @@ class DockerSandbox:
     def _host(self, path: str) -> str:
         rel = fsutil.inside(WORKSPACE, path)
         if rel is None:
-            raise SandboxError(f"{path!r}: the docker sandbox copies in and out of "
-                               f"{WORKSPACE} only")
+            raise SandboxError(f"{path!r}: the docker sandbox copies in and out of {WORKSPACE} only")
         return rel
 
     async def copy_in(self, src: Path, dest: str) -> None:
@@ -368,4 +442,3 @@ class DockerSandbox:
             if self.pool_dir is not None:
                 shutil.rmtree(self.pool_dir, ignore_errors=True)
             registry.cleanup_local_state(self.id)  # the workspace quota: copied back, unmounted
-

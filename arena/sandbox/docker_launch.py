@@ -8,6 +8,7 @@ status, instead of a ``docker exec`` (API round trips and a new process tree); a
 timeout the container is killed. The container serves this one request only; its
 close removes it.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -65,5 +66,11 @@ async def launch(sb, args: list[str], *, timeout: float) -> ExecResult:
         await asyncio.to_thread(_wait, sb, 15)
         rc = None
     stdout, stderr, truncated = proto.outputs(out, cap)
-    return ExecResult(exit_code=rc, stdout=stdout, stderr=stderr, timed_out=timed_out,
-                      truncated=truncated, duration_s=time.monotonic() - t0)
+    return ExecResult(
+        exit_code=rc,
+        stdout=stdout,
+        stderr=stderr,
+        timed_out=timed_out,
+        truncated=truncated,
+        duration_s=time.monotonic() - t0,
+    )

@@ -19,6 +19,7 @@ every process it started is killed when it ends. ``launcher=(argv, env)`` (needs
 the launcher is ready (``.ready``) — its start-up is the warm-up. A cold acquire gets an
 idle container (run with ``exec``): a launcher there would start while the caller waits.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -39,11 +40,21 @@ def _close_result(fut: asyncio.Future) -> None:
 
 
 class DockerPool:
-    def __init__(self, backend, limits: Limits, *, mounts: list[Mount], image: str,
-                 workspace_readonly: bool, size: int = 2, scratch: str | None = None,
-                 scratch_mb: int | None = None, warm: list[str] | None = None,
-                 warm_env: dict[str, str] | None = None,
-                 launcher: tuple[list[str], dict[str, str]] | None = None):
+    def __init__(
+        self,
+        backend,
+        limits: Limits,
+        *,
+        mounts: list[Mount],
+        image: str,
+        workspace_readonly: bool,
+        size: int = 2,
+        scratch: str | None = None,
+        scratch_mb: int | None = None,
+        warm: list[str] | None = None,
+        warm_env: dict[str, str] | None = None,
+        launcher: tuple[list[str], dict[str, str]] | None = None,
+    ):
         if size < 0:
             raise SandboxError(f"pool size must be >= 0, got {size}")
         if launcher is not None and not scratch:
@@ -114,8 +125,7 @@ class DockerPool:
                 mounts.append(Mount(d / "scratch", self.scratch, readonly=False))
                 if launcher:
                     launch.make_fifos(d / "scratch", SANDBOX_UID)
-            sb = self.backend.create_sync(ws, self.limits, mounts, self.image, self.ro, d,
-                                          tmpfs, main=launcher)
+            sb = self.backend.create_sync(ws, self.limits, mounts, self.image, self.ro, d, tmpfs, main=launcher)
         except BaseException:
             for m in tmpfs:
                 fsutil.umount_lazy(m)
@@ -142,8 +152,9 @@ class DockerPool:
         if uid is not None:
             fsutil.chown_tree(ws, uid)
 
-    async def acquire(self, workspace: Path | None = None, *,
-                      fill: Callable[[Path], None] | None = None, refill: bool = True):
+    async def acquire(
+        self, workspace: Path | None = None, *, fill: Callable[[Path], None] | None = None, refill: bool = True
+    ):
         """A fresh sandbox holding a copy of ``workspace`` (or what ``fill(ws_dir)``
         writes there, run in a thread); the caller closes it. Cold (none ready): the
         container is created while the workspace is filled."""

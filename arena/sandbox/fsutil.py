@@ -1,4 +1,5 @@
 """Host-side file moves for sandboxes that never follow a link planted by sandboxed code."""
+
 from __future__ import annotations
 
 import os

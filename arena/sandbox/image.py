@@ -7,6 +7,7 @@ tarball. The image is labelled ``gauntlet.recipe=<sha256 of the recipe>``; a bui
 does nothing when an image with that label exists. The debootstrap tarball is cached
 in ``~/.cache/gauntlet/`` (or ``$GAUNTLET_CACHE``) keyed by the same hash.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -48,8 +49,14 @@ RECIPE: dict = {
     ],
 }
 # Trimmed from the rootfs after debootstrap (keeps the image small; nothing runs apt).
-_TRIM = ["var/cache/apt/archives", "var/lib/apt/lists", "usr/share/doc", "usr/share/man",
-         "usr/share/info", "usr/share/locale"]
+_TRIM = [
+    "var/cache/apt/archives",
+    "var/lib/apt/lists",
+    "usr/share/doc",
+    "usr/share/man",
+    "usr/share/info",
+    "usr/share/locale",
+]
 
 
 def recipe_hash(recipe: dict = RECIPE) -> str:
@@ -87,8 +94,7 @@ def find_recipe_image(client, recipe: str):
     """The base image of ``recipe``. Images built FROM it (agent and node images) inherit its
     labels, so only an image that is the imported rootfs itself counts: no parent layers."""
     imgs = client.images.list(filters={"label": f"{RECIPE_LABEL}={recipe}"})
-    own = [i for i in imgs if not any(k in (i.labels or {}) for k in DERIVED_LABELS)
-           and len(i.history()) == 1]
+    own = [i for i in imgs if not any(k in (i.labels or {}) for k in DERIVED_LABELS) and len(i.history()) == 1]
     return own[0] if own else None
 
 
@@ -123,9 +129,14 @@ def build_rootfs(recipe: dict, dest: Path, log: Callable[[str], None] = print) -
     work = Path(tempfile.mkdtemp(prefix="gauntlet-rootfs-", dir=dest.parent))
     root = work / "rootfs"
     try:
-        cmd = ["debootstrap", f"--variant={recipe['variant']}",
-               "--include=" + ",".join(recipe["include"]),
-               recipe["suite"], str(root), recipe["mirror"]]
+        cmd = [
+            "debootstrap",
+            f"--variant={recipe['variant']}",
+            "--include=" + ",".join(recipe["include"]),
+            recipe["suite"],
+            str(root),
+            recipe["mirror"],
+        ]
         log("running: " + " ".join(cmd))
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
@@ -147,8 +158,9 @@ def base_build_key(recipe: dict = RECIPE) -> str:
     return f"{BASE_IMAGE}-{recipe_hash(recipe)[:16]}"
 
 
-def build_image(force: bool = False, log: Callable[[str], None] = print,
-                recipe: dict = RECIPE, repository: str = BASE_IMAGE) -> BuildReport:
+def build_image(
+    force: bool = False, log: Callable[[str], None] = print, recipe: dict = RECIPE, repository: str = BASE_IMAGE
+) -> BuildReport:
     """Build ``gauntlet-base:latest`` unless an image with this recipe exists. One build
     per recipe at a time across processes (``buildlock``): the others wait, then find it."""
     t0 = time.monotonic()
@@ -176,8 +188,7 @@ def build_image(force: bool = False, log: Callable[[str], None] = print,
         changes = list(recipe["changes"]) + [f"LABEL {RECIPE_LABEL}={h}", "LABEL gauntlet=1"]
         log(f"importing {tarball} as {name}")
         try:
-            client.api.import_image_from_file(str(tarball), repository=repository, tag=BASE_TAG,
-                                              changes=changes)
+            client.api.import_image_from_file(str(tarball), repository=repository, tag=BASE_TAG, changes=changes)
         except Exception as exc:  # noqa: BLE001
             raise SandboxError(f"docker import of {tarball} failed: {exc}") from None
         img = find_recipe_image(client, h)
@@ -194,8 +205,12 @@ def image_status(client=None) -> dict:
     client = client or _client()
     h = recipe_hash()
     img = find_recipe_image(client, h)
-    return {"image": f"{BASE_IMAGE}:{BASE_TAG}", "recipe": h, "present": img is not None,
-            "id": img.id if img is not None else None}
+    return {
+        "image": f"{BASE_IMAGE}:{BASE_TAG}",
+        "recipe": h,
+        "present": img is not None,
+        "id": img.id if img is not None else None,
+    }
 
 
 def ensure_image(client, image: str) -> str:
@@ -217,7 +232,8 @@ def ensure_image(client, image: str) -> str:
             build_image(log=lambda _m: None)
             return ref
         except SandboxError as exc:
-            raise SandboxError(f"sandbox.image {image!r} is missing and could not be built: "
-                               f"{exc}") from None
-    raise SandboxError(f"sandbox.image {image!r} is not present and cannot be built here "
-                       f"(no registry; only {BASE_IMAGE!r} is built by `gauntlet sandbox build`)")
+            raise SandboxError(f"sandbox.image {image!r} is missing and could not be built: {exc}") from None
+    raise SandboxError(
+        f"sandbox.image {image!r} is not present and cannot be built here "
+        f"(no registry; only {BASE_IMAGE!r} is built by `gauntlet sandbox build`)"
+    )

@@ -8,6 +8,7 @@ launcher died). Output comes back in ``<out>/.stdout`` / ``.stderr`` (at most
 ``cap + 1`` bytes each), read without following links. ``alive()`` says whether the
 launcher can still answer (the sandbox's process or container is running).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -35,8 +36,9 @@ def make_fifos(out: Path, uid: int | None) -> None:
             os.chown(path, uid, uid)
 
 
-def until(attempt: Callable[[], bool], alive: Callable[[], bool], what: str, who: str,
-          budget: float = START_BUDGET_S) -> None:
+def until(
+    attempt: Callable[[], bool], alive: Callable[[], bool], what: str, who: str, budget: float = START_BUDGET_S
+) -> None:
     """Call ``attempt()`` until it returns True; fail if the launcher is gone or the
     budget ran out."""
     deadline = time.monotonic() + budget
@@ -52,8 +54,7 @@ def until(attempt: Callable[[], bool], alive: Callable[[], bool], what: str, who
         time.sleep(_POLL_S)
 
 
-def wait_ready(out: Path, alive: Callable[[], bool], who: str,
-               budget: float = START_BUDGET_S) -> None:
+def wait_ready(out: Path, alive: Callable[[], bool], who: str, budget: float = START_BUDGET_S) -> None:
     """Block until the launcher waits for its request (a pool's warm-up)."""
     until(lambda: os.path.lexists(out / READY), alive, "start", who, budget)
 
@@ -63,8 +64,7 @@ def send(out: Path, data: bytes, alive: Callable[[], bool], who: str) -> None:
 
     def attempt() -> bool:
         try:
-            box.append(os.open(out / REQUEST,
-                               os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC))
+            box.append(os.open(out / REQUEST, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC))
         except OSError as e:
             if e.errno != errno.ENXIO:  # ENXIO: no reader yet (a cold launcher starting)
                 raise SandboxError(f"{who}: cannot send the request: {e}") from None
@@ -104,8 +104,9 @@ async def _status(fd: int, timeout: float) -> tuple[bool, int | None]:
     return True, int(line) if line.isdigit() else None
 
 
-async def request(out: Path, args: list[str], cap: int, timeout: float,
-                  alive: Callable[[], bool], who: str) -> tuple[bool, int | None]:
+async def request(
+    out: Path, args: list[str], cap: int, timeout: float, alive: Callable[[], bool], who: str
+) -> tuple[bool, int | None]:
     """Send the request and wait: (ended, exit code). (False, None) at ``timeout``;
     (True, None) when the launcher ended without a status."""
     data = json.dumps({"args": list(args), "cap": cap}).encode()

@@ -11,6 +11,7 @@ starts. ``/tmp`` is a size-limited tmpfs mounted per sandbox (kept between execs
 sandbox, gone at close). Without root: unprivileged bwrap (``--unshare-all --uid 65534``),
 rlimits instead of a cgroup and a per-exec tmpfs (see docs/sandbox.md).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -31,10 +32,16 @@ from arena.sandbox.capture import CappedBuffer, LineSplitter, drain
 
 SANDBOX_UID = 65534  # without root (user namespace); as root each sandbox has its own uid
 PATH = "/opt/gauntlet/bin:/usr/local/bin:/usr/bin:/bin"
-_ETC_FROM_HOST = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
-                  "nsswitch.conf", "mime.types"]
-_PASSWD = ("root:x:0:0:root:/root:/usr/sbin/nologin\n"
-           "sandbox:x:{uid}:{uid}:gauntlet sandbox:/tmp:/bin/sh\n")
+_ETC_FROM_HOST = [
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "localtime",
+    "nsswitch.conf",
+    "mime.types",
+]
+_PASSWD = "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:{uid}:{uid}:gauntlet sandbox:/tmp:/bin/sh\n"
 _GROUP = "root:x:0:\nsandbox:x:{uid}:\n"
 _HOSTS = "127.0.0.1 localhost\n::1 localhost\n"
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -51,32 +58,48 @@ class LocalBackend:
     def __init__(self) -> None:
         bwrap = shutil.which("bwrap")
         if not bwrap:
-            raise SandboxError("local sandbox needs bubblewrap: `bwrap` is not on PATH "
-                               "(apt-get install -y bubblewrap)")
+            raise SandboxError("local sandbox needs bubblewrap: `bwrap` is not on PATH (apt-get install -y bubblewrap)")
         self.bwrap: str = bwrap
         self.privileged = os.geteuid() == 0 and shutil.which("setpriv") is not None
         self.use_cgroups = self.privileged and cgroups.available()
         registry.install()
 
-    async def create(self, workspace: Path, limits: Limits, *, mounts: Sequence[Mount] = (),
-                     image: str = "gauntlet-base", workspace_readonly: bool = False):
+    async def create(
+        self,
+        workspace: Path,
+        limits: Limits,
+        *,
+        mounts: Sequence[Mount] = (),
+        image: str = "gauntlet-base",
+        workspace_readonly: bool = False,
+    ):
         # ``image`` is ignored: the host system is the image (CONTRACT §2).
-        return await asyncio.to_thread(self._create_sync, Path(workspace), limits,
-                                       list(mounts), workspace_readonly)
+        return await asyncio.to_thread(self._create_sync, Path(workspace), limits, list(mounts), workspace_readonly)
 
-    def pool(self, limits: Limits, *, mounts: Sequence[Mount] = (), image: str = "gauntlet-base",
-             workspace_readonly: bool = True, size: int = 2, scratch: str | None = None):
+    def pool(
+        self,
+        limits: Limits,
+        *,
+        mounts: Sequence[Mount] = (),
+        image: str = "gauntlet-base",
+        workspace_readonly: bool = True,
+        size: int = 2,
+        scratch: str | None = None,
+    ):
         from arena.sandbox.pool import CreatePool  # noqa: PLC0415
 
-        return CreatePool(self, limits, mounts=list(mounts), image=image,
-                          workspace_readonly=workspace_readonly, scratch=scratch)
+        return CreatePool(
+            self, limits, mounts=list(mounts), image=image, workspace_readonly=workspace_readonly, scratch=scratch
+        )
 
     def _create_sync(self, workspace, limits, mounts, ro) -> "LocalSandbox":
         if not workspace.is_dir():
             raise SandboxError(f"workspace {workspace} is not a directory")
         if limits.runtime:
-            raise SandboxError(f"sandbox runtime {limits.runtime!r} needs the docker backend "
-                               "(--sandbox docker); the local backend is bubblewrap only")
+            raise SandboxError(
+                f"sandbox runtime {limits.runtime!r} needs the docker backend "
+                "(--sandbox docker); the local backend is bubblewrap only"
+            )
         for m in mounts:
             if not Path(m.host).exists():
                 raise SandboxError(f"mount source {m.host} does not exist")
@@ -123,25 +146,50 @@ class LocalSandbox:
         if self.cg is not None:
             self.cg.create(lim)
         if self.be.privileged and not self.workspace_readonly:
-            quota.limit_workspace(self.workspace, self.state, lim.workspace_mb,
-                                  lim.workspace_inodes)
+            quota.limit_workspace(self.workspace, self.state, lim.workspace_mb, lim.workspace_inodes)
             fsutil.chown_tree(self.workspace, self.uid)
         self._argv_prefix = self._build_prefix(etc)
 
     def _build_prefix(self, etc: Path) -> list[str]:
         a = [self.be.bwrap]
         if self.be.privileged:
-            a += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-                  "--unshare-cgroup-try"]
+            a += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
         else:
-            a += ["--unshare-all", "--uid", str(self.inner_uid), "--gid", str(self.inner_uid),
-                  "--cap-drop", "ALL"]
-        a += ["--die-with-parent", "--new-session", "--clearenv",
-              "--setenv", "PATH", PATH, "--setenv", "HOME", "/tmp",
-              "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
-              "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
-              "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
-              "--symlink", "usr/sbin", "/sbin", "--dir", "/etc"]
+            a += ["--unshare-all", "--uid", str(self.inner_uid), "--gid", str(self.inner_uid), "--cap-drop", "ALL"]
+        a += [
+            "--die-with-parent",
+            "--new-session",
+            "--clearenv",
+            "--setenv",
+            "PATH",
+            PATH,
+            "--setenv",
+            "HOME",
+            "/tmp",
+            "--setenv",
+            "LANG",
+            "C.UTF-8",
+            "--setenv",
+            "PYTHONDONTWRITEBYTECODE",
+            "1",
+            "--ro-bind",
+            "/usr",
+            "/usr",
+            "--symlink",
+            "usr/lib",
+            "/lib",
+            "--symlink",
+            "usr/lib64",
+            "/lib64",
+            "--symlink",
+            "usr/bin",
+            "/bin",
+            "--symlink",
+            "usr/sbin",
+            "/sbin",
+            "--dir",
+            "/etc",
+        ]
         for name in _ETC_FROM_HOST:
             a += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
         for name in ("passwd", "group", "hosts"):
@@ -159,8 +207,7 @@ class LocalSandbox:
                     made.add(str(parent))
                     a += ["--perms", "0755", "--dir", str(parent)]
             a += ["--ro-bind" if m.readonly else "--bind", str(m.host), m.target]
-        a += ["--dir", "/opt/gauntlet/bin", "--symlink", "/usr/bin/python3",
-              "/opt/gauntlet/bin/python"]
+        a += ["--dir", "/opt/gauntlet/bin", "--symlink", "/usr/bin/python3", "/opt/gauntlet/bin/python"]
         return a
 
     def _preexec(self):
@@ -181,13 +228,21 @@ class LocalSandbox:
                 mem = lim.memory_mb << 20
                 resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
                 resource.setrlimit(resource.RLIMIT_NPROC, (lim.pids, lim.pids))
+
         return pre
 
     # -- protocol ----------------------------------------------------------------------
-    async def exec(self, argv: list[str], *, timeout: float | None = None,
-                   env: dict[str, str] | None = None, cwd: str = WORKSPACE,
-                   stdin: bytes | None = None, as_pid_1: bool = False,
-                   on_output: Callable[[str, str], None] | None = None) -> ExecResult:
+    async def exec(
+        self,
+        argv: list[str],
+        *,
+        timeout: float | None = None,
+        env: dict[str, str] | None = None,
+        cwd: str = WORKSPACE,
+        stdin: bytes | None = None,
+        as_pid_1: bool = False,
+        on_output: Callable[[str, str], None] | None = None,
+    ) -> ExecResult:
         """``as_pid_1``: the command is PID 1 of the sandbox's pid namespace (bwrap
         ``--as-pid-1``, no reaper): nothing inside can signal it (a judge launcher).
         ``on_output(stream, line)``: called on the loop for each line as it arrives."""
@@ -204,20 +259,41 @@ class LocalSandbox:
         # Set-up sentinel: a shell writes to this pipe once bwrap has built the sandbox and
         # changed directory, then execs the command; nothing written = bwrap itself failed.
         info_r, info_w = os.pipe()
-        cmd += ["--chdir", cwd, "/bin/bash", "--norc", "--noprofile", "-c",
-                f'printf x >/proc/self/fd/{info_w} && exec {info_w}>&- && exec "$@"', "sh"]
+        cmd += [
+            "--chdir",
+            cwd,
+            "/bin/bash",
+            "--norc",
+            "--noprofile",
+            "-c",
+            f'printf x >/proc/self/fd/{info_w} && exec {info_w}>&- && exec "$@"',
+            "sh",
+        ]
         if self.be.privileged:
-            cmd += ["/usr/bin/setpriv", "--reuid", str(self.uid), "--regid", str(self.uid),
-                    "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
-                    "--no-new-privs", "--"]
+            cmd += [
+                "/usr/bin/setpriv",
+                "--reuid",
+                str(self.uid),
+                "--regid",
+                str(self.uid),
+                "--clear-groups",
+                "--inh-caps=-all",
+                "--bounding-set=-all",
+                "--no-new-privs",
+                "--",
+            ]
         cmd += list(argv)
         t0 = time.monotonic()
         try:
             proc = await asyncio.create_subprocess_exec(
-                *cmd, stdin=asyncio.subprocess.PIPE if stdin is not None else
-                asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, preexec_fn=self._preexec(),
-                start_new_session=True, pass_fds=(info_w,))
+                *cmd,
+                stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                preexec_fn=self._preexec(),
+                start_new_session=True,
+                pass_fds=(info_w,),
+            )
         except (OSError, subprocess.SubprocessError) as exc:  # e.g. its cgroup is gone
             os.close(info_r)
             raise SandboxError(f"sandbox {self.id}: cannot start bubblewrap: {exc}") from None
@@ -236,8 +312,10 @@ class LocalSandbox:
         split = [LineSplitter(n, on_output) if on_output else None for n in ("stdout", "stderr")]
         # Both are PIPEs (and stdin when given) so asyncio made the streams.
         assert proc.stdout is not None and proc.stderr is not None
-        readers = [asyncio.ensure_future(drain(proc.stdout, out, split[0])),
-                   asyncio.ensure_future(drain(proc.stderr, err, split[1]))]
+        readers = [
+            asyncio.ensure_future(drain(proc.stdout, out, split[0])),
+            asyncio.ensure_future(drain(proc.stderr, err, split[1])),
+        ]
         if stdin is not None:
             assert proc.stdin is not None
             proc.stdin.write(stdin)
@@ -248,8 +326,7 @@ class LocalSandbox:
             proc.stdin.close()
         timed_out = False
         try:
-            await asyncio.wait_for(asyncio.shield(asyncio.gather(proc.wait(), *readers)),
-                                   timeout)
+            await asyncio.wait_for(asyncio.shield(asyncio.gather(proc.wait(), *readers)), timeout)
         except asyncio.TimeoutError:
             timed_out = True
         except asyncio.CancelledError:
@@ -275,10 +352,14 @@ class LocalSandbox:
             os.close(info_r)
         if not started and not timed_out:  # bwrap failed before running the command
             raise SandboxError(f"bubblewrap failed: {stderr.decode(errors='replace').strip()}")
-        return ExecResult(exit_code=None if timed_out else rc, stdout=out.value(),
-                          stderr=stderr, timed_out=timed_out,
-                          truncated=out.truncated or err.truncated,
-                          duration_s=time.monotonic() - t0)
+        return ExecResult(
+            exit_code=None if timed_out else rc,
+            stdout=out.value(),
+            stderr=stderr,
+            timed_out=timed_out,
+            truncated=out.truncated or err.truncated,
+            duration_s=time.monotonic() - t0,
+        )
 
     def shell_argv(self, env: dict[str, str] | None = None) -> list[str]:
         """An interactive shell in this sandbox, for the real terminal (see shell.py)."""
@@ -290,8 +371,11 @@ class LocalSandbox:
         """Who the observer counts as this sandbox (arena/observe): members of its cgroup,
         running as the sandbox user (bwrap and the set-up shell run as root)."""
 
-        return ObserveTarget(cgroup=f"/{cgroups.PARENT}/{self.id}\n" if self.cg else None,
-                             uid=self.uid if self.be.privileged else None, backend="local")
+        return ObserveTarget(
+            cgroup=f"/{cgroups.PARENT}/{self.id}\n" if self.cg else None,
+            uid=self.uid if self.be.privileged else None,
+            backend="local",
+        )
 
     def _sweep(self) -> None:
         if self.cg is not None:
@@ -308,8 +392,7 @@ class LocalSandbox:
 
     async def copy_in(self, src: Path, dest: str) -> None:
         base, rel = self._host_path(dest)
-        await asyncio.to_thread(fsutil.copy_in, Path(src), base, rel,
-                                self.uid if self.be.privileged else None)
+        await asyncio.to_thread(fsutil.copy_in, Path(src), base, rel, self.uid if self.be.privileged else None)
 
     async def copy_out(self, src: str, dest: Path) -> None:
         base, rel = self._host_path(src)

@@ -8,6 +8,7 @@ Every acquired sandbox is the caller's to ``close()``.
 bound there (``sandbox.scratch_dir``), removed at close — where a judge run writes its
 report, since a pooled sandbox's mounts are fixed when the pool creates it.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,8 +30,16 @@ def scratch_dir(uid: int | None) -> Path:
 
 
 class CreatePool:
-    def __init__(self, backend, limits: Limits, *, mounts: list[Mount], image: str,
-                 workspace_readonly: bool, scratch: str | None = None):
+    def __init__(
+        self,
+        backend,
+        limits: Limits,
+        *,
+        mounts: list[Mount],
+        image: str,
+        workspace_readonly: bool,
+        scratch: str | None = None,
+    ):
         self.backend, self.limits, self.mounts = backend, limits, mounts
         self.image, self.workspace_readonly, self.scratch = image, workspace_readonly, scratch
 
@@ -44,9 +53,9 @@ class CreatePool:
             scratch = scratch_dir(0 if privileged else None)  # chowned to the sandbox's uid below
             mounts.append(Mount(scratch, self.scratch, readonly=False))
         try:
-            sb = await self.backend.create(workspace, self.limits, mounts=mounts,
-                                           image=self.image,
-                                           workspace_readonly=self.workspace_readonly)
+            sb = await self.backend.create(
+                workspace, self.limits, mounts=mounts, image=self.image, workspace_readonly=self.workspace_readonly
+            )
         except BaseException:
             if scratch is not None:
                 import shutil  # noqa: PLC0415

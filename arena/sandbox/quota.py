@@ -20,6 +20,7 @@ is reserved by a file ``<STATE_ROOT>-uids/<uid>`` holding the sandbox id, under 
 exclusive ``flock`` (other arenas on the machine use the same range), freed at close;
 a reservation whose owner pid is gone is reused.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -92,8 +93,7 @@ def free_stale_uids() -> int:
 
 def _mount_tmpfs(path: Path, size_mb: int, inodes: int, mode: str) -> None:
     opts = f"size={size_mb}m,nr_inodes={inodes},mode={mode}".encode()
-    if _libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs",
-                   ctypes.c_ulong(_MS_NOSUID | _MS_NODEV), opts) != 0:
+    if _libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV), opts) != 0:
         err = ctypes.get_errno()
         raise SandboxError(f"cannot mount a tmpfs at {path}: {os.strerror(err)}")
 
@@ -112,8 +112,7 @@ def _is_mountpoint(path: Path) -> bool:
 
 
 def _cp(src: Path, dest: Path) -> None:
-    r = subprocess.run(["cp", "-a", "--no-dereference", "--", f"{src}/.", str(dest)],
-                       capture_output=True, timeout=600)
+    r = subprocess.run(["cp", "-a", "--no-dereference", "--", f"{src}/.", str(dest)], capture_output=True, timeout=600)
     if r.returncode != 0:  # an entry cp cannot recreate: the rest is still copied
         log.warning(f"copying {src} to {dest}: {r.stderr.decode(errors='replace')[:500]}")
 

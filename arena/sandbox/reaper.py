@@ -11,6 +11,7 @@ released (the workspace copied back to disk) and its state dirs and uid reservat
 freed. What is left for the next start's ``cleanup_stale`` is only what a power cut (or
 killing the reaper too) can leave. ``GAUNTLET_NO_REAPER=1`` turns it off.
 """
+
 from __future__ import annotations
 
 import os
@@ -37,8 +38,14 @@ def start() -> int | None:
     try:
         _proc = subprocess.Popen(
             [sys.executable, "-m", "arena.sandbox.reaper", str(os.getpid()), str(r)],
-            pass_fds=(r,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True, cwd=root, env=env)
+            pass_fds=(r,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=root,
+            env=env,
+        )
     except OSError:
         os.close(r)
         os.close(w)

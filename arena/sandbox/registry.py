@@ -7,6 +7,7 @@ handlers close them all. Each sandbox is tagged with its owner's pid (Docker lab
 live sandboxes of another arena running on the same machine. A reaper process
 (reaper.py) runs that cleanup the moment this process is gone, however it died.
 """
+
 from __future__ import annotations
 
 import atexit

@@ -11,6 +11,7 @@ created with ``O_CREAT|O_EXCL``, so no byte can land outside the workspace and n
 write goes through a hard link. Sources are host trees the arena trusts (package
 overlays, staged files); links in them are copied as links, special files skipped.
 """
+
 from __future__ import annotations
 
 import errno

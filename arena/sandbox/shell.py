@@ -15,6 +15,7 @@ sandbox — same namespaces, mounts, user, cgroup and limits as ``exec`` — wit
   exec a pty of its own. As with ``exec``, every process of the sandbox user is killed
   when the shell ends, so background jobs do not outlive it.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,8 +30,7 @@ SHELL = ["/bin/bash", "--norc", "--noprofile", "-i"]
 
 
 def _shell_env(env: dict[str, str] | None, sid: str) -> dict[str, str]:
-    out = {"TERM": os.environ.get("TERM", "xterm"),
-           "PS1": f"[sandbox {sid[-10:]}] \\w \\$ "}
+    out = {"TERM": os.environ.get("TERM", "xterm"), "PS1": f"[sandbox {sid[-10:]}] \\w \\$ "}
     out.update(env or {})
     return out
 
@@ -53,8 +53,18 @@ def local_shell_argv(sb, env: dict[str, str] | None = None) -> list[str]:
         cmd += ["--setenv", k, v]
     cmd += ["--chdir", WORKSPACE]
     if sb.be.privileged:
-        cmd += ["/usr/bin/setpriv", "--reuid", str(sb.uid), "--regid", str(sb.uid),
-                "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+        cmd += [
+            "/usr/bin/setpriv",
+            "--reuid",
+            str(sb.uid),
+            "--regid",
+            str(sb.uid),
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+        ]
     return relay + ["--"] + cmd + SHELL
 
 
@@ -63,12 +73,18 @@ def docker_shell_argv(sb, env: dict[str, str] | None = None) -> list[str]:
         raise SandboxError(f"sandbox {sb.id} is closed")
     docker = shutil.which("docker")
     if docker is None:
-        raise SandboxError("an interactive shell in a docker sandbox needs the docker CLI "
-                           "(`docker` is not on PATH)")
+        raise SandboxError("an interactive shell in a docker sandbox needs the docker CLI (`docker` is not on PATH)")
     # -t only when stdin is a terminal (docker refuses -t otherwise): decided when it runs.
-    argv = ["/bin/sh", "-c", 'if [ -t 0 ]; then t=-it; else t=-i; fi; exec "$0" exec $t "$@"',
-            docker, "-u", f"{sb.uid}:{sb.uid}", "-w", WORKSPACE]
+    argv = [
+        "/bin/sh",
+        "-c",
+        'if [ -t 0 ]; then t=-it; else t=-i; fi; exec "$0" exec $t "$@"',
+        docker,
+        "-u",
+        f"{sb.uid}:{sb.uid}",
+        "-w",
+        WORKSPACE,
+    ]
     for k, v in _shell_env(env, sb.id).items():
         argv += ["-e", f"{k}={v}"]
-    return argv + [sb.container.id, "sh", "-c", '"$@"; rc=$?; kill -9 -1 2>/dev/null; exit $rc',
-                   "sh", *SHELL]
+    return argv + [sb.container.id, "sh", "-c", '"$@"; rc=$?; kill -9 -1 2>/dev/null; exit $rc', "sh", *SHELL]

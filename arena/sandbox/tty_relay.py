@@ -20,6 +20,7 @@ session with no controlling terminal at all.
 Exit status: the command's (128+N for a signal); 125 when the sandbox never started (bwrap
 wrote nothing on its ``--info-fd``), after telling the user on stderr.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -51,7 +52,7 @@ def _parse(args: list[str]) -> tuple[list[str], dict[str, int], list[str]]:
         else:
             raise SystemExit(f"tty_relay: unknown option {key}")
         i += 2
-    argv = args[i + 1:]
+    argv = args[i + 1 :]
     if not argv:
         raise SystemExit("tty_relay: expected -- ARGV")
     return procs, limits, argv
@@ -96,14 +97,14 @@ def _relay(master: int) -> None:
             if not data:
                 return
             while data:
-                data = data[os.write(stdout, data):]
+                data = data[os.write(stdout, data) :]
         if stdin in ready:
             data = os.read(stdin, 65536)
             if not data:  # the real terminal went away: stop listening, let the pty drain
                 fds = [master]
             else:
                 while data:
-                    data = data[os.write(master, data):]
+                    data = data[os.write(master, data) :]
 
 
 def _status(st: int) -> int:

@@ -4,6 +4,7 @@
 - ``score_preview(events_so_far)`` — the Standard 4th-submission preview.
 - ``judge_attempt(events) -> Scorecard`` — the four judges and the composite.
 """
+
 from arena.scoring.objective import submission_score
 from arena.scoring.scorecard import Scorecard, judge_attempt, score_preview
 

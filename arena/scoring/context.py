@@ -1,4 +1,5 @@
 """The judged view of one attempt that every judge's rules read, and the rule result type."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -40,9 +41,16 @@ class JudgeContext:
         records = build_records(history, traj)
         final = history.final
         final_score = traj[counted.index(final)] if final is not None else 0.0
-        return cls(history=history, counted=counted, trajectory=traj, records=records,
-                   final=final, final_score=final_score, rules=history.rules,
-                   worked=did_work(history))
+        return cls(
+            history=history,
+            counted=counted,
+            trajectory=traj,
+            records=records,
+            final=final,
+            final_score=final_score,
+            rules=history.rules,
+            worked=did_work(history),
+        )
 
     def label(self, k: int) -> str:
         """How evidence names counted submission k (0-based index)."""
@@ -76,8 +84,9 @@ def same_phase_steps(c: "JudgeContext") -> list[tuple[int, float, float]]:
     out = c.extra.get("same_phase_steps")  # asked for by several rules: computed once per context
     if out is None:
         counted = c.counted
-        out = c.extra["same_phase_steps"] = [(k, a, b) for k, a, b in steps(c.trajectory)
-                                             if counted[k].phase == counted[k - 1].phase]
+        out = c.extra["same_phase_steps"] = [
+            (k, a, b) for k, a, b in steps(c.trajectory) if counted[k].phase == counted[k - 1].phase
+        ]
     return list(out)
 
 

@@ -5,6 +5,7 @@ orders them by ``seq`` (then ``t``) and collects: the start data, every submissi
 judge result, which submissions are counted (not replaced, not refused, not infra errors),
 the finish data and the integrity findings.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -20,9 +21,19 @@ from arena.events import Event
 from arena.scoring.record import ACTION_KINDS as _ACTION_KINDS
 
 DEFAULT_PHASE1_ID = "foundation"
-_JUDGED_KINDS = frozenset({ev.ATTEMPT_STARTED, ev.ATTEMPT_FINISHED, ev.SUBMISSION_RECEIVED, ev.SUBMISSION_REPLACED,
-                           ev.SUBMISSION_JUDGED, ev.FEEDBACK_DELIVERED, ev.FEEDBACK_READ, ev.INTEGRITY_FINDING,
-                           ev.PHASE_REVEALED})
+_JUDGED_KINDS = frozenset(
+    {
+        ev.ATTEMPT_STARTED,
+        ev.ATTEMPT_FINISHED,
+        ev.SUBMISSION_RECEIVED,
+        ev.SUBMISSION_REPLACED,
+        ev.SUBMISSION_JUDGED,
+        ev.FEEDBACK_DELIVERED,
+        ev.FEEDBACK_READ,
+        ev.INTEGRITY_FINDING,
+        ev.PHASE_REVEALED,
+    }
+)
 _SEQ = attrgetter("seq")
 
 
@@ -119,9 +130,14 @@ class AttemptHistory:
             elif kind == ev.SUBMISSION_RECEIVED:
                 n = int(d.get("submission", len(by_number) + 1))
                 s = Submission(
-                    number=n, t=e.t, iteration=int(d.get("iteration", n - 1) or 0),
-                    hash=str(d.get("hash", "")), identical_to=d.get("identical_to"),
-                    diff=dict(d.get("diff") or {}), files=int(d.get("files", 0) or 0), received_pos=pos,
+                    number=n,
+                    t=e.t,
+                    iteration=int(d.get("iteration", n - 1) or 0),
+                    hash=str(d.get("hash", "")),
+                    identical_to=d.get("identical_to"),
+                    diff=dict(d.get("diff") or {}),
+                    files=int(d.get("files", 0) or 0),
+                    received_pos=pos,
                 )
                 by_number[n] = s
             elif kind == ev.SUBMISSION_REPLACED:
@@ -146,8 +162,14 @@ class AttemptHistory:
                     elif kind == ev.FEEDBACK_READ and s.feedback_read_t is None:
                         s.feedback_read_t = e.t
             elif kind == ev.INTEGRITY_FINDING:
-                h.findings.append({"severity": d.get("severity", "warning"), "check": d.get("check", ""),
-                                   "detail": d.get("detail", ""), "t": e.t})
+                h.findings.append(
+                    {
+                        "severity": d.get("severity", "warning"),
+                        "check": d.get("check", ""),
+                        "detail": d.get("detail", ""),
+                        "t": e.t,
+                    }
+                )
             elif kind == ev.PHASE_REVEALED:
                 h.phase_reveals.append({**d, "t": e.t})
         h.submissions = [by_number[k] for k in sorted(by_number)]

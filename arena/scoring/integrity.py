@@ -14,6 +14,7 @@ the flags' penalties (floored at 0).
   other inputs fail (gap ≥ 40 points) on the scored submission, or the judge reported a
   hard-coding finding.
 """
+
 from __future__ import annotations
 
 from arena.scoring.context import Adjustment, JudgeContext, same_phase_steps, test_chasing_gap
@@ -33,8 +34,11 @@ def suspicious_jump(c: JudgeContext) -> list[Adjustment]:
         rewrite = rec.similarity is not None and rec.similarity < 0.2 and rec.files_changed >= 3
         if stagnant or rewrite:
             why = "after a stagnant iteration" if stagnant else f"by a rewrite (similarity {rec.similarity:.2f})"
-            out.append(Adjustment("suspicious_jump", -10.0,
-                                  f"{c.label(k)} jumped {a:g} → {b:g} {why}: possible brute force or copy"))
+            out.append(
+                Adjustment(
+                    "suspicious_jump", -10.0, f"{c.label(k)} jumped {a:g} → {b:g} {why}: possible brute force or copy"
+                )
+            )
     return out
 
 
@@ -47,24 +51,34 @@ def judge_tampering(c: JudgeContext) -> list[Adjustment]:
             seen.setdefault((found.check, found.detail), (found.severity, f"judge result of submission {s.number}"))
     out = []
     for (check, detail), (sev, src) in sorted(seen.items()):
-        out.append(Adjustment("judge_tampering", -SEVERITY_POINTS.get(sev, 15.0),
-                              f"{sev} {check}: {detail} (from {src})"))
+        out.append(
+            Adjustment("judge_tampering", -SEVERITY_POINTS.get(sev, 15.0), f"{sev} {check}: {detail} (from {src})")
+        )
     return out
 
 
 def identical_submission(c: JudgeContext) -> list[Adjustment]:
-    return [Adjustment("identical_submission", -5.0,
-                       f"submission {s.number} is byte-identical to submission {s.identical_to}")
-            for s in c.counted if s.identical_to is not None]
+    return [
+        Adjustment(
+            "identical_submission", -5.0, f"submission {s.number} is byte-identical to submission {s.identical_to}"
+        )
+        for s in c.counted
+        if s.identical_to is not None
+    ]
 
 
 def hard_coded_test_chasing(c: JudgeContext) -> list[Adjustment]:
     hit = test_chasing_gap(c.final)
     if hit is not None and c.final is not None:  # a gap is found on the final submission only
         st, adv, _ = hit
-        return [Adjustment("hard_coded_test_chasing", -20.0,
-                           f"submission {c.final.number}: static {st:.0%} pass, adversarial {adv:.0%}: "
-                           "answers fitted to the visible tests")]
+        return [
+            Adjustment(
+                "hard_coded_test_chasing",
+                -20.0,
+                f"submission {c.final.number}: static {st:.0%} pass, adversarial {adv:.0%}: "
+                "answers fitted to the visible tests",
+            )
+        ]
     for f in c.history.findings:
         if "hardcod" in str(f["check"]).lower().replace("-", "").replace("_", ""):
             return [Adjustment("hard_coded_test_chasing", -20.0, f"judge finding {f['check']}: {f['detail']}")]

@@ -11,6 +11,7 @@ scores 0 (it is not passed).
                                    gateway_root=Path(...), env=os.environ)
     save_readings(cache_dir, attempt, readings); judge_attempt(events, readings=readings)
 """
+
 from __future__ import annotations
 
 import json
@@ -63,21 +64,39 @@ def checks(events: Iterable[Any]) -> tuple[list[tuple[str, str]], str | None]:
             scored = data.get("scored_submission")
     if scored is not None and scored in hashes:
         final_hash = hashes[scored]
-    out = [(str(d["name"]), str(d["check"])) for d in started.get("deliverables") or []
-           if d.get("kind") == "file" and d.get("check")]
+    out = [
+        (str(d["name"]), str(d["check"]))
+        for d in started.get("deliverables") or []
+        if d.get("kind") == "file" and d.get("check")
+    ]
     return out, final_hash
 
 
 def prompt(name: str, rubric: str, text: str) -> list[dict[str, str]]:
-    return [{"role": "system", "content": "You grade one deliverable of a coding challenge "
-             "against its rubric. Answer with one whole number from 0 (fails) to 100 (fully "
-             "meets the rubric), then one sentence of reason."},
-            {"role": "user", "content": f"Rubric for {name}: {rubric}\n\n--- {name} ---\n"
-             f"{text[:MAX_DOC_CHARS]}\n--- end ---\nScore 0-100:"}]
+    return [
+        {
+            "role": "system",
+            "content": "You grade one deliverable of a coding challenge "
+            "against its rubric. Answer with one whole number from 0 (fails) to 100 (fully "
+            "meets the rubric), then one sentence of reason.",
+        },
+        {
+            "role": "user",
+            "content": f"Rubric for {name}: {rubric}\n\n--- {name} ---\n"
+            f"{text[:MAX_DOC_CHARS]}\n--- end ---\nScore 0-100:",
+        },
+    ]
 
 
-async def take_readings(events: list[Any], snapshots_root: Path, *, model: str, gateway_root: Path,
-                        env: Mapping[str, str], attempt: str = "judge") -> dict[str, dict]:
+async def take_readings(
+    events: list[Any],
+    snapshots_root: Path,
+    *,
+    model: str,
+    gateway_root: Path,
+    env: Mapping[str, str],
+    attempt: str = "judge",
+) -> dict[str, dict]:
     """Ask the judge model (through a Gateway of our own) to grade each ``check:``."""
     import aiohttp  # noqa: PLC0415
 
@@ -91,13 +110,12 @@ async def take_readings(events: list[Any], snapshots_root: Path, *, model: str, 
     await gw.start()
     out: dict[str, dict] = {}
     try:
-        grant = gw.register(f"{attempt}-judge", model=model, limits=UsageLimits(),
-                            emit=lambda kind, data: None)
+        grant = gw.register(f"{attempt}-judge", model=model, limits=UsageLimits(), emit=lambda kind, data: None)
         async with aiohttp.ClientSession() as http:
             for name, rubric in parts:
                 path = Path(snapshots_root) / str(digest) / name.lstrip("./")
                 try:
-                    text = path.read_bytes()[:MAX_DOC_CHARS * 4].decode("utf-8", "replace") if digest else ""
+                    text = path.read_bytes()[: MAX_DOC_CHARS * 4].decode("utf-8", "replace") if digest else ""
                 except OSError:
                     text = ""
                 values: list[float] = []
@@ -105,16 +123,20 @@ async def take_readings(events: list[Any], snapshots_root: Path, *, model: str, 
                     if not text.strip():
                         values.append(0.0)
                         continue
-                    async with http.post(f"{grant.tcp_url}/v1/chat/completions",
-                                         headers={"Authorization": f"Bearer {grant.token}"},
-                                         json={"model": model, "messages": prompt(name, rubric, text),
-                                               "temperature": 1.0}) as r:
+                    async with http.post(
+                        f"{grant.tcp_url}/v1/chat/completions",
+                        headers={"Authorization": f"Bearer {grant.token}"},
+                        json={"model": model, "messages": prompt(name, rubric, text), "temperature": 1.0},
+                    ) as r:
                         body = await r.json(content_type=None)
                     msg = ((body.get("choices") or [{}])[0].get("message") or {}).get("content", "")
                     v = parse_score(str(msg))
                     values.append(0.0 if v is None else v)
-                out[f"deliverable:{name}"] = {"score": round(median_discard(values), 4),
-                                              "readings": values, "model": model}
+                out[f"deliverable:{name}"] = {
+                    "score": round(median_discard(values), 4),
+                    "readings": values,
+                    "model": model,
+                }
         await gw.unregister(f"{attempt}-judge")
     finally:
         await gw.aclose()
@@ -139,8 +161,9 @@ def save_readings(cache_dir: Path, attempt: str, readings: Mapping[str, dict]) -
     p.write_text(json.dumps(dict(readings), sort_keys=True, indent=1))
 
 
-def deliverable_adjustment(history: AttemptHistory, final_result: Judged | None, readings: Mapping[str, dict] | None
-                           ) -> tuple[float, list[str]]:
+def deliverable_adjustment(
+    history: AttemptHistory, final_result: Judged | None, readings: Mapping[str, dict] | None
+) -> tuple[float, list[str]]:
     """(objective points to add, not-judged notes) for the scored submission's checked file
     deliverables: the check's reading joins the deterministic part (must_mention share, or
     presence when none) as the mean of the two; no reading = 0 for the check."""

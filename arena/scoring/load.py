@@ -1,4 +1,5 @@
 """Reading what judging needs from the store (through ``store.Store``'s queries only)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -36,14 +37,17 @@ async def attempt_events(path: Path, attempt: str) -> tuple[dict, list]:
 
 
 def rated(row: dict, card: Scorecard) -> RatedAttempt:
-    return RatedAttempt(attempt=card.attempt or row["id"], agent=card.agent or str(row.get("agent") or ""),
-                        challenge=card.challenge or str(row.get("challenge") or ""),
-                        weight_class=card.weight_class or str(row.get("weight_class") or ""),
-                        total=card.total, trajectory=tuple(card.trajectory),
-                        order=str(row.get("finished_at") or row.get("started_at") or ""),
-                        usage=(int(card.usage.get("tokens") or 0), int(card.usage.get("calls") or 0),
-                               card.usage.get("cost_usd")),
-                        unsandboxed=any(f.rule == "unsandboxed_agent" for f in card.flags))
+    return RatedAttempt(
+        attempt=card.attempt or row["id"],
+        agent=card.agent or str(row.get("agent") or ""),
+        challenge=card.challenge or str(row.get("challenge") or ""),
+        weight_class=card.weight_class or str(row.get("weight_class") or ""),
+        total=card.total,
+        trajectory=tuple(card.trajectory),
+        order=str(row.get("finished_at") or row.get("started_at") or ""),
+        usage=(int(card.usage.get("tokens") or 0), int(card.usage.get("calls") or 0), card.usage.get("cost_usd")),
+        unsandboxed=any(f.rule == "unsandboxed_agent" for f in card.flags),
+    )
 
 
 async def leaderboard(path: Path, *, persist: bool = True) -> Leaderboard:
@@ -58,8 +62,9 @@ async def leaderboard(path: Path, *, persist: bool = True) -> Leaderboard:
         board = compute_ratings(games)
         if persist:
             for a in board.agents.values():
-                await st.set_rating("agents", a.agent, round(a.elo, 1), games=a.games,
-                                    weight_class=a.state.weight_class)
+                await st.set_rating(
+                    "agents", a.agent, round(a.elo, 1), games=a.games, weight_class=a.state.weight_class
+                )
             for cid, ch in board.challenges.items():
                 await st.set_rating("challenges", cid, round(ch["elo"], 1), games=ch["games"])
         return board

@@ -17,6 +17,7 @@ seeds are silent (documented in docs/judging.md):
   point — is the mean of the per-phase scores of the phases in play (those present in the
   result, up to ``phase`` when given: the attempt's current phase).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -116,8 +117,9 @@ def _score_one_phase(result: Judged, items: list[DeliverableItem], phase: int | 
     return 100.0 * acc / total_w
 
 
-def submission_score(result: JudgeResult | ResultView | Mapping[str, Any], deliverables: Deliverables = None,
-                     phase: int | None = None) -> float:
+def submission_score(
+    result: JudgeResult | ResultView | Mapping[str, Any], deliverables: Deliverables = None, phase: int | None = None
+) -> float:
     """The 0-100 objective score of one submission (rounded to 0.1)."""
     judged = view(result)
     if judged.infra_error or judged.build.status == "failure":
@@ -128,8 +130,7 @@ def submission_score(result: JudgeResult | ResultView | Mapping[str, Any], deliv
     return r1(sum(per_phase) / len(per_phase))
 
 
-def phase_score(result: JudgeResult | ResultView | Mapping[str, Any], deliverables: Deliverables, phase: int
-                ) -> float:
+def phase_score(result: JudgeResult | ResultView | Mapping[str, Any], deliverables: Deliverables, phase: int) -> float:
     """The 0-100 objective of one Marathon phase: only that phase's tests count."""
     judged = view(result)
     if judged.infra_error or judged.build.status == "failure":

@@ -11,6 +11,7 @@ the ratings) and give mu/sigma rather than an interval over the observed games; 
 Bradley-Terry fit is order-free and the bootstrap is the interval Chatbot Arena publishes.
 The fit is 20 lines, so no dependency is added.
 """
+
 from __future__ import annotations
 
 import math
@@ -34,7 +35,7 @@ def games(attempts: Iterable[Any]) -> list[tuple[str, str, float]]:
     for ch in sorted(by_ch):
         xs = sorted(by_ch[ch], key=lambda x: x.attempt)
         for i, a in enumerate(xs):
-            for b in xs[i + 1:]:
+            for b in xs[i + 1 :]:
                 if a.agent != b.agent:
                     out.append((a.agent, b.agent, 1.0 if a.total > b.total else 0.5 if a.total == b.total else 0.0))
     return out
@@ -94,8 +95,12 @@ def class_ratings(attempts: list[Any]) -> dict[str, dict[str, float | int]]:
     out = {}
     for a, r in point.items():
         xs = sorted(samples[a]) or [r]
-        out[a] = {"rating": round(r, 1), "low": round(_q(xs, 0.025), 1), "high": round(_q(xs, 0.975), 1),
-                  "games": count[a]}
+        out[a] = {
+            "rating": round(r, 1),
+            "low": round(_q(xs, 0.025), 1),
+            "high": round(_q(xs, 0.975), 1),
+            "games": count[a],
+        }
     return out
 
 

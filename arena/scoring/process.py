@@ -12,6 +12,7 @@ that did no work (``JudgeContext.worked``) gets 0, whatever its adjustments.
 Signals scored elsewhere are not scored here (each signal once, in one judge): test chasing
 is Integrity's ``hard_coded_test_chasing``; the time shape is Strategy's ``time_allocation``.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -72,16 +73,18 @@ def rapid_convergence(c: JudgeContext) -> Adjustment | None:
     b = budget(c)
     baseline = 100.0 / b
     if eff > baseline * 1.2:
-        return Adjustment("rapid_convergence", 5.0,
-                          f"final {c.final_score:g} / {n} iterations = {eff:.1f} > 1.2 × "
-                          f"{c.rules.name} baseline {baseline:.1f} (100 / budget {b})")
+        return Adjustment(
+            "rapid_convergence",
+            5.0,
+            f"final {c.final_score:g} / {n} iterations = {eff:.1f} > 1.2 × "
+            f"{c.rules.name} baseline {baseline:.1f} (100 / budget {b})",
+        )
     return None
 
 
 def wasted_iterations(c: JudgeContext) -> Adjustment | None:
     # an identical resubmission is identical_submission's (-5), not wasted twice
-    wasted = [(k, a, b) for k, a, b in same_phase_steps(c)
-              if abs(b - a) < 2 and c.counted[k].identical_to is None]
+    wasted = [(k, a, b) for k, a, b in same_phase_steps(c) if abs(b - a) < 2 and c.counted[k].identical_to is None]
     if not wasted:
         return None
     ev = _join([f"{c.label(k)}: {a:g} → {b:g}" for k, a, b in wasted])
@@ -123,8 +126,13 @@ def one_shot(c: JudgeContext) -> Adjustment | None:
             return None
         per = [phase_score(s.judged, c.history.deliverables, s.phase) for s in c.counted]
         if min(per) >= 90:
-            return Adjustment("one_shot", 8.0, "one submission per phase, each ≥ 90 on its phase ("
-                              + ", ".join(f"phase {s.phase}: {v:g}" for s, v in zip(c.counted, per)) + ")")
+            return Adjustment(
+                "one_shot",
+                8.0,
+                "one submission per phase, each ≥ 90 on its phase ("
+                + ", ".join(f"phase {s.phase}: {v:g}" for s, v in zip(c.counted, per))
+                + ")",
+            )
         return None
     if len(c.trajectory) == 1 and c.trajectory[0] >= 90:
         return Adjustment("one_shot", 8.0, f"single iteration scoring {c.trajectory[0]:g} (≥ 90)")
@@ -150,8 +158,9 @@ def unrelated_files(c: JudgeContext, k: int) -> list[str]:
     if k not in cache:
         words = _related_words(c, k)
         long_words = [w for w in words if len(w) > 3]
-        cache[k] = [p for p in c.records[k].changed_files
-                    if stem(p) not in words and not any(w in stem(p) for w in long_words)]
+        cache[k] = [
+            p for p in c.records[k].changed_files if stem(p) not in words and not any(w in stem(p) for w in long_words)
+        ]
     return cache[k]
 
 
@@ -165,8 +174,7 @@ def _shotgun_iterations(c: JudgeContext) -> list[tuple[int, int, int, int, int]]
         if failures == 0 or files == 0:
             continue
         unrelated = len(unrelated_files(c, k))
-        if (files / max(fixed, 1) > 3 or r.file_edits > failures * 5
-                or (files >= 6 and unrelated * 2 > files)):
+        if files / max(fixed, 1) > 3 or r.file_edits > failures * 5 or (files >= 6 and unrelated * 2 > files):
             out.append((r.submission, files, fixed, failures, unrelated))
     c.extra["shotgun"] = out
     return out
@@ -177,8 +185,13 @@ def shotgun_debugging(c: JudgeContext) -> Adjustment | None:
     if not hits:
         return None
     pts = sum(min(8, max(3, files // 2)) for _, files, _, _, _ in hits)
-    ev = _join([f"submission {n}: {files} files changed ({u} unrelated to failing tests) for {fixed} "
-                f"tests fixed, {failures} failing before" for n, files, fixed, failures, u in hits])
+    ev = _join(
+        [
+            f"submission {n}: {files} files changed ({u} unrelated to failing tests) for {fixed} "
+            f"tests fixed, {failures} failing before"
+            for n, files, fixed, failures, u in hits
+        ]
+    )
     return Adjustment("shotgun_debugging", -float(min(8, pts)), ev)
 
 
@@ -188,8 +201,9 @@ def test_chasing(c: JudgeContext) -> Adjustment | None:
         return None
     st, adv, gap = hit
     pts = max(5, min(15, round(5 + 10 * (gap - 0.4) / 0.6)))
-    return Adjustment("test_chasing", -float(pts),
-                      f"submission {c.final.number}: static {st:.0%} pass but adversarial {adv:.0%}")
+    return Adjustment(
+        "test_chasing", -float(pts), f"submission {c.final.number}: static {st:.0%} pass but adversarial {adv:.0%}"
+    )
 
 
 def scope_creep(c: JudgeContext) -> Adjustment | None:
@@ -204,8 +218,12 @@ def scope_creep(c: JudgeContext) -> Adjustment | None:
     if not hits:
         return None
     pts = min(5, sum(len(u) for _, u, _ in hits))
-    ev = _join([f"submission {n}: {len(u)} of {total} changed files unrelated to the failing tests "
-                f"({', '.join(u[:5])})" for n, u, total in hits])
+    ev = _join(
+        [
+            f"submission {n}: {len(u)} of {total} changed files unrelated to the failing tests ({', '.join(u[:5])})"
+            for n, u, total in hits
+        ]
+    )
     return Adjustment("scope_creep", -float(pts), ev)
 
 
@@ -215,8 +233,11 @@ def disclosed_tests(c: JudgeContext, k: int) -> set[str]:
     document printed."""
     sub = c.counted[k]
     known = {t.id for t in sub.judged.tests if t.suite == "static"}
-    text = " ".join(str(e.data.get("feedback")) for e in c.history.events[:max(sub.received_pos, 0)]
-                    if e.kind == "feedback.delivered")
+    text = " ".join(
+        str(e.data.get("feedback"))
+        for e in c.history.events[: max(sub.received_pos, 0)]
+        if e.kind == "feedback.delivered"
+    )
     if text:
         known |= {t.id for t in sub.judged.tests if t.id in text or (t.name and t.name in text)}
     return known
@@ -251,27 +272,36 @@ def copy_paste_loop(c: JudgeContext) -> Adjustment | None:
             hits.append((r.submission, r.similarity, len(r.failing_after)))
     if not hits:
         return None
-    ev = _join([f"submission {n}: diff similarity {s:.2f} > 0.85 with the same {f} failures"
-                for n, s, f in hits])
+    ev = _join([f"submission {n}: diff similarity {s:.2f} > 0.85 with the same {f} failures" for n, s, f in hits])
     return Adjustment("copy_paste_loop", -5.0 * len(hits), ev)
 
 
 # --- best practices -----------------------------------------------------------------------
 def diagnostic_first(c: JudgeContext) -> Adjustment | None:
-    chains = [r.submission for k, r in enumerate(c.records)
-              if r.read_before_edit and r.file_edits > 0 and r.tested_after_edit
-              and (k == 0 or r.read_feedback or r.time_before_first_edit_s >= 30)]
+    chains = [
+        r.submission
+        for k, r in enumerate(c.records)
+        if r.read_before_edit
+        and r.file_edits > 0
+        and r.tested_after_edit
+        and (k == 0 or r.read_feedback or r.time_before_first_edit_s >= 30)
+    ]
     if not chains:
         return None
-    return Adjustment("diagnostic_first", float(min(5, 1 + len(chains))),
-                      "read → edit → test chain before submissions " + ", ".join(map(str, chains)))
+    return Adjustment(
+        "diagnostic_first",
+        float(min(5, 1 + len(chains))),
+        "read → edit → test chain before submissions " + ", ".join(map(str, chains)),
+    )
 
 
 def targeted_fixes(c: JudgeContext) -> Adjustment | None:
     """Iterations that fixed tests with few files (≤ 3), none unrelated, none broken."""
-    its = [r for k, r in enumerate(c.records[1:], start=1)
-           if r.tests_fixed and not r.regressions and 0 < r.files_changed <= 3
-           and not unrelated_files(c, k)]
+    its = [
+        r
+        for k, r in enumerate(c.records[1:], start=1)
+        if r.tests_fixed and not r.regressions and 0 < r.files_changed <= 3 and not unrelated_files(c, k)
+    ]
     if not its:
         return None
     fixed = sum(len(r.tests_fixed) for r in its)
@@ -280,9 +310,12 @@ def targeted_fixes(c: JudgeContext) -> Adjustment | None:
     if ratio < 1:
         return None
     pts = 1 if ratio < 2 else 2 if ratio < 3 else 3
-    return Adjustment("targeted_fixes", float(pts),
-                      f"{fixed} tests fixed with {files} changed files in submissions "
-                      f"{', '.join(str(r.submission) for r in its)} (ratio {ratio:.1f}), none broken")
+    return Adjustment(
+        "targeted_fixes",
+        float(pts),
+        f"{fixed} tests fixed with {files} changed files in submissions "
+        f"{', '.join(str(r.submission) for r in its)} (ratio {ratio:.1f}), none broken",
+    )
 
 
 def test_driven_iteration(c: JudgeContext) -> Adjustment | None:
@@ -302,8 +335,11 @@ def progressive_refinement(c: JudgeContext) -> Adjustment | None:
         return None  # spans Marathon phases: the steps are not comparable
     deltas = [b - a for _, a, b in steps(t)]
     if all(d > 0 for d in deltas) and all(deltas[i] <= deltas[i - 1] for i in range(1, len(deltas))):
-        return Adjustment("progressive_refinement", float(min(6, len(t))),
-                          f"strictly improving with diminishing steps {fmt_scores(t)}")
+        return Adjustment(
+            "progressive_refinement",
+            float(min(6, len(t))),
+            f"strictly improving with diminishing steps {fmt_scores(t)}",
+        )
     return None
 
 
@@ -314,25 +350,35 @@ def no_regressions(c: JudgeContext) -> Adjustment | None:
     later = c.records[1:]
     if not later or any(r.regressions or r.build_failed for r in later):
         return None
-    return Adjustment("no_regressions", 4.0, "no previously passing test broken in submissions "
-                      + ", ".join(str(r.submission) for r in later))
+    return Adjustment(
+        "no_regressions",
+        4.0,
+        "no previously passing test broken in submissions " + ", ".join(str(r.submission) for r in later),
+    )
 
 
 def no_local_validation(c: JudgeContext) -> Adjustment | None:
     bare = [r.submission for r in c.records if r.test_runs == 0]
     if not bare:
         return None
-    return Adjustment("no_local_validation", -2.0 * len(bare),
-                      "no local test run before submissions " + ", ".join(map(str, bare)))
+    return Adjustment(
+        "no_local_validation", -2.0 * len(bare), "no local test run before submissions " + ", ".join(map(str, bare))
+    )
 
 
 def edits_without_reading(c: JudgeContext) -> Adjustment | None:
-    hasty = [(r.submission, r.time_before_first_edit_s) for r in c.records
-             if r.file_edits > 0 and r.time_before_first_edit_s < 5]
+    hasty = [
+        (r.submission, r.time_before_first_edit_s)
+        for r in c.records
+        if r.file_edits > 0 and r.time_before_first_edit_s < 5
+    ]
     if not hasty:
         return None
-    return Adjustment("edits_without_reading", -1.0 * len(hasty),
-                      _join([f"submission {n}: first edit {s:.0f}s into the iteration" for n, s in hasty]))
+    return Adjustment(
+        "edits_without_reading",
+        -1.0 * len(hasty),
+        _join([f"submission {n}: first edit {s:.0f}s into the iteration" for n, s in hasty]),
+    )
 
 
 def time_distribution(c: JudgeContext) -> Adjustment | None:
@@ -348,11 +394,25 @@ def time_distribution(c: JudgeContext) -> Adjustment | None:
 
 
 RULES: list[Rule] = [
-    monotonic_improvement, trajectory_regression, rapid_convergence, wasted_iterations,
-    identical_submissions, persistent_build_failure, one_shot,
-    shotgun_debugging, scope_creep, regression_blindness, copy_paste_loop,
-    diagnostic_first, targeted_fixes, test_driven_iteration, progressive_refinement,
-    no_regressions, no_local_validation, edits_without_reading, code_quality,
+    monotonic_improvement,
+    trajectory_regression,
+    rapid_convergence,
+    wasted_iterations,
+    identical_submissions,
+    persistent_build_failure,
+    one_shot,
+    shotgun_debugging,
+    scope_creep,
+    regression_blindness,
+    copy_paste_loop,
+    diagnostic_first,
+    targeted_fixes,
+    test_driven_iteration,
+    progressive_refinement,
+    no_regressions,
+    no_local_validation,
+    edits_without_reading,
+    code_quality,
 ]  # test_chasing (Integrity) and time_distribution (Strategy) are kept, not scored here
 
 

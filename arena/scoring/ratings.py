@@ -11,6 +11,7 @@ Agents start at 1000; challenges at their class's start rating, spaced so that t
 Elo gates mean something (a steady 70 on middleweight challenges settles near 1300,
 above the 1200 gate; a class median settles below it).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -18,12 +19,22 @@ from typing import Any
 
 from arena.scoring.pairwise import class_ratings
 from arena.scoring.weight_classes import (
-    MULTIPLIERS, AgentClassState, ClassAttempt, apply_attempt, normalize_class, percentile_rank,
+    MULTIPLIERS,
+    AgentClassState,
+    ClassAttempt,
+    apply_attempt,
+    normalize_class,
+    percentile_rank,
 )
 
 AGENT_START = 1000.0
-CHALLENGE_START = {"lightweight": 1000.0, "middleweight": 1150.0, "contender": 1550.0,
-                   "heavyweight": 1950.0, "frontier": 2350.0}
+CHALLENGE_START = {
+    "lightweight": 1000.0,
+    "middleweight": 1150.0,
+    "contender": 1550.0,
+    "heavyweight": 1950.0,
+    "frontier": 2350.0,
+}
 K_AGENT = 32.0
 K_CHALLENGE = 16.0
 
@@ -72,31 +83,51 @@ class Leaderboard:
             pct = [percentile_rank(t, self.pools[c]) for c, t in a.scored]
             weighted = [p * MULTIPLIERS[c] for p, (c, _) in zip(pct, a.scored)]
             st = a.state
-            rows.append({
-                "agent": a.agent, "elo": round(a.elo, 1), "games": a.games,
-                "weight_class": st.weight_class,
-                "status": (f"under review ({len(st.matches)}/3 relegation matches)" if st.under_review
-                           else "active"),
-                "under_review": st.under_review,
-                "mean_total": round(sum(a.totals) / len(a.totals), 1) if a.totals else 0.0,
-                "mean_percentile": round(sum(pct) / len(pct), 1) if pct else 0.0,
-                "weighted_percentile": round(sum(weighted) / len(weighted), 1) if weighted else 0.0,
-                "history": list(st.log),
-                # pairwise Bradley-Terry per weight class (arena/scoring/pairwise.py): no floor
-                "ratings": {c: {**r[a.agent], "multiplier": MULTIPLIERS[c]}
-                            for c, r in sorted(self.pairwise.items()) if a.agent in r},
-                "usage": {"tokens": a.tokens, "calls": a.calls,
-                          "cost_usd": None if a.cost_usd is None else round(a.cost_usd, 6)},
-                "flags": ([{"rule": "unsandboxed_agent",
-                            "detail": f"{a.unsandboxed} attempt(s) ran on the host, outside any sandbox"}]
-                          if a.unsandboxed else []),
-            })
+            rows.append(
+                {
+                    "agent": a.agent,
+                    "elo": round(a.elo, 1),
+                    "games": a.games,
+                    "weight_class": st.weight_class,
+                    "status": (
+                        f"under review ({len(st.matches)}/3 relegation matches)" if st.under_review else "active"
+                    ),
+                    "under_review": st.under_review,
+                    "mean_total": round(sum(a.totals) / len(a.totals), 1) if a.totals else 0.0,
+                    "mean_percentile": round(sum(pct) / len(pct), 1) if pct else 0.0,
+                    "weighted_percentile": round(sum(weighted) / len(weighted), 1) if weighted else 0.0,
+                    "history": list(st.log),
+                    # pairwise Bradley-Terry per weight class (arena/scoring/pairwise.py): no floor
+                    "ratings": {
+                        c: {**r[a.agent], "multiplier": MULTIPLIERS[c]}
+                        for c, r in sorted(self.pairwise.items())
+                        if a.agent in r
+                    },
+                    "usage": {
+                        "tokens": a.tokens,
+                        "calls": a.calls,
+                        "cost_usd": None if a.cost_usd is None else round(a.cost_usd, 6),
+                    },
+                    "flags": (
+                        [
+                            {
+                                "rule": "unsandboxed_agent",
+                                "detail": f"{a.unsandboxed} attempt(s) ran on the host, outside any sandbox",
+                            }
+                        ]
+                        if a.unsandboxed
+                        else []
+                    ),
+                }
+            )
         rows.sort(key=lambda r: (-r["elo"], r["agent"]))
         return rows
 
     def challenge_rows(self) -> list[dict]:
-        return sorted(({"challenge": k, **v, "elo": round(v["elo"], 1)} for k, v in self.challenges.items()),
-                      key=lambda r: (-r["elo"], r["challenge"]))
+        return sorted(
+            ({"challenge": k, **v, "elo": round(v["elo"], 1)} for k, v in self.challenges.items()),
+            key=lambda r: (-r["elo"], r["challenge"]),
+        )
 
     def as_dict(self) -> dict:
         return {"agents": self.agent_rows(), "challenges": self.challenge_rows()}
@@ -127,8 +158,9 @@ def compute_ratings(attempts: list[RatedAttempt]) -> Leaderboard:
         row.unsandboxed += at.unsandboxed
         traj = at.trajectory
         improved = any(traj[i] > traj[i - 1] for i in range(1, len(traj)))
-        apply_attempt(row.state, cls, ClassAttempt(at.challenge, at.total, improved), row.elo, pools[cls],
-                      label=at.attempt)
+        apply_attempt(
+            row.state, cls, ClassAttempt(at.challenge, at.total, improved), row.elo, pools[cls], label=at.attempt
+        )
     by_class: dict[str, list[RatedAttempt]] = {}
     for at in attempts:
         by_class.setdefault(normalize_class(at.weight_class), []).append(at)

@@ -14,6 +14,7 @@ Derivations (where seed 001 names a field but the events carry it differently):
 - ``failure_messages_referenced``: previously failing tests whose module (``test_x.py`` →
   ``x``) or name was named by a file the agent read or edited in the window.
 """
+
 from __future__ import annotations
 
 import shlex
@@ -99,20 +100,34 @@ class IterationRecord:
             "timestamp_start": round(self.timestamp_start, 3),
             "timestamp_submit": round(self.timestamp_submit, 3),
             "duration_seconds": round(self.duration_seconds, 3),
-            "actions": {"tool_calls_total": self.tool_calls_total, "file_reads": self.file_reads,
-                        "file_edits": self.file_edits, "test_runs": self.test_runs,
-                        "search_operations": self.search_operations, "other_tools": self.other_tools},
-            "changes": {"files_modified": self.files_modified, "files_created": self.files_created,
-                        "files_deleted": self.files_deleted, "lines_added": self.lines_added,
-                        "lines_removed": self.lines_removed, "net_lines_changed": self.net_lines_changed},
-            "test_results": {"pre_iteration": self.pre, "post_iteration": self.post,
-                             "delta": None if self.pre is None else self.post["passed"] - self.pre["passed"],
-                             "regressions": len(self.regressions)},
-            "score": {"pre_iteration": self.score_pre, "post_iteration": self.score_post,
-                      "delta": self.score_delta},
-            "feedback_analysis": {"read_feedback": self.read_feedback,
-                                  "time_before_first_edit_seconds": round(self.time_before_first_edit_s, 3),
-                                  "failure_messages_referenced": self.failure_messages_referenced},
+            "actions": {
+                "tool_calls_total": self.tool_calls_total,
+                "file_reads": self.file_reads,
+                "file_edits": self.file_edits,
+                "test_runs": self.test_runs,
+                "search_operations": self.search_operations,
+                "other_tools": self.other_tools,
+            },
+            "changes": {
+                "files_modified": self.files_modified,
+                "files_created": self.files_created,
+                "files_deleted": self.files_deleted,
+                "lines_added": self.lines_added,
+                "lines_removed": self.lines_removed,
+                "net_lines_changed": self.net_lines_changed,
+            },
+            "test_results": {
+                "pre_iteration": self.pre,
+                "post_iteration": self.post,
+                "delta": None if self.pre is None else self.post["passed"] - self.pre["passed"],
+                "regressions": len(self.regressions),
+            },
+            "score": {"pre_iteration": self.score_pre, "post_iteration": self.score_post, "delta": self.score_delta},
+            "feedback_analysis": {
+                "read_feedback": self.read_feedback,
+                "time_before_first_edit_seconds": round(self.time_before_first_edit_s, 3),
+                "failure_messages_referenced": self.failure_messages_referenced,
+            },
         }
 
 
@@ -160,6 +175,7 @@ def _failing(result: Judged | None) -> list[str]:
 def failing_words(result: Judged) -> list[tuple[str, str, str]]:
     """(module stem, module without ``test_``, test name) of each failing test of ``result``,
     in ``_failing`` order: what relates a file to a failure (computed once per result)."""
+
     def compute() -> list[tuple[str, str, str]]:
         names = test_names(result)
         out = []
@@ -167,6 +183,7 @@ def failing_words(result: Judged) -> list[tuple[str, str, str]]:
             s = stem(tid.split("::", 1)[0])
             out.append((s, s[5:] if s.startswith("test_") else s, names.get(tid, "")))
         return out
+
     return memo(result, "failing_words", compute)
 
 
@@ -187,7 +204,9 @@ def stem(path: str) -> str:
     return posixpath.splitext(posixpath.basename(path))[0]
 
 
-def build_records(history: AttemptHistory | Iterable[Event | Mapping[str, Any]], scores: list[float] | None = None) -> list[IterationRecord]:
+def build_records(
+    history: AttemptHistory | Iterable[Event | Mapping[str, Any]], scores: list[float] | None = None
+) -> list[IterationRecord]:
     """One record per counted submission. ``history`` is an ``AttemptHistory`` (or events);
     ``scores`` the trajectory (defaults to each submission's objective)."""
     from arena.scoring.history import AttemptHistory  # noqa: PLC0415 (no cycle at import)
@@ -209,10 +228,15 @@ def build_records(history: AttemptHistory | Iterable[Event | Mapping[str, Any]],
     for k, sub in enumerate(counted):
         start = 0.0 if prev is None else (prev.feedback_t or prev.judged_t or prev.t)
         start = min(start, sub.t)
-        rec = IterationRecord(iteration_number=k, submission=sub.number, timestamp_start=start,
-                              timestamp_submit=sub.t, duration_seconds=max(0.0, sub.t - start))
+        rec = IterationRecord(
+            iteration_number=k,
+            submission=sub.number,
+            timestamp_start=start,
+            timestamp_submit=sub.t,
+            duration_seconds=max(0.0, sub.t - start),
+        )
         lo = -1 if prev is None else (prev.feedback_pos if prev.feedback_pos is not None else prev.received_pos)
-        window = relevant[bisect_right(positions, lo):bisect_left(positions, sub.received_pos)]
+        window = relevant[bisect_right(positions, lo) : bisect_left(positions, sub.received_pos)]
         _fill_actions(rec, window, start, sub.t, prev)
         _fill_changes(rec, sub)
         _fill_tests(rec, prev, sub)
@@ -223,8 +247,9 @@ def build_records(history: AttemptHistory | Iterable[Event | Mapping[str, Any]],
     return records
 
 
-def _fill_actions(rec: IterationRecord, window: Iterable[tuple[int, Event]], start: float, end: float,
-                  prev: Submission | None) -> None:
+def _fill_actions(
+    rec: IterationRecord, window: Iterable[tuple[int, Event]], start: float, end: float, prev: Submission | None
+) -> None:
     """``window``: (position, event) pairs of the iteration, in log order."""
     first_edit = last_edit = None  # times
     first_read_pos = first_edit_pos = None
@@ -265,7 +290,11 @@ def _fill_actions(rec: IterationRecord, window: Iterable[tuple[int, Event]], sta
     rec.files_created += created
     rec.files_deleted += deleted
     rec.test_runs, rec.validation_runs, rec.search_operations, rec.other_tools = (
-        test_runs, validation_runs, searches, others)
+        test_runs,
+        validation_runs,
+        searches,
+        others,
+    )
     if read_feedback:
         rec.read_feedback = True
     rec.tool_calls_total = rec.file_reads + rec.file_edits + rec.test_runs + rec.search_operations + rec.other_tools

@@ -1,5 +1,6 @@
 """Shareable reports of a judged attempt: self-contained HTML (inline SVG plots, inline
 CSS, no scripts) or Markdown (plots as text bars). Pure: scorecard + events → text."""
+
 from __future__ import annotations
 
 import json
@@ -45,42 +46,52 @@ def _sign(p: float) -> str:
 def render_html(card: Scorecard, events: Iterable[Any]) -> str:
     docs = feedback_docs(events)
     e = escape
-    parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-             f"<title>Gauntlet report {e(card.attempt)}</title><style>{CSS}</style></head><body>",
-             f"<h1>{e(card.challenge)} — {e(card.agent)}</h1>",
-             f"<p class=\"sub\">attempt {e(card.attempt)} · {e(card.format)} · {e(card.weight_class)} · "
-             f"status {e(str(card.status))} · scored submission {card.scored_submission}</p>",
-             f"<p><span class=\"total\">{card.total:g}</span> / 100</p>",
-             "<h2>Components</h2><table><tr><th>component</th><th>score</th><th>weight</th></tr>"]
+    parts = [
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>Gauntlet report {e(card.attempt)}</title><style>{CSS}</style></head><body>",
+        f"<h1>{e(card.challenge)} — {e(card.agent)}</h1>",
+        f'<p class="sub">attempt {e(card.attempt)} · {e(card.format)} · {e(card.weight_class)} · '
+        f"status {e(str(card.status))} · scored submission {card.scored_submission}</p>",
+        f'<p><span class="total">{card.total:g}</span> / 100</p>',
+        "<h2>Components</h2><table><tr><th>component</th><th>score</th><th>weight</th></tr>",
+    ]
     for k, v in card.components.items():
-        parts.append(f"<tr><td>{e(k)}</td><td class=\"num\">{v:g}</td><td class=\"num\">{card.weights[k]:g}</td></tr>")
+        parts.append(f'<tr><td>{e(k)}</td><td class="num">{v:g}</td><td class="num">{card.weights[k]:g}</td></tr>')
     parts.append("</table>")
-    parts.append("<div class=\"plots\">")
+    parts.append('<div class="plots">')
     parts.append(line_plot(card.trajectory, _labels(card), "Score trajectory", "objective score"))
     parts.append(bar_plot(_durations(card), _labels(card), "Time per iteration", "seconds"))
     parts.append("</div>")
     if card.phases:
         parts.append("<h2>Phases</h2><table><tr><th>phase</th><th>objective</th></tr>")
-        parts += [f"<tr><td>{e(p.id)}</td><td class=\"num\">{p.objective:g}</td></tr>" for p in card.phases]
+        parts += [f'<tr><td>{e(p.id)}</td><td class="num">{p.objective:g}</td></tr>' for p in card.phases]
         parts.append("</table>")
-    for title, rows in (("Process adjustments", card.process_adjustments),
-                        ("Strategy adjustments", card.strategy_adjustments)):
+    for title, rows in (
+        ("Process adjustments", card.process_adjustments),
+        ("Strategy adjustments", card.strategy_adjustments),
+    ):
         parts.append(f"<h2>{title}</h2>")
         if not rows:
             parts.append("<p>none</p>")
             continue
         parts.append("<table><tr><th>rule</th><th>points</th><th>evidence</th></tr>")
-        parts += [f"<tr><td>{e(a.rule)}</td><td class=\"num {_sign(a.points)}\">{a.points:+g}</td>"
-                  f"<td>{e(a.evidence)}</td></tr>" for a in rows]
+        parts += [
+            f'<tr><td>{e(a.rule)}</td><td class="num {_sign(a.points)}">{a.points:+g}</td><td>{e(a.evidence)}</td></tr>'
+            for a in rows
+        ]
         parts.append("</table>")
     if card.components:
-        parts.append(f"<p>Process raw total {card.process_raw:+g} (clamped to -30..+20, mapped to "
-                     f"{card.components['process']:g}/100).</p>")
+        parts.append(
+            f"<p>Process raw total {card.process_raw:+g} (clamped to -30..+20, mapped to "
+            f"{card.components['process']:g}/100).</p>"
+        )
     parts.append("<h2>Integrity flags</h2>")
     if card.flags:
         parts.append("<table><tr><th>flag</th><th>points</th><th>detail</th></tr>")
-        parts += [f"<tr><td>{e(f.rule)}</td><td class=\"num neg\">{f.points:+g}</td><td>{e(f.detail)}</td></tr>"
-                  for f in card.flags]
+        parts += [
+            f'<tr><td>{e(f.rule)}</td><td class="num neg">{f.points:+g}</td><td>{e(f.detail)}</td></tr>'
+            for f in card.flags
+        ]
         parts.append("</table>")
     else:
         parts.append("<p>none</p>")
@@ -89,28 +100,46 @@ def render_html(card: Scorecard, events: Iterable[Any]) -> str:
         parts.append("<p>none delivered</p>")
     for d in docs:
         body = json.dumps(d.get("feedback", {}), indent=2, sort_keys=True, ensure_ascii=False)
-        parts.append(f"<details open><summary>submission {e(str(d.get('submission')))}</summary>"
-                     f"<pre>{e(body)}</pre></details>")
+        parts.append(
+            f"<details open><summary>submission {e(str(d.get('submission')))}</summary><pre>{e(body)}</pre></details>"
+        )
     parts.append("</body></html>\n")
     return printable("\n".join(parts))  # agent text never reaches a terminal raw
 
 
 def render_markdown(card: Scorecard, events: Iterable[Any]) -> str:
     docs = feedback_docs(events)
-    out = [f"# {card.challenge} — {card.agent}", "",
-           f"attempt `{card.attempt}` · {card.format} · {card.weight_class} · status {card.status} · "
-           f"scored submission {card.scored_submission}", "", f"**Total: {card.total:g} / 100**", "",
-           "| component | score | weight |", "|---|---:|---:|"]
+    out = [
+        f"# {card.challenge} — {card.agent}",
+        "",
+        f"attempt `{card.attempt}` · {card.format} · {card.weight_class} · status {card.status} · "
+        f"scored submission {card.scored_submission}",
+        "",
+        f"**Total: {card.total:g} / 100**",
+        "",
+        "| component | score | weight |",
+        "|---|---:|---:|",
+    ]
     out += [f"| {k} | {v:g} | {card.weights[k]:g} |" for k, v in card.components.items()]
-    out += ["", "## Score trajectory", "",
-            ascii_bars(card.trajectory, _labels(card), y_max=100.0), "",
-            "## Time per iteration", "", ascii_bars(_durations(card), _labels(card), unit="s"), ""]
+    out += [
+        "",
+        "## Score trajectory",
+        "",
+        ascii_bars(card.trajectory, _labels(card), y_max=100.0),
+        "",
+        "## Time per iteration",
+        "",
+        ascii_bars(_durations(card), _labels(card), unit="s"),
+        "",
+    ]
     if card.phases:
         out += ["## Phases", "", "| phase | objective |", "|---|---:|"]
         out += [f"| {p.id} | {p.objective:g} |" for p in card.phases]
         out.append("")
-    for title, rows in (("Process adjustments", card.process_adjustments),
-                        ("Strategy adjustments", card.strategy_adjustments)):
+    for title, rows in (
+        ("Process adjustments", card.process_adjustments),
+        ("Strategy adjustments", card.strategy_adjustments),
+    ):
         out += [f"## {title}", ""]
         if rows:
             out += ["| rule | points | evidence |", "|---|---:|---|"]
@@ -118,8 +147,13 @@ def render_markdown(card: Scorecard, events: Iterable[Any]) -> str:
         else:
             out.append("none")
         out.append("")
-    out += [f"Process raw total {card.process_raw:+g} (clamped to -30..+20, mapped to "
-            f"{card.components.get('process', 0):g}/100).", "", "## Integrity flags", ""]
+    out += [
+        f"Process raw total {card.process_raw:+g} (clamped to -30..+20, mapped to "
+        f"{card.components.get('process', 0):g}/100).",
+        "",
+        "## Integrity flags",
+        "",
+    ]
     if card.flags:
         out += ["| flag | points | detail |", "|---|---:|---|"]
         out += [f"| {f.rule} | {f.points:+g} | {_md(f.detail)} |" for f in card.flags]

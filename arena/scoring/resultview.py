@@ -4,6 +4,7 @@ Judging reads thousands of stored results; building full pydantic models for eac
 more than reading the events. The view exposes exactly what the judges use (the same
 attribute names as ``JudgeResult``), with defaults for missing keys.
 """
+
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
@@ -37,8 +38,18 @@ class BuildView(NamedTuple):
 
 
 class ResultView:
-    __slots__ = ("submission", "build", "_raw", "_tests", "integrity", "infra_error", "deliverables", "cache",
-                 "quality", "security")
+    __slots__ = (
+        "submission",
+        "build",
+        "_raw",
+        "_tests",
+        "integrity",
+        "infra_error",
+        "deliverables",
+        "cache",
+        "quality",
+        "security",
+    )
 
     def __init__(self, d: Mapping[str, Any]) -> None:
         self.submission = int(d.get("submission") or 0)
@@ -68,8 +79,10 @@ class ResultView:
                 c = counts.setdefault((tv.phase, tv.suite), [0, 0])
                 c[0] += 1
                 c[1] += tv.outcome == "passed"
-        self.integrity = [FindingView(str(f.get("severity", "warning")), str(f.get("check", "")),
-                                      str(f.get("detail", ""))) for f in d.get("integrity") or ()]
+        self.integrity = [
+            FindingView(str(f.get("severity", "warning")), str(f.get("check", "")), str(f.get("detail", "")))
+            for f in d.get("integrity") or ()
+        ]
         self.infra_error = d.get("infra_error")
         self.deliverables = dict(d.get("deliverables") or {})
         self.quality = d.get("quality")  # StaticReport dicts (or None): read by scoring/static.py
@@ -83,8 +96,16 @@ class ResultView:
         """Every test as a ``TestView`` (built on first use: most judging needs only the
         one-pass summaries in ``cache``)."""
         if self._tests is None:
-            self._tests = [TestView(str(t.get("id", "")), str(t.get("name", "")), str(t.get("suite", "static")),
-                                    int(t.get("phase") or 1), str(t.get("outcome", "failed"))) for t in self._raw]
+            self._tests = [
+                TestView(
+                    str(t.get("id", "")),
+                    str(t.get("name", "")),
+                    str(t.get("suite", "static")),
+                    int(t.get("phase") or 1),
+                    str(t.get("outcome", "failed")),
+                )
+                for t in self._raw
+            ]
         return self._tests
 
     def suite(self, suite: Suite, phase: int | None = None) -> list[TestView]:

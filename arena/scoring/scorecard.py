@@ -3,6 +3,7 @@
 ``judge_attempt(events)`` is deterministic: floats are rounded to 0.1 and
 ``Scorecard.to_json()`` sorts keys, so judging the same attempt twice gives the same bytes.
 """
+
 from __future__ import annotations
 
 import json
@@ -120,14 +121,19 @@ def extra_flags(c: JudgeContext) -> list[dict]:
     """Flags that carry no points: an attempt that did no work, an agent run on the host."""
     out = []
     if not c.worked:
-        why = ("no submission was judged" if not c.counted else
-               "no counted submission both built and changed the starter")
-        out.append({"rule": "no_work", "detail": f"{why}: Process, Strategy and Integrity are 0",
-                    "points": 0.0})
+        why = (
+            "no submission was judged" if not c.counted else "no counted submission both built and changed the starter"
+        )
+        out.append({"rule": "no_work", "detail": f"{why}: Process, Strategy and Integrity are 0", "points": 0.0})
     out += not_run(c)
     if c.history.started.get("unsandboxed") is True:
-        out.append({"rule": "unsandboxed_agent", "points": 0.0,
-                    "detail": f"agent {c.history.started.get('agent', '')} ran on the host, outside any sandbox"})
+        out.append(
+            {
+                "rule": "unsandboxed_agent",
+                "points": 0.0,
+                "detail": f"agent {c.history.started.get('agent', '')} ran on the host, outside any sandbox",
+            }
+        )
     return out
 
 
@@ -142,18 +148,25 @@ def judge_context(c: JudgeContext, readings: dict | None = None) -> Scorecard:
     process, raw, p_adj = judge_process(c)
     strategy, s_adj = judge_strategy(c)
     integrity, flags = judge_integrity(c)
-    comps = {"objective": r1(objective), "process": r1(process), "strategy": r1(strategy),
-             "integrity": r1(integrity)}
+    comps = {"objective": r1(objective), "process": r1(process), "strategy": r1(strategy), "integrity": r1(integrity)}
     weights = dict(c.rules.weights)
     total = r1(sum(weights[k] * comps[k] for k in COMPONENTS))
     s = h.started
     return Scorecard(
-        attempt=h.attempt, challenge=str(s.get("challenge", "")), agent=str(s.get("agent", "")),
-        format=c.rules.name, weight_class=str(s.get("weight_class", "")),
-        trajectory=[r1(x) for x in c.trajectory], components=comps, weights=weights, total=total,
+        attempt=h.attempt,
+        challenge=str(s.get("challenge", "")),
+        agent=str(s.get("agent", "")),
+        format=c.rules.name,
+        weight_class=str(s.get("weight_class", "")),
+        trajectory=[r1(x) for x in c.trajectory],
+        components=comps,
+        weights=weights,
+        total=total,
         process_adjustments=[Adjusted.model_validate(a.as_dict()) for a in p_adj],
-        flags=[Flag.model_validate(f) for f in
-               [{"rule": a.rule, "detail": a.evidence, "points": r1(a.points)} for a in flags] + extra_flags(c)],
+        flags=[
+            Flag.model_validate(f)
+            for f in [{"rule": a.rule, "detail": a.evidence, "points": r1(a.points)} for a in flags] + extra_flags(c)
+        ],
         phases=[PhaseScore.model_validate(p) for p in phases],
         scored_submission=c.final.number if c.final else None,
         status=(h.finished or {}).get("status") if h.finished else "running",

@@ -1,6 +1,7 @@
 """A round's standings: per challenge its attempts ranked by scorecard total, the winner,
 and the agents' ratings over every finished attempt of the store (computed, not read
 from the store's cached ratings, so they exist before any ``gauntlet leaderboard``)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -42,9 +43,14 @@ async def standings(path: Path, attempts: list[str]) -> Standings:
             events = await st.events(aid)
             card = judge_attempt(events)
             subs = sum(1 for e in events if getattr(e, "kind", None) == "submission.received")
-            p = Placing(aid, card.agent or str(row.get("agent") or ""),
-                        card.challenge or str(row.get("challenge") or ""),
-                        str(row.get("status") or "running"), round(card.total, 1), subs)
+            p = Placing(
+                aid,
+                card.agent or str(row.get("agent") or ""),
+                card.challenge or str(row.get("challenge") or ""),
+                str(row.get("status") or "running"),
+                round(card.total, 1),
+                subs,
+            )
             out.by_challenge.setdefault(p.challenge, []).append(p)
     finally:
         await st.close()

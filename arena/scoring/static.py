@@ -9,6 +9,7 @@
   high -10, medium -5, low 0 (flag only), at most -20 in total.
 - A static judge that could not run (``error``) scores nothing and says so in a flag.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -56,8 +57,11 @@ def code_quality(c: JudgeContext) -> Adjustment | None:
         return None
     pts = max(QUALITY_CAP, QUALITY_POINTS * len(found))
     shown = "; ".join(_where(f) for f in found[:3]) + (" ..." if len(found) > 3 else "")
-    return Adjustment("code_quality", pts, f"submission {c.final.number}: {len(found)} new ruff "
-                      f"finding(s) the starter does not have: {shown}")
+    return Adjustment(
+        "code_quality",
+        pts,
+        f"submission {c.final.number}: {len(found)} new ruff finding(s) the starter does not have: {shown}",
+    )
 
 
 def security_findings(c: JudgeContext) -> list[Adjustment]:
@@ -73,8 +77,13 @@ def security_findings(c: JudgeContext) -> list[Adjustment]:
         pts = max(pts, SECURITY_CAP - total)
         total += pts
         tools = ",".join(sorted({str(_get(f, "tool")) for f in fs}))
-        out.append(Adjustment("security_finding", pts, f"submission {c.final.number}: "
-                              f"{_get(worst, 'severity')} ({tools}) {_where(worst)}"))
+        out.append(
+            Adjustment(
+                "security_finding",
+                pts,
+                f"submission {c.final.number}: {_get(worst, 'severity')} ({tools}) {_where(worst)}",
+            )
+        )
     return out
 
 

@@ -3,6 +3,7 @@ calibration, and for Marathons per-phase time, degradation (seed 000 "Degradatio
 Detection") and pivot handling (seed 000 "Scoring pivots": pre-pivot quality and
 post-pivot adaptation both scored). Component = 60 + sum of adjustments, clamped 0-100.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -41,9 +42,11 @@ def time_allocation(c: JudgeContext) -> Adjustment | None:
     actual = [x / sum(d) for x in d]
     expected = _expected(c.rules.time_allocation, len(d))
     pts, tv = _fit_points(actual, expected)
-    return Adjustment("time_allocation", pts,
-                      f"iteration time shares {_pct(actual)} vs {c.rules.name} table {_pct(expected)} "
-                      f"(distance {tv:.2f})")
+    return Adjustment(
+        "time_allocation",
+        pts,
+        f"iteration time shares {_pct(actual)} vs {c.rules.name} table {_pct(expected)} (distance {tv:.2f})",
+    )
 
 
 def front_loading(c: JudgeContext) -> Adjustment | None:
@@ -70,9 +73,12 @@ def stopped_while_failing(c: JudgeContext) -> Adjustment | None:
     if used < budget and left >= 0.2 * c.history.time_limit_s:
         failing = not_passed(c.final.judged, "static")
         if failing:
-            return Adjustment("stopped_while_failing", -10.0,
-                              f"stopped after {used} of {budget} submissions with {left:.0f}s left and "
-                              f"{failing} static tests failing")
+            return Adjustment(
+                "stopped_while_failing",
+                -10.0,
+                f"stopped after {used} of {budget} submissions with {left:.0f}s left and "
+                f"{failing} static tests failing",
+            )
     return None
 
 
@@ -84,8 +90,11 @@ def final_below_best(c: JudgeContext) -> Adjustment | None:
     if c.final_score >= best - 0.05:
         return None
     drop = best - c.final_score
-    return Adjustment("final_below_best", -float(min(10.0, round(drop / 2, 1))),
-                      f"scored submission {c.final.number} ({c.final_score:g}) below the best ({best:g})")
+    return Adjustment(
+        "final_below_best",
+        -float(min(10.0, round(drop / 2, 1))),
+        f"scored submission {c.final.number} ({c.final_score:g}) below the best ({best:g})",
+    )
 
 
 # --- Marathon -------------------------------------------------------------------------------
@@ -112,8 +121,11 @@ def phase_time_allocation(c: JudgeContext) -> Adjustment | None:
     phases = _expected(table[:-1], len(spans))
     expected = [p * (1 - table[-1]) for p in phases] + [table[-1]]
     pts, tv = _fit_points(actual, expected)
-    return Adjustment("phase_time_allocation", pts,
-                      f"phase time shares + buffer {_pct(actual)} vs {_pct(expected)} (distance {tv:.2f})")
+    return Adjustment(
+        "phase_time_allocation",
+        pts,
+        f"phase time shares + buffer {_pct(actual)} vs {_pct(expected)} (distance {tv:.2f})",
+    )
 
 
 def _slope(ys: list[float]) -> float:
@@ -133,8 +145,11 @@ def degradation(c: JudgeContext) -> Adjustment | None:
     shown = ", ".join(f"phase {p}: {v:g}" for p, v in q.items())
     drop = -_slope(ys) * (len(ys) - 1)
     if drop >= 10:
-        return Adjustment("degradation", -float(min(20.0, round(drop / 2, 1))),
-                          f"per-phase quality falls by {drop:.1f} points ({shown})")
+        return Adjustment(
+            "degradation",
+            -float(min(20.0, round(drop / 2, 1))),
+            f"per-phase quality falls by {drop:.1f} points ({shown})",
+        )
     if max(ys) - min(ys) <= 10:
         return Adjustment("sustained_quality", 10.0, f"per-phase quality within 10 points ({shown})")
     return None
@@ -152,12 +167,16 @@ def cross_phase_regressions(c: JudgeContext) -> Adjustment | None:
         if not before:
             continue
         failing = {x.id for x in cur.judged.tests if x.outcome != "passed"}
-        broken += [f"{tid} (phase {t.phase}, submission {cur.number})" for tid, t in sorted(before.items())
-                   if tid in failing]
+        broken += [
+            f"{tid} (phase {t.phase}, submission {cur.number})" for tid, t in sorted(before.items()) if tid in failing
+        ]
     if not broken:
         return None
-    return Adjustment("cross_phase_regressions", -float(min(10, 2 * len(broken))),
-                      "earlier-phase tests broken in a later phase: " + "; ".join(broken[:5]))
+    return Adjustment(
+        "cross_phase_regressions",
+        -float(min(10, 2 * len(broken))),
+        "earlier-phase tests broken in a later phase: " + "; ".join(broken[:5]),
+    )
 
 
 def _pivot_phase(c: JudgeContext) -> int | None:
@@ -186,8 +205,9 @@ def pivot_pre_quality(c: JudgeContext) -> Adjustment | None:
     if split is None:
         return None
     p, pre, _ = split
-    return Adjustment("pivot_pre_quality", round((pre - 50) / 5, 1),
-                      f"quality of the phases before the pivot (phase {p}): {pre:.1f}")
+    return Adjustment(
+        "pivot_pre_quality", round((pre - 50) / 5, 1), f"quality of the phases before the pivot (phase {p}): {pre:.1f}"
+    )
 
 
 def pivot_adaptation(c: JudgeContext) -> Adjustment | None:
@@ -198,16 +218,24 @@ def pivot_adaptation(c: JudgeContext) -> Adjustment | None:
     if post is None:
         return None
     if post >= pre - 10:
-        return Adjustment("pivot_adaptation", 10.0, f"after the pivot (phase {p}) quality {post:.1f} "
-                                                    f"held within 10 of {pre:.1f}")
+        return Adjustment(
+            "pivot_adaptation", 10.0, f"after the pivot (phase {p}) quality {post:.1f} held within 10 of {pre:.1f}"
+        )
     pts = min(20.0, round((pre - 10 - post) / 2, 1))
-    return Adjustment("pivot_adaptation", -pts, f"after the pivot (phase {p}) quality fell to {post:.1f} "
-                                                f"from {pre:.1f}")
+    return Adjustment(
+        "pivot_adaptation", -pts, f"after the pivot (phase {p}) quality fell to {post:.1f} from {pre:.1f}"
+    )
 
 
 RULES: list[Rule] = [
-    time_allocation, stopped_while_failing, final_below_best,
-    phase_time_allocation, degradation, cross_phase_regressions, pivot_pre_quality, pivot_adaptation,
+    time_allocation,
+    stopped_while_failing,
+    final_below_best,
+    phase_time_allocation,
+    degradation,
+    cross_phase_regressions,
+    pivot_pre_quality,
+    pivot_adaptation,
 ]
 
 

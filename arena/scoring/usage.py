@@ -1,6 +1,7 @@
 """An attempt's model usage (CONTRACT §8), summed from its ``model.call`` events:
 ``{"tokens", "calls", "cost_usd"}``. ``cost_usd`` is None when no call had a known price
 (never a made-up cost); tokens a call's upstream did not report count as 0."""
+
 from __future__ import annotations
 
 from typing import Iterable

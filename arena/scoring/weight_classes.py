@@ -16,6 +16,7 @@ Readings where seed 002 is open (docs/judging.md):
 - "Class median" and "bottom 10th percentile" use every judged score in the class so far
   (all agents). Lightweight has no class below it: its agents are never put under review.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -99,7 +100,7 @@ def promotion_check(state: AgentClassState, elo: float) -> tuple[bool, list[str]
     if rule is None:
         return False, ["frontier is the top class"]
     atts = state.in_class(cls)
-    last = [a.total for a in atts[-rule.window:]]
+    last = [a.total for a in atts[-rule.window :]]
     unmet = []
     done = len({a.challenge for a in atts})
     if done < rule.completed:
@@ -140,8 +141,9 @@ def relegation_triggers(state: AgentClassState, elo: float, pool: list[float]) -
     return out
 
 
-def apply_attempt(state: AgentClassState, cls: str, att: ClassAttempt, elo: float, pool: list[float],
-                  label: str = "") -> None:
+def apply_attempt(
+    state: AgentClassState, cls: str, att: ClassAttempt, elo: float, pool: list[float], label: str = ""
+) -> None:
     """Record one judged attempt (in challenge class ``cls``) and move the agent if due."""
     state.in_class(cls).append(att)
     cur = state.weight_class

@@ -19,6 +19,7 @@ that workspace backs off: its periodic scans are skipped for 2, 4, ... up to
 a walk per ``interval``. An explicit ``scan(attempt)`` (before a submission) never
 waits for the back-off.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -33,9 +34,11 @@ from arena.text import path_fields  # names are bytes: kept losslessly
 from arena.sandbox.fsutil import read_regular
 
 SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git"})
+
+
 def editor_temp(name: str) -> bool:
     """Editor swap/backup/lock files (vim ``.swp``/``4913``, emacs ``~``/``.#*``): not edits."""
-    return (name.endswith((".swp", ".swo", ".swx", "~")) or name.startswith(".#") or name == "4913")
+    return name.endswith((".swp", ".swo", ".swx", "~")) or name.startswith(".#") or name == "4913"
 
 
 TEXT_CAP = 512 * 1024  # files above this are compared by size/mtime, lines not counted
@@ -134,8 +137,14 @@ def _diff(w: _Watch) -> list[dict[str, Any]]:
             w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size, lines)
             continue  # touched, content unchanged
         added, removed = line_delta(old.lines if old else None, lines)
-        changes.append({**path_fields(rel), "change": "modified" if old else "created",
-                        "lines_added": added, "lines_removed": removed})
+        changes.append(
+            {
+                **path_fields(rel),
+                "change": "modified" if old else "created",
+                "lines_added": added,
+                "lines_removed": removed,
+            }
+        )
         w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size, lines)
     w.over = tuple(over)
     if not complete:  # entries not walked are not known to be gone
@@ -143,8 +152,9 @@ def _diff(w: _Watch) -> list[dict[str, Any]]:
         return changes
     for rel in [r for r in w.seen if r not in now]:
         old = w.seen.pop(rel)
-        changes.append({**path_fields(rel), "change": "deleted", "lines_added": 0,
-                        "lines_removed": len(old.lines or [])})
+        changes.append(
+            {**path_fields(rel), "change": "deleted", "lines_added": 0, "lines_removed": len(old.lines or [])}
+        )
     changes.sort(key=lambda c: c["path"])
     return changes
 
@@ -175,8 +185,7 @@ class WorkspaceWatcher:
     def __len__(self) -> int:
         return len(self._watches)
 
-    async def register(self, attempt: str, workspace: Path, emit: Emit,
-                       on_bound: OnBound | None = None) -> None:
+    async def register(self, attempt: str, workspace: Path, emit: Emit, on_bound: OnBound | None = None) -> None:
         """Start watching ``workspace``; its current contents are the baseline.
         ``on_bound(name, allowed, detail)``: a scan of it reached a bound (see above)."""
         w = _Watch(Path(workspace), emit, on_bound)
@@ -194,8 +203,12 @@ class WorkspaceWatcher:
         if w.on_bound is not None:
             for name in w.over:
                 allowed = MAX_FILES if name == "watch_files" else MAX_BYTES
-                w.on_bound(name, allowed, f"workspace watcher: {name.split('_')[1]} per scan; "
-                           f"scans of this workspace back off to every {w.backoff} intervals")
+                w.on_bound(
+                    name,
+                    allowed,
+                    f"workspace watcher: {name.split('_')[1]} per scan; "
+                    f"scans of this workspace back off to every {w.backoff} intervals",
+                )
 
     def unregister(self, attempt: str) -> None:
         self._watches.pop(attempt, None)
@@ -204,8 +217,13 @@ class WorkspaceWatcher:
         """Scan all workspaces (or one) now; emit and return the number of changes.
         Each workspace has its own lock, so one attempt's scan never waits for a scan
         of all the others."""
-        targets = ([(attempt, self._watches[attempt])] if attempt in self._watches
-                   else [] if attempt is not None else list(self._watches.items()))
+        targets = (
+            [(attempt, self._watches[attempt])]
+            if attempt in self._watches
+            else []
+            if attempt is not None
+            else list(self._watches.items())
+        )
         n = 0
         for a, w in targets:
             async with w.lock:

@@ -1,6 +1,7 @@
 """Shared by the launchers: put this agent tree's ``lib`` first on ``sys.path`` (not in
 PYTHONPATH, so the agent's own commands do not inherit the agent's packages) and map the
 gateway's ``*_BASE_URL`` variables to the ``*_API_BASE`` spelling some clients read."""
+
 import os
 import sys
 
@@ -18,5 +19,5 @@ def task_file_arg(args, flag, replace_with):
         if i + 1 >= len(args):
             sys.exit(f"{flag}: expected a file path")
         with open(args[i + 1], encoding="utf-8") as f:
-            args[i:i + 2] = [replace_with, f.read()]
+            args[i : i + 2] = [replace_with, f.read()]
     return args

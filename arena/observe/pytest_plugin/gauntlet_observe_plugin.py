@@ -6,6 +6,7 @@ of a session (not in xdist workers) it writes ``{"pid", "start", "passed", "fail
 ``start`` the process start time (clock ticks since boot, /proc/self/stat) so the host
 can match the report to the program it observed. Never fails the run it observes.
 """
+
 import json
 import os
 
