@@ -82,6 +82,17 @@ def _run(argv: list[str], cwd: Path) -> tuple[str | None, str]:
     return p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")[-300:]
 
 
+def _ruff_exe() -> str:
+    """The arena's own ruff binary (found by the ruff package: venv, --target tree of a
+    cluster node, user scheme), else whatever ``ruff`` is on PATH."""
+    try:
+        from ruff import find_ruff_bin  # noqa: PLC0415
+
+        return find_ruff_bin()
+    except Exception:  # noqa: BLE001 — not installed as a package, or no binary beside it
+        return shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+
+
 def _line(root: Path, rel: str, n: int) -> str:
     try:
         lines = (root / rel).read_text("utf-8", "replace").splitlines()
@@ -95,7 +106,7 @@ def ruff_findings(
 ) -> tuple[list[StaticFinding], str | None]:
     if not files:
         return [], None
-    exe = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    exe = _ruff_exe()
     argv = [
         exe,
         "check",
