@@ -170,11 +170,13 @@ def test_real_calibration_of_the_minimal_package(tmp_path, capsys):
                  "--store", str(store), str(MINIMAL)])
     doc = json.loads(capsys.readouterr().out)
     assert code == 1 and doc["ok"] is False
-    assert set(doc["scores"]) == {"naive", "standard", "elite", "reference"}
+    # the four benchmark agents, plus the baselines calibrate runs beside them (issue 12)
+    assert {"naive", "standard", "elite", "reference"} <= set(doc["scores"])
+    assert set(doc["scores"]) - {"naive", "standard", "elite", "reference"} <= {"null", "attack-delete", "attack-copy"}
     assert all(len(v) == 1 for v in doc["runs"].values())
     assert doc["scores"]["reference"] > 85 > doc["scores"]["naive"]
     assert any(f["detail"].startswith("agents/naive.yaml: scored") for f in doc["findings"])
-    ids = [i for v in doc["attempts"].values() for i in v]
+    ids = [i for k, v in doc["attempts"].items() for i in v if k in ("naive", "standard", "elite", "reference")]
     assert len(ids) == 4 and store.exists()
     assert main(["judge", ids[0], "--store", str(store), "--json"]) == 0  # stored and re-judgeable
     assert json.loads(capsys.readouterr().out)["attempt"] == ids[0]

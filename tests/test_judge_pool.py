@@ -100,7 +100,7 @@ def test_judge_dir_names_a_missing_test_dir(tmp_path):
 
 @pytest.mark.docker
 async def test_pooled_runs_take_prestarted_sandboxes_once_and_leave_nothing(calc, snap):
-    judge = Judge(get_backend("docker"), pool_size=1, prestart=1)
+    judge = Judge(get_backend("docker"), coverage_pass=False, pool_size=1, prestart=1)
     got: list = []
     _spy(judge, got)
     try:
@@ -129,7 +129,7 @@ async def test_pooled_runs_take_prestarted_sandboxes_once_and_leave_nothing(calc
 
 @pytest.mark.docker
 async def test_the_verdict_does_not_wait_for_the_removal(calc, snap):
-    judge = Judge(get_backend("docker"), pool_size=1, prestart=0)  # cold: a container per run
+    judge = Judge(get_backend("docker"), coverage_pass=False, pool_size=1, prestart=0)  # cold: a container per run
     got: list = []
     _spy(judge, got)
     try:
@@ -146,7 +146,7 @@ async def test_the_verdict_does_not_wait_for_the_removal(calc, snap):
 
 @pytest.mark.docker
 async def test_pooled_sandbox_keeps_the_hardening(calc, snap):
-    judge = Judge(get_backend("docker"), pool_size=1, prestart=1)
+    judge = Judge(get_backend("docker"), coverage_pass=False, pool_size=1, prestart=1)
     try:
         await judge.warm(calc, [1])
         (pool,) = judge.pools.pools.values()
@@ -184,7 +184,7 @@ async def test_pooled_sandbox_keeps_the_hardening(calc, snap):
 async def test_a_launcher_container_serves_one_request(calc, snap):
     from arena.sandbox.base import SandboxError
 
-    judge = Judge(get_backend("docker"), pool_size=1, prestart=1)
+    judge = Judge(get_backend("docker"), coverage_pass=False, pool_size=1, prestart=1)
     got: list = []
     _spy(judge, got)
     try:
@@ -211,7 +211,7 @@ async def test_a_launcher_container_serves_one_request(calc, snap):
 
 @pytest.mark.docker
 async def test_pools_are_keyed_by_tests_in_play_and_bounded(calc, snap, tmp_path):
-    judge = Judge(get_backend("docker"), pool_size=1, prestart=1, max_pools=1)
+    judge = Judge(get_backend("docker"), coverage_pass=False, pool_size=1, prestart=1, max_pools=1)
     try:
         await judge.warm(calc, [1])
         (first,) = judge.pools.pools.values()
@@ -237,7 +237,7 @@ async def test_concurrent_pooled_runs_get_their_own_sandboxes(calc, snap, tmp_pa
     ws = tmp_path / "starter"
     shutil.copytree(calc.starter_dir, ws)
     starter = take_snapshot(ws, tmp_path / "snaps")
-    judge = Judge(get_backend("docker"), pool_size=2, prestart=2)
+    judge = Judge(get_backend("docker"), coverage_pass=False, pool_size=2, prestart=2)
     got: list = []
     _spy(judge, got)
     try:
@@ -260,7 +260,7 @@ from arena.judge import Judge
 from arena.sandbox import get_backend
 
 async def main():
-    judge = Judge(get_backend("docker"), pool_size=2, prestart=2)
+    judge = Judge(get_backend("docker"), coverage_pass=False, pool_size=2, prestart=2)
     asyncio.ensure_future(judge.warm(load_challenge(sys.argv[2]), [1]))
     await asyncio.sleep(0.05)  # the pool's threads are creating containers now
     print("GO", flush=True)

@@ -73,7 +73,7 @@ async def test_hostile_submission_in_a_prepared_sandbox(case, backend, calc, tmp
 
 async def test_prepared_sandboxes_serve_one_run_each_and_leave_nothing(calc, tmp_path):
     snap = take_snapshot(FIXTURE / "solution", tmp_path / "snaps")
-    judge = Judge(get_backend("local"), pool_size=1)
+    judge = Judge(get_backend("local"), coverage_pass=False, pool_size=1)
     seen = []
     try:
         r0 = await judge.run(calc, snap, submission=1, phases=[1])  # not warmed: cold exec

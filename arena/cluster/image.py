@@ -82,7 +82,9 @@ def build_node_image(force: bool = False, log=print) -> str:
             ],
             "pip install of the node tree",
         )
-        shutil.rmtree(ctx / "lib" / "bin", ignore_errors=True)  # the host python's launchers
+        for f in (ctx / "lib" / "bin").glob("*"):  # the host python's launchers, but not the
+            if f.name != "ruff":  # ruff binary itself (the quality judge finds it beside its package)
+                f.unlink()
         shutil.copy2(shutil.which("bwrap") or "/usr/bin/bwrap", ctx / "bwrap")
         (ctx / "ray").write_text(LAUNCHER)
         (ctx / "ray").chmod(0o755)

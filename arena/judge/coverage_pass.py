@@ -52,7 +52,9 @@ async def run(judge, spec, snapshot, expected, result: JudgeResult) -> None:
     cspec = dataclasses.replace(spec, coverage=True, timeout_s=limit)
     side = JudgeResult(submission=result.submission, snapshot_hash=result.snapshot_hash)
     try:
-        await judge._dispatch(cspec, snapshot, expected, side)
+        # a cold sandbox of its own: never a pooled or prepared one (those are the timed runs',
+        # and a pool keyed by this pass's budget would pre-start containers nobody takes)
+        await judge._run_sandboxed(cspec, snapshot, expected, side)
     except (OSError, ValueError, RuntimeError) as e:
         log.warning("judge: the coverage pass failed: %s", e)
         side.coverage = None

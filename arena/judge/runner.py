@@ -126,8 +126,11 @@ class Judge:
         max_pools: int = 4,
         warm: bool = True,
         launcher: bool = True,
+        coverage_pass: bool = True,
     ):
         self.backend = backend
+        # the untimed coverage pass after a timed run (coverage_pass.py); False: no coverage
+        self.coverage_pass = coverage_pass
         self.pool_size = pool_size
         self._sem = asyncio.Semaphore(pool_size)
         self.work_root = Path(work_root) if work_root else None
@@ -206,8 +209,10 @@ class Judge:
                 log.exception("judge run failed")
                 result.infra_error = f"judge: {type(e).__name__}: {e}"
                 result.tests = []
-            if coverage_pass.wanted(spec, result):
+            if self.coverage_pass and coverage_pass.wanted(spec, result):
+                timed = dict(self.last_phases)  # the profile stays the timed run's
                 await coverage_pass.run(self, spec, snapshot, expected, result)
+                self.last_phases = timed
         result.deliverables = deliverables(spec, snapshot, result)
         try:
             redact_result(result, redactor_for(spec.test_dirs, snapshot))

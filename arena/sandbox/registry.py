@@ -200,6 +200,8 @@ def _cleanup_containers() -> int:
     n = 0
     for c in client.containers.list(all=True, filters={"label": "gauntlet=1"}):
         owner = c.labels.get("gauntlet.owner", "")
+        if not owner:  # not a sandbox of ours: a container run from one of our images
+            continue  # (they inherit the image's gauntlet=1 label): never ours to remove
         if owner.isdigit() and (int(owner) == os.getpid() or _pid_alive(int(owner))):
             continue
         try:

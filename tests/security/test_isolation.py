@@ -8,6 +8,7 @@ submission tries to climb out of (to the test module's globals).
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -101,7 +102,7 @@ def climb(cb):
 def rich_calc(tmp_path):
     from arena.challenge import load_challenge
 
-    from conftest import FIXTURE
+    FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "calc"  # as tests/security/conftest.py
 
     root = tmp_path / "calc-rich"
     shutil.copytree(FIXTURE, root)
