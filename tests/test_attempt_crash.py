@@ -17,7 +17,7 @@ import pytest
 from arena.bus import EventBus
 from arena.results import JudgeResult
 from arena import events as ev
-from attempt_kit import make_package, of, open_arena, stored
+from attempt_kit import make_package, open_arena, stored
 
 
 def _rows(db: Path, sql: str, *params):

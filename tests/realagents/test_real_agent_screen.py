@@ -8,7 +8,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))
 
-import tui_scenarios as S  # noqa: E402
 from tui_scenarios import Rig  # noqa: E402
 
 from arena import events as ev  # noqa: E402

@@ -5,7 +5,6 @@ submission, a Marathon phase reveal, and ends on the Standings screen; ``r`` run
 another round on the same store."""
 from __future__ import annotations
 
-import asyncio
 import time
 
 from gauntlet_tui.app import GauntletApp

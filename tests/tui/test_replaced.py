@@ -2,7 +2,6 @@
 on the attempt screen (and the view knows each submission's state)."""
 from __future__ import annotations
 
-import tui_scenarios as S
 from gauntlet_tui.widgets import AttemptTable
 
 
