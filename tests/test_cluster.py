@@ -5,17 +5,24 @@ command runs here and connects with Ray Client (``--cluster ray://head:10001``).
 1. A plan of 6 attempts (3 bundled challenges x 2 scripted agents) with ``--cluster``
    runs on both workers, and every attempt's events (minus times, node and host paths),
    submissions and scorecard equal the same plan run locally.
-2. A worker killed mid-attempt: its attempts end ``infra_error`` naming the node, every
+2. An agent with a model on a worker node reaches the gateway on this machine (relay in its
+   sandbox, the node's tunnel, the gateway with the host's key, the test's fake provider):
+   model.call and limit.reached events are stored, the provider saw the host's key, and the
+   key is nowhere on any node (files, object store, process environments).
+3. A worker killed mid-attempt: its attempts end ``infra_error`` naming the node, every
    submission acknowledged before the kill is in the store, the others finish.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -24,6 +31,7 @@ import yaml
 
 pytestmark = [pytest.mark.cluster, pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "fakes"))  # the fake provider
 TIMING = {"run", "t", "duration_s", "elapsed_s", "remaining_s", "at", "runner_pid", "workspace",
           "challenge_path", "node", "started_at", "finished_at", "wall_s", "seconds"}
 
@@ -43,13 +51,13 @@ def cluster():
     from arena.cluster.image import build_node_image
     from arena.cluster.testbed import DockerCluster
 
-    build_node_image(log=lambda m: print(m, file=sys.stderr))
-    with DockerCluster(workers=2, slots=2) as c:
+    image = build_node_image(log=lambda m: print(m, file=sys.stderr))
+    with DockerCluster(workers=2, slots=2, image=image) as c:
         yield c
 
 
-def gauntlet(*args, timeout=600, **kw) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_SOCKETS": "/tmp/gs-cluster"}
+def gauntlet(*args, timeout=600, extra_env=None, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_SOCKETS": "/tmp/gs-cluster", **(extra_env or {})}
     env.pop("RAY_ADDRESS", None)
     return subprocess.run([sys.executable, "-m", "gauntlet_tui", *map(str, args)], cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout, env=env, **kw)
@@ -139,6 +147,95 @@ def test_plan_on_cluster_equals_local_run(cluster, tmp_path):
         assert {k: sa.get(k) for k in same} == {k: sb.get(k) for k in same}, key
         ca, cb = dict(sa["components"]), dict(sb["components"])
         assert abs(ca.pop("strategy") - cb.pop("strategy")) <= 10 and ca == cb, key
+
+
+HOST_KEY = "sk-host-cluster-5e6f7a8b9c0d"
+MODEL_AGENT = textwrap.dedent("""
+    import hashlib, json, os, pathlib, sys, time, urllib.request, urllib.error
+    digest = sys.argv[1]  # of the host's key: the key itself is never in this file
+    def leaked(value):
+        return hashlib.sha256(value).hexdigest() == digest
+    hits = [k for k, v in os.environ.items() if leaked(v.encode())]
+    for p in pathlib.Path("/proc").glob("[0-9]*/environ"):
+        try:
+            hits += [str(p) for kv in p.read_bytes().split(b"\\0") if leaked(kv.partition(b"=")[2])]
+        except OSError:
+            pass
+    print("HITS", json.dumps(hits), flush=True)
+    for i in range(3):
+        req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+            data=json.dumps({"model": "m", "messages": [{"role": "user", "content": f"call {i}"}]}).encode(),
+            headers={"Authorization": "Bearer " + os.environ["OPENAI_API_KEY"], "Content-Type": "application/json"})
+        t0 = time.monotonic()
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                said = json.loads(r.read())["choices"][0]["message"]["content"]
+                pathlib.Path("model_said.txt").write_text(said)
+                print("CALL", r.status, said, f"{(time.monotonic() - t0) * 1000:.1f}ms", flush=True)
+        except urllib.error.HTTPError as e:
+            print("CALL", e.code, json.loads(e.read())["error"].get("limit"), flush=True)
+""")
+
+
+def _on_nodes(cluster, needle: str) -> dict[str, str]:
+    """Where ``needle`` is on each node: files under /tmp (Ray's session, object spill,
+    the node's data), /root and /dev/shm (the object store), and every process's
+    environment and command line. The needle comes on stdin, so grep never matches itself."""
+    script = ("n=$(cat); grep -rlsF -D skip -e \"$n\" /tmp /root /dev/shm 2>/dev/null; "
+              "for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do "
+              "case $f in /proc/$$/*) continue;; esac; "
+              "if grep -qsF -e \"$n\" \"$f\"; then echo \"$f\" $(tr '\\0' ' ' < ${f%/*}/cmdline | cut -c1-300); fi; "
+              "done; true")
+    out = {}
+    for node in ["head", *cluster.workers]:
+        p = subprocess.run(["docker", "exec", "-i", cluster.name(node), "sh", "-c", script],
+                           input=needle, capture_output=True, text=True, timeout=120)
+        out[node] = p.stdout.strip().replace(needle, "<NEEDLE>")
+    return out
+
+
+def test_model_agent_on_a_node_uses_this_machines_gateway(cluster, tmp_path):
+    from provider import FakeProvider
+
+    agent = tmp_path / "model-agent.yaml"
+    agent.write_text(yaml.safe_dump({"name": "urllib-model-agent", "where": "sandbox", "model": "openai/fake-model",
+                                     "limits": {"calls": 2},
+                                     "command": ["python3", "-u", "-c", MODEL_AGENT,
+                                                 hashlib.sha256(HOST_KEY.encode()).hexdigest()]}))
+    db = tmp_path / "gw.db"
+    turns = [{"content": "answer-one-7f3a9c"}, {"content": "answer-two-7f3a9c"}]
+    with FakeProvider(turns) as fp:
+        env = {"OPENAI_BASE_URL": fp.base_url, "OPENAI_API_KEY": HOST_KEY}
+        run = gauntlet("run", "off-by-one", "--agent", agent, "--headless", "--store", db,
+                       "--cluster", cluster.address, extra_env=env, timeout=300)
+        requests = list(fp.requests)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    (doc,) = docs(db).values()
+    assert doc["node"]["host"] in cluster.workers, doc["node"]
+    evs = doc["events"]
+    out = "\n".join(e.get("text", "") for e in evs if e["kind"] == "agent.output")
+    assert 'HITS []' in out, out  # the key is not in the sandbox's environment or /proc
+    assert "CALL 200 answer-one-7f3a9c" in out and "CALL 200 answer-two-7f3a9c" in out, out
+    calls = [e for e in evs if e["kind"] == "model.call"]
+    assert [c["status"] for c in calls] == [200, 200, 429], calls
+    print("through relay, tunnel and gateway (agent's view):",
+          re.findall(r"CALL 200 \S+ (\S+)", out), "; at the gateway:", [c["latency_ms"] for c in calls[:2]],
+          file=sys.stderr)
+    assert all(c["provider"] == "openai" and c["model"] == "fake-model" for c in calls)
+    assert calls[0]["input_tokens"] > 0 and calls[0]["output_tokens"] > 0
+    reached = [e for e in evs if e["kind"] == "limit.reached"]
+    assert [(e["limit"], e["used"], e["allowed"]) for e in reached] == [("calls", 2, 2)]
+    fin = next(e for e in evs if e["kind"] == "attempt.finished")
+    assert doc["status"] == "finished" and "usage limit reached" in fin["reason"], fin
+    assert doc["usage"]["calls"] == 2
+    # the provider saw the calls with this machine's key, never the attempt's token
+    assert len(requests) == 2 and all(r["headers"]["Authorization"] == f"Bearer {HOST_KEY}" for r in requests)
+    transcript = gauntlet("show", doc["attempt"], "--transcript", "--store", db).stdout
+    assert "answer-two-7f3a9c" in transcript and HOST_KEY not in transcript
+    # nothing shipped to a node holds the key; the same search finds the model's answer there
+    key_found, answer_found = _on_nodes(cluster, HOST_KEY), _on_nodes(cluster, "answer-two-7f3a9c")
+    assert not any(key_found.values()), key_found
+    assert answer_found[doc["node"]["host"]], answer_found
 
 
 def _committed(db: Path) -> list[tuple[str, str, dict]]:

@@ -8,7 +8,7 @@ base) and a ``ray`` launcher. Nodes run as root in a privileged container: the l
 sandbox backend needs namespaces and cgroups. Labelled with a hash of its inputs; an
 image with that label is reused.
 
-    python -m arena.cluster.image        # builds (or finds) gauntlet-node:latest
+    python -m arena.cluster.image        # builds (or finds) gauntlet-node:latest; prints its id
 """
 
 from __future__ import annotations
@@ -49,13 +49,17 @@ def _inputs_hash(ray_version: str) -> str:
 
 
 def build_node_image(force: bool = False, log=print) -> str:
+    """The id of the node image of this checkout (built unless one with its inputs' label
+    exists; tagged ``gauntlet-node:latest`` when built). Run nodes from the id, not the tag:
+    another checkout's build may move the tag meanwhile."""
     import docker  # noqa: PLC0415
     import ray  # noqa: PLC0415 - the nodes get exactly the Ray this machine has
 
     client = docker.from_env()
     label = _inputs_hash(ray.__version__)
-    if not force and client.images.list(filters={"label": f"{LABEL}={label}"}):
-        return NODE_IMAGE
+    found = client.images.list(filters={"label": f"{LABEL}={label}"})
+    if not force and found:
+        return found[0].id
     ctx = Path(tempfile.mkdtemp(prefix="gauntlet-node-ctx-"))
     try:
         log("building the project wheel")
@@ -111,7 +115,7 @@ def build_node_image(force: bool = False, log=print) -> str:
         )
     finally:
         shutil.rmtree(ctx, ignore_errors=True)
-    return NODE_IMAGE
+    return client.images.list(filters={"label": f"{LABEL}={label}"})[0].id
 
 
 if __name__ == "__main__":
