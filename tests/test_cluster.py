@@ -43,8 +43,8 @@ def cluster():
     from arena.cluster.image import build_node_image
     from arena.cluster.testbed import DockerCluster
 
-    build_node_image(log=lambda m: print(m, file=sys.stderr))
-    with DockerCluster(workers=2, slots=2) as c:
+    image = build_node_image(log=lambda m: print(m, file=sys.stderr))  # this checkout's id
+    with DockerCluster(workers=2, slots=2, image=image) as c:
         yield c
 
 
