@@ -83,7 +83,7 @@ class GauntletApp(App[None]):
         self.presence = Presence(self)  # a person at the keyboard holds their attempt
         self.totals = Totals()  # scorecard totals of finished attempts (the Score column)
         self.cluster = None  # gauntlet_tui.cluster.ClusterPoller: the cluster line, with --cluster
-        if cluster_status is not None:  # a callable returning a plain ClusterSnapshot
+        if cluster_status is not None:  # its poll() returns a plain ClusterSnapshot
             from gauntlet_tui.cluster import ClusterPoller
 
             self.cluster = ClusterPoller(self, cluster_status)
@@ -379,6 +379,8 @@ class GauntletApp(App[None]):
 
     async def on_unmount(self) -> None:
         await self.presence.close()
+        if self.cluster is not None:
+            self.cluster.close()
         for run in self.live_runs.values():
             await run.close()
 

@@ -1,17 +1,18 @@
 """The live TUI on a Ray cluster (``gauntlet run|arena ... --cluster``): the poller of the
 cluster line, and Ray's log lines kept off the screen.
 
-``ClusterPoller(app, provider)``: every ``period`` seconds the app calls ``provider()`` in
-a thread (Ray's calls block) — any callable returning a plain snapshot, normally
-``arena.cluster.status.ClusterStatus.poll`` — puts the snapshot on the adapter
-(``adapter.cluster``) and redraws the dashboard. No Ray is imported here.
+``ClusterPoller(app, source)``: every ``period`` seconds the app calls ``source.poll()`` in
+a thread (Ray's calls block) — any object whose ``poll()`` returns a plain snapshot,
+normally ``arena.cluster.status.ClusterStatus`` — puts the snapshot on the adapter
+(``adapter.cluster``) and redraws the dashboard; ``close()`` (the app unmounting) closes
+the source if it can be. No Ray is imported here.
 """
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from gauntlet_tui import guard
 
@@ -19,9 +20,9 @@ log = logging.getLogger("gauntlet_tui")
 
 
 class ClusterPoller:
-    def __init__(self, app: Any, provider: Callable[[], Any], period: float = 2.0) -> None:
+    def __init__(self, app: Any, source: Any, period: float = 2.0) -> None:
         self.app = app
-        self.provider = provider
+        self.source = source
         self.period = period
         self.polls = 0
         self.failures = 0
@@ -36,7 +37,7 @@ class ClusterPoller:
     async def poll(self) -> Any:
         """One reading; the snapshot (None when the provider itself failed)."""
         try:
-            snap = await asyncio.to_thread(self.provider)
+            snap = await asyncio.to_thread(self.source.poll)
         except Exception as exc:  # noqa: BLE001 — the line says so; the room goes on
             self.failures += 1
             log.warning("cluster status: %s: %s", type(exc).__name__, exc)
@@ -45,6 +46,12 @@ class ClusterPoller:
         self.app.adapter.cluster = snap
         self.app.refresh_rows(set())
         return snap
+
+    def close(self) -> None:
+        closer = getattr(self.source, "close", None)
+        if closer is not None:
+            with contextlib.suppress(Exception):
+                closer()
 
 
 @contextlib.contextmanager

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cluster.status import ClusterSnapshot, ClusterStatus, NodeSlots
+from arena.sandbox.base import Backend
 
 NODE_TIMEOUT_S = 120.0
 
@@ -39,7 +40,7 @@ def expected() -> dict[str, str]:
 
 
 # -- on the node ---------------------------------------------------------------------
-async def _smoke(backend: Any, root: Path) -> tuple[bool, str]:
+async def _smoke(backend: Backend, root: Path) -> tuple[bool, str]:
     """A real sandbox of ``backend``: ``python3`` runs and prints inside it."""
     from arena.sandbox.base import Limits  # noqa: PLC0415
 
@@ -191,6 +192,7 @@ class ClusterReport:
         return self.snapshot.total > 0 and all(r.ok for r in self.nodes if r.counts)
 
 
+# Any: the ray module (imported only here, with --cluster; tests may pass a stand-in)
 def check_cluster(address: str, *, timeout: float = NODE_TIMEOUT_S, ray_module: Any = None) -> ClusterReport:
     """Connect, list the nodes, run ``check_node`` on each alive one (in parallel)."""
     status = ClusterStatus(address, ray_module=ray_module)
@@ -199,10 +201,12 @@ def check_cluster(address: str, *, timeout: float = NODE_TIMEOUT_S, ray_module: 
         snap = status.poll()
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # noqa: PLC0415
 
-        task = ray.remote(check_node).options(num_cpus=0, max_retries=0)
+        task = ray.remote(check_node)
         want = expected()
-        refs = {
-            n.id: task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n.id, soft=False)).remote(want)
+        refs = {  # one options() call: Ray Client's wrappers do not chain them
+            n.id: task.options(
+                num_cpus=0, max_retries=0, scheduling_strategy=NodeAffinitySchedulingStrategy(n.id, soft=False)
+            ).remote(want)
             for n in snap.alive
         }
         reports = []

@@ -66,11 +66,15 @@ class ClusterSnapshot:
         return sum(n.total for n in self.alive)
 
 
+# Any: the ray module, in and out (imported only with --cluster)
 def init_ray(address: str, ray: Any = None) -> Any:
     """Connect this process to the cluster at ``address`` (a connection already made,
     e.g. by the ``ClusterPlacer``, is reused); the ray module. ``UsageError`` naming
     ``--cluster`` when Ray is missing or the cluster cannot be reached."""
     if ray is None:
+        from arena.cluster import quiet_grpc  # noqa: PLC0415
+
+        quiet_grpc()
         try:
             import ray  # noqa: PLC0415 - Ray is imported only with --cluster
         except ImportError:

@@ -264,8 +264,9 @@ def tui_app(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
     """The app of ``run_tui``, not yet run (tests drive it with ``run_test``), and the dict
     its run fills in (``ids``, ``statuses``). With ``cluster`` (a ClusterPlacer) the
     attempts run on its nodes: their clocks follow their events, their handles stop them
-    through the placing task, and the dashboard's cluster line polls ``status`` (default
-    an ``arena.cluster.status.ClusterStatus`` on the same connection)."""
+    through the placing task, and the dashboard's cluster line polls ``status.poll()``
+    (default an ``arena.cluster.status.ClusterStatus`` on the same connection; the app
+    closes it when it ends)."""
     from gauntlet_tui.app import GauntletApp
     from gauntlet_tui.engine import EngineAdapter
 
@@ -318,11 +319,8 @@ def tui_app(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
             await arena.store.finish_run(run_id)
         finally:
             await arena.close()
-            if status is not None and hasattr(status, "close"):
-                status.close()
 
-    app = GauntletApp(adapter, title="Gauntlet", store=store, on_ready=on_ready,
-                      cluster_status=status.poll if status is not None else None)
+    app = GauntletApp(adapter, title="Gauntlet", store=store, on_ready=on_ready, cluster_status=status)
     return app, done
 
 

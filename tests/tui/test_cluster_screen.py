@@ -29,7 +29,7 @@ def _snap(w1_free: int, w2_free: int | None = 0, lost: bool = True, cluster_free
 
 
 class FakeStatus:
-    """Stands in for ClusterStatus.poll: returns whatever snapshot the test set."""
+    """Stands in for ClusterStatus: poll() returns whatever snapshot the test set."""
 
     def __init__(self, snap: ClusterSnapshot) -> None:
         self.snap, self.calls = snap, 0
@@ -54,7 +54,7 @@ async def test_node_column_and_cluster_line(rig, tmp_path):
               extra=_node("w2"))
     rig.start("a-3", "sprint", challenge="off-by-one", title="The Off-By-One", agent="scripted:naive")
     status = FakeStatus(_snap(w1_free=1))
-    app = rig.app(cluster_status=status.poll)
+    app = rig.app(cluster_status=status)
     async with app.run_test(size=(170, 20)) as pilot:
         await app.cluster.poll()  # the app's timer does this every 2 s with live refresh
         app.tick(full=True)
