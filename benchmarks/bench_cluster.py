@@ -51,7 +51,7 @@ def main() -> None:
     from arena.cluster.image import build_node_image
     from arena.cluster.testbed import DockerCluster
 
-    image = build_node_image(log=lambda m: print(m, file=sys.stderr))
+    image = build_node_image(log=lambda m: print(m, file=sys.stderr))  # this checkout's id
     tmp = Path(tempfile.mkdtemp(prefix="bench-cluster-"))
     plan = tmp / "plan.yaml"
     plan.write_text(yaml.safe_dump({"schema": "gauntlet.plan/v1", "parallel": 64, "time_scale": args.scale,

@@ -9,8 +9,15 @@ command runs here and connects with Ray Client (``--cluster ray://head:10001``).
    sandbox, the node's tunnel, the gateway with the host's key, the test's fake provider):
    model.call and limit.reached events are stored, the provider saw the host's key, and the
    key is nowhere on any node (files, object store, process environments).
-3. A worker killed mid-attempt: its attempts end ``infra_error`` naming the node, every
-   submission acknowledged before the kill is in the store, the others finish.
+3. ``gauntlet doctor --cluster``: a line per node, every node's own sandbox checked in a
+   task pinned to it; a worker without bubblewrap is a MISS line with its fix, exit 1.
+4. The live TUI with ``--cluster`` (pilot): a short plan runs through the TUI's engine,
+   the dashboard shows the Node column and the cluster line, and every attempt equals
+   the same plan run headless with ``--cluster`` at the same time.
+   Quitting the TUI mid-run (q, y) ends the nodes' attempts ``interrupted`` in seconds.
+5. A worker killed mid-attempt: its attempts end ``infra_error`` naming the node, every
+   submission acknowledged before the kill is in the store, the others finish. (Last: it
+   leaves the cluster one worker short.)
 """
 from __future__ import annotations
 
@@ -51,7 +58,7 @@ def cluster():
     from arena.cluster.image import build_node_image
     from arena.cluster.testbed import DockerCluster
 
-    image = build_node_image(log=lambda m: print(m, file=sys.stderr))
+    image = build_node_image(log=lambda m: print(m, file=sys.stderr))  # this checkout's id
     with DockerCluster(workers=2, slots=2, image=image) as c:
         yield c
 
@@ -236,6 +243,125 @@ def test_model_agent_on_a_node_uses_this_machines_gateway(cluster, tmp_path):
     key_found, answer_found = _on_nodes(cluster, HOST_KEY), _on_nodes(cluster, "answer-two-7f3a9c")
     assert not any(key_found.values()), key_found
     assert answer_found[doc["node"]["host"]], answer_found
+
+
+def _node_line(out: str, host: str) -> str:
+    return next(line for line in out.splitlines() if line[5:].split()[:1] == [host])
+
+
+def test_doctor_checks_every_node(cluster):
+    ok = gauntlet("doctor", "--cluster", cluster.address, timeout=300)
+    assert ok.returncode == 0, ok.stdout + ok.stderr[-2000:]
+    assert f"cluster {cluster.address}: 3 node(s), 4 gauntlet_slot(s)" in ok.stdout
+    for host in ("head", "w1", "w2"):
+        line = _node_line(ok.stdout, host)
+        assert line.startswith("ok ") and "a sandbox ran python3" in line, line
+        assert cluster.ips[host] in line
+    assert "2 slots" in _node_line(ok.stdout, "w1") and "head, 0 slots" in _node_line(ok.stdout, "head")
+    w2 = cluster.name("w2")  # w2 loses its sandbox backend for a moment
+    subprocess.run(["docker", "exec", w2, "mv", "/usr/bin/bwrap", "/usr/bin/bwrap.off"], check=True)
+    try:
+        bad = gauntlet("doctor", "--cluster", cluster.address, timeout=300)
+    finally:
+        subprocess.run(["docker", "exec", w2, "mv", "/usr/bin/bwrap.off", "/usr/bin/bwrap"], check=True)
+    assert bad.returncode == 1, bad.stdout + bad.stderr[-2000:]
+    line = _node_line(bad.stdout, "w2")
+    assert line.startswith("MISS") and "bubblewrap" in line and "fix: apt-get install -y bubblewrap" in line, line
+    assert _node_line(bad.stdout, "w1").startswith("ok ")
+    assert "NOT ready" in bad.stdout
+
+
+async def test_tui_on_cluster_equals_headless(cluster, tmp_path):
+    """The TUI's engine (run_cmd.tui_app, driven by the pilot) and a headless run of the
+    same plan, both with --cluster, at the same time on the same nodes."""
+    import asyncio
+
+    from arena.challenge import load_challenge, resolve_challenge
+    from arena.cluster import connect
+    from arena.sandbox import get_backend
+    from gauntlet_tui.cli.run_cmd import tui_app
+    from gauntlet_tui.widgets import AttemptTable
+    from gauntlet_tui.widgets.cluster_line import ClusterLine
+
+    entries = [{"challenge": "off-by-one", "agents": ["scripted:naive", "scripted:elite"]}]
+    plan = write_plan(tmp_path / "plan.yaml", entries, scale=60)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_SOCKETS": "/tmp/gs-cluster"}
+    env.pop("RAY_ADDRESS", None)
+    headless = subprocess.Popen([sys.executable, "-m", "gauntlet_tui", "arena", str(plan), "--headless",
+                                 "--store", str(tmp_path / "headless.db"), "--cluster", cluster.address],
+                                cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    challenge = load_challenge(resolve_challenge("off-by-one"))
+    jobs = [(challenge, "scripted:naive", 60.0), (challenge, "scripted:elite", 60.0)]
+    placer = connect(cluster.address)
+    db = tmp_path / "tui.db"
+    try:
+        app, done = tui_app(db, get_backend("local"), jobs, parallel=2, kind="arena",
+                            argv={"plan": str(plan)}, cluster=placer)
+        async with app.run_test(size=(170, 24)) as pilot:
+            deadline = time.monotonic() + 300
+            while not done["statuses"] and time.monotonic() < deadline:
+                await pilot.pause(0.5)  # the attempts run on the nodes, in real time
+            assert done["statuses"] == ["finished", "finished"], done
+            app.tick(full=True)
+            await pilot.pause()
+            table = app.screen.query_one(AttemptTable)
+            assert "Node" in [c.label.plain for c in table.columns.values()]
+            nodes = {str(table.get_cell(a, "node")) for a in done["ids"]}
+            assert nodes <= {"w1", "w2"} and nodes, nodes
+            assert app.cluster is not None and app.cluster.polls >= 1
+            line = app.screen.query_one(ClusterLine)
+            assert line.display and "2 nodes" not in line.text and "w1" in line.text and "w2" in line.text
+            assert "3 nodes · 4 slots" in line.text
+            if os.environ.get("GAUNTLET_SHOTS"):
+                app.save_screenshot("cluster_tui_run.svg", os.environ["GAUNTLET_SHOTS"])
+    finally:
+        placer.close()
+    out, err = await asyncio.to_thread(headless.communicate, timeout=300)
+    assert headless.returncode == 0, err[-3000:]
+    tui, head = docs(db), docs(tmp_path / "headless.db")
+    assert set(tui) == set(head) and len(tui) == 2
+    for key in tui:
+        assert tui[key]["node"]["host"] in ("w1", "w2")
+        assert comparable(tui[key]) == comparable(head[key]), key
+
+
+async def test_tui_stop_on_cluster_ends_attempts_interrupted(cluster, tmp_path):
+    """Quitting the live TUI while attempts run on nodes (q, then y): each ends
+    ``interrupted`` on its node within seconds, its last events committed here."""
+    from arena.challenge import load_challenge, resolve_challenge
+    from arena.cluster import connect
+    from arena.sandbox import get_backend
+    from gauntlet_tui.cli.run_cmd import tui_app
+
+    challenge = load_challenge(resolve_challenge("off-by-one"))
+    jobs = [(challenge, "scripted:naive", 5.0), (challenge, "scripted:elite", 5.0)]  # slow: still running
+    placer = connect(cluster.address)
+    db = tmp_path / "stop.db"
+    try:
+        app, done = tui_app(db, get_backend("local"), jobs, parallel=2, kind="arena", argv={}, cluster=placer)
+        async with app.run_test(size=(170, 24)) as pilot:
+            deadline = time.monotonic() + 240
+            while time.monotonic() < deadline and not (
+                    done["ids"] and all(app.adapter.is_live(a) for a in done["ids"])):
+                await pilot.pause(0.5)  # until both have started on their nodes
+            assert done["ids"] and all(app.adapter.is_live(a) for a in done["ids"]), done
+            await pilot.press("q")
+            await pilot.pause(0.5)
+            await pilot.press("y")
+            t0 = time.monotonic()
+            while not done["statuses"] and time.monotonic() - t0 < 60:
+                await pilot.pause(0.2)
+            stopped_in = time.monotonic() - t0
+    finally:
+        placer.close()
+    assert done["statuses"] == ["interrupted", "interrupted"], done
+    assert stopped_in < 15, stopped_in  # not the driver's 20 s grace: the node answered
+    final = docs(db)
+    assert len(final) == 2
+    for d in final.values():
+        assert d["status"] == "interrupted" and d["node"]["host"] in ("w1", "w2")
+        fin = [e for e in d["events"] if e["kind"] == "attempt.finished"]
+        assert len(fin) == 1 and fin[0]["status"] == "interrupted"
 
 
 def _committed(db: Path) -> list[tuple[str, str, dict]]:

@@ -42,6 +42,10 @@ class _State:
         self.started = False
         self.judged: set[int] = set()
         self.replaced: set[int] = set()
+        # the next_batch call in flight: a pump cancelled while waiting for it (the operator
+        # stopped the attempt) leaves it here, and the next pump reads that same batch
+        # instead of losing the events the node already handed to it
+        self.pending: Any = None
 
     def scored(self) -> int | None:
         ok = self.judged - self.replaced
@@ -172,8 +176,12 @@ class ClusterPlacer:
         unavailable = 0
         while True:
             try:
-                batch = await self._get(actor.next_batch.remote(st.acked, 1.0, failed))
+                if st.pending is None:
+                    st.pending = actor.next_batch.remote(st.acked, 1.0, failed)
+                batch = await self._get(st.pending)
+                st.pending = None
             except self.ray.exceptions.ActorUnavailableError:
+                st.pending = None
                 unavailable += 1
                 if unavailable > UNAVAILABLE_RETRIES:
                     raise

@@ -8,7 +8,11 @@ base) and a ``ray`` launcher. Nodes run as root in a privileged container: the l
 sandbox backend needs namespaces and cgroups. Labelled with a hash of its inputs; an
 image with that label is reused.
 
-    python -m arena.cluster.image        # builds (or finds) gauntlet-node:latest; prints its id
+    python -m arena.cluster.image        # builds (or finds) it; prints its image id
+
+``build_node_image`` returns the image *id* of this checkout's inputs: several checkouts
+sharing one Docker engine each tag their build ``gauntlet-node:latest``, so the tag names
+whichever was built last, while the id is this one's (give it to ``DockerCluster(image=)``).
 """
 
 from __future__ import annotations
@@ -49,9 +53,6 @@ def _inputs_hash(ray_version: str) -> str:
 
 
 def build_node_image(force: bool = False, log=print) -> str:
-    """The id of the node image of this checkout (built unless one with its inputs' label
-    exists; tagged ``gauntlet-node:latest`` when built). Run nodes from the id, not the tag:
-    another checkout's build may move the tag meanwhile."""
     import docker  # noqa: PLC0415
     import ray  # noqa: PLC0415 - the nodes get exactly the Ray this machine has
 
@@ -59,7 +60,7 @@ def build_node_image(force: bool = False, log=print) -> str:
     label = _inputs_hash(ray.__version__)
     found = client.images.list(filters={"label": f"{LABEL}={label}"})
     if not force and found:
-        return found[0].id
+        return str(found[0].id)
     ctx = Path(tempfile.mkdtemp(prefix="gauntlet-node-ctx-"))
     try:
         log("building the project wheel")
@@ -103,7 +104,7 @@ def build_node_image(force: bool = False, log=print) -> str:
             "WORKDIR /root\n"
         )
         log(f"docker build {NODE_IMAGE}")
-        client.images.build(
+        image, _logs = client.images.build(
             path=str(ctx),
             tag=NODE_IMAGE,
             rm=True,
@@ -115,7 +116,7 @@ def build_node_image(force: bool = False, log=print) -> str:
         )
     finally:
         shutil.rmtree(ctx, ignore_errors=True)
-    return client.images.list(filters={"label": f"{LABEL}={label}"})[0].id
+    return str(image.id)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 ``sync(rows)`` takes ``(attempt_id, view, elapsed)`` triples (only the attempts that
 changed or whose clock moved) and touches only the cells whose value changed; the
 caller wraps it in ``app.batch_update()`` and calls it a few times a second. Rows that
-do not match the filter are left out; sorting is by any column.
+do not match the filter are left out; sorting is by any column. The Node column (the
+cluster node an attempt ran on; "local" for one that ran on the command's machine) is
+there only once some attempt has a node: ``show_nodes(True)`` rebuilds the table with it.
 """
 from __future__ import annotations
 
@@ -32,7 +34,15 @@ COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("format", "Format", 8),
     ("weight", "Class", 12),
 )
+NODE_COLUMN = ("node", "Node", 10)  # after Status, when some attempt ran on a cluster node
 BAR = 6
+
+
+def columns(nodes: bool) -> tuple[tuple[str, str, int], ...]:
+    if not nodes:
+        return COLUMNS
+    at = [c for c, _, _ in COLUMNS].index("status") + 1
+    return (*COLUMNS[:at], NODE_COLUMN, *COLUMNS[at:])
 
 
 def clock_cell(view: AttemptView, elapsed: float, colours: dict[str, str]) -> tuple[Any, Text]:
@@ -81,6 +91,7 @@ def _text_cells(view: AttemptView, elapsed: float, total: float | None = None) -
         "usage": _usage_cell(view),
         "status": view.status if view.finished else
         ("replaced" if view.recently_replaced(elapsed) else view.stage(elapsed)),
+        "node": view.node or "local",
     }
 
 
@@ -119,15 +130,34 @@ class AttemptTable(DataTable):
         self.sort_reverse = False
         self.updates = 0  # cells written since mount (the benchmark reads it)
         self._strip_cache: dict[tuple, Any] = {}
+        self.nodes = False  # the Node column is shown
+        self.active = COLUMNS
+        self._reselect: RowKey | None = None  # the row to select again after a rebuild
 
     def on_mount(self) -> None:
-        for key, label, width in COLUMNS:
+        for key, label, width in self.active:
             self.add_column(label, key=key, width=width)
+
+    def show_nodes(self, on: bool) -> bool:
+        """Add (or drop) the Node column; True when the table was rebuilt, and then every
+        row must be synced again (the caller passes them all)."""
+        if on == self.nodes:
+            return False
+        selected = self.coordinate_to_cell_key(self.cursor_coordinate).row_key if self.row_count else None
+        self.nodes, self.active = on, columns(on)
+        self.clear(columns=True)
+        self._cells.clear()
+        self._strip_cache.clear()
+        for key, label, width in self.active:
+            self.add_column(label, key=key, width=width)
+        self._reselect = selected
+        self.on_resize()
+        return True
 
     def on_resize(self) -> None:
         """Give wide terminals' spare columns to the challenge and agent names."""
-        base = {key: width for key, _, width in COLUMNS}
-        spare = self.size.width - sum(base.values()) - 2 * len(COLUMNS) - 2
+        base = {key: width for key, _, width in self.active}
+        spare = self.size.width - sum(base.values()) - 2 * len(self.active) - 2
         widths = dict(base)
         if spare > 0:
             widths["challenge"] += min(22, spare * 2 // 3)
@@ -145,7 +175,7 @@ class AttemptTable(DataTable):
         if not self.filter_text:
             return True
         hay = " ".join((view.attempt, view.challenge, view.title, view.agent, view.format,
-                        view.weight_class, view.status)).lower()
+                        view.weight_class, view.status, view.node)).lower()
         return all(word in hay for word in self.filter_text.lower().split())
 
     def sync(self, rows: Iterable[tuple[str, AttemptView, float]],
@@ -169,10 +199,12 @@ class AttemptTable(DataTable):
             for col, value in _text_cells(view, elapsed, totals.get(attempt)).items():
                 sigs[col] = cells[col] = value
             sigs["clock"], cells["clock"] = clock_cell(view, elapsed, colours)
+            if not self.nodes:
+                del sigs["node"], cells["node"]
             if not present:
-                self.add_row(*(cells[c] for c, _, _ in COLUMNS), key=attempt)
+                self.add_row(*(cells[c] for c, _, _ in self.active), key=attempt)
                 self._cells[attempt] = sigs
-                written += len(COLUMNS)
+                written += len(self.active)
                 added = True
                 continue
             old = self._cells[attempt]
@@ -185,6 +217,9 @@ class AttemptTable(DataTable):
             self._write_cells(changed)
         if self.sort_column and (added or any(col == self.sort_column for _, col in changed)):
             self.apply_sort()  # new rows (a new attempt, or back after a filter) sort in too
+        reselect, self._reselect = self._reselect, None
+        if reselect is not None and reselect in self.rows:  # the row selected before a rebuild
+            self.move_cursor(row=self.get_row_index(reselect))
         self.updates += written
         return written
 
@@ -264,7 +299,7 @@ class AttemptTable(DataTable):
         self.apply_sort()
 
     def cycle_sort(self) -> str:
-        keys = [c for c, _, _ in COLUMNS]
+        keys = [c for c, _, _ in self.active]
         if self.sort_column is None:
             self.sort_column, self.sort_reverse = keys[0], False
         elif not self.sort_reverse:
