@@ -205,7 +205,7 @@ class GatewayLink:
             for coro in (self._pull_loop(actor), self._push_loop(actor)):
                 self._spawn(coro)
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Any) -> None:  # Any: a coroutine of either loop
         t = asyncio.ensure_future(coro)
         self._tasks.add(t)
         t.add_done_callback(self._tasks.discard)
@@ -220,6 +220,7 @@ class GatewayLink:
         u = self.gw.usage(self.a.id)
         self._send(["usage", [u.input_tokens, u.output_tokens, u.calls, u.cost_usd]])
 
+    # Any: a Ray ObjectRef in, whatever the actor's method returns out
     async def _call(self, ref_of: Callable[[], Any]) -> Any:
         """A call on the attempt's actor, retried while Ray says it is briefly unavailable."""
         ray = self.placer.ray
@@ -230,7 +231,7 @@ class GatewayLink:
                 await asyncio.sleep(1.0)  # infrastructure retry, not attempt logic
         return await self.placer._get(ref_of())
 
-    async def _pull_loop(self, actor: Any) -> None:
+    async def _pull_loop(self, actor: Any) -> None:  # Any: a Ray actor handle
         acked = 0
         try:
             while True:
@@ -275,7 +276,7 @@ class GatewayLink:
             self._conns.pop(cid, None)
             writer.close()
 
-    async def _push_loop(self, actor: Any) -> None:
+    async def _push_loop(self, actor: Any) -> None:  # Any: a Ray actor handle
         try:
             while True:
                 if not self.out:
