@@ -184,20 +184,21 @@ MODEL_AGENT = textwrap.dedent("""
 """)
 
 
-def _on_nodes(cluster, needle: str) -> dict[str, str]:
-    """Where ``needle`` is on each node: files under /tmp (Ray's session, object spill,
-    the node's data), /root and /dev/shm (the object store), and every process's
-    environment and command line. The needle comes on stdin, so grep never matches itself."""
-    script = ("n=$(cat); grep -rlsF -D skip -e \"$n\" /tmp /root /dev/shm 2>/dev/null; "
-              "for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do "
-              "case $f in /proc/$$/*) continue;; esac; "
-              "if grep -qsF -e \"$n\" \"$f\"; then echo \"$f\" $(tr '\\0' ' ' < ${f%/*}/cmdline | cut -c1-300); fi; "
-              "done; true")
+def _on_nodes(cluster, *needles: str) -> dict[str, dict[str, list[str]]]:
+    """Where each needle is, per node: files under /tmp (Ray's session, object spill, the
+    node's data), /root and /dev/shm (the object store), and every process's environment
+    and command line. The needles come on stdin, so grep never matches itself."""
+    script = ('read a; read b; grep -rsoaHF -D skip -e "$a" -e "$b" /tmp /root /dev/shm 2>/dev/null | sort -u; '
+              'for d in /proc/[0-9]*; do case $d in /proc/$$) continue;; esac; '
+              'for f in $d/environ $d/cmdline; do grep -soaF -e "$a" -e "$b" $f | sort -u | sed "s|^|$f:|"; '
+              'done; done; true')
+    assert len(needles) == 2
     out = {}
     for node in ["head", *cluster.workers]:
         p = subprocess.run(["docker", "exec", "-i", cluster.name(node), "sh", "-c", script],
-                           input=needle, capture_output=True, text=True, timeout=120)
-        out[node] = p.stdout.strip().replace(needle, "<NEEDLE>")
+                           input="\n".join(needles) + "\n", capture_output=True, text=True, timeout=120)
+        lines = p.stdout.splitlines()
+        out[node] = {n: [ln[: -len(n) - 1] for ln in lines if ln.endswith(":" + n)] for n in needles}
     return out
 
 
@@ -240,9 +241,9 @@ def test_model_agent_on_a_node_uses_this_machines_gateway(cluster, tmp_path):
     transcript = gauntlet("show", doc["attempt"], "--transcript", "--store", db).stdout
     assert "answer-two-7f3a9c" in transcript and HOST_KEY not in transcript
     # nothing shipped to a node holds the key; the same search finds the model's answer there
-    key_found, answer_found = _on_nodes(cluster, HOST_KEY), _on_nodes(cluster, "answer-two-7f3a9c")
-    assert not any(key_found.values()), key_found
-    assert answer_found[doc["node"]["host"]], answer_found
+    found = _on_nodes(cluster, HOST_KEY, "answer-two-7f3a9c")
+    assert not any(f[HOST_KEY] for f in found.values()), found
+    assert found[doc["node"]["host"]]["answer-two-7f3a9c"], found
 
 
 def _node_line(out: str, host: str) -> str:

@@ -81,7 +81,9 @@ class ClusterPlacer:
                 f"nodes with ray start ... --resources='{{\"{SLOT}\": N}}')"
             )
         self._actor = self.ray.remote(NodeAttempt)
-        self._pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ray-get")
+        # blocking ray.get calls: per running attempt its event pump, and with a model the
+        # gateway tunnel's pull and push (gwlink.py); per queued attempt its wait for a slot
+        self._pool = ThreadPoolExecutor(max_workers=256, thread_name_prefix="ray-get")
         self._packages: dict[str, tuple[str, Any]] = {}
         self.shared: Any = None  # set by attach()
 
