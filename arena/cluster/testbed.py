@@ -19,13 +19,19 @@ import time
 
 from arena.cluster.image import NODE_IMAGE
 
-# Notice a dead node in ~3 s instead of Ray's default ~30 s (head-side settings).
+# Notice a dead node in ~3 s instead of Ray's default ~30 s (head-side settings). And give
+# the head's Ray Client server longer than its default 30 s to start the per-client server
+# process of each command (on a loaded machine it takes longer: "Initialization failure
+# from server").
 FAST_HEALTH = {
     "RAY_health_check_period_ms": "1000",
     "RAY_health_check_failure_threshold": "3",
     "RAY_health_check_timeout_ms": "1000",
     "RAY_health_check_initial_delay_ms": "1000",
+    "RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S": "120",
 }
+IP_FORMAT = "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}"
+START_RETRIES = 3  # a node whose `ray start` gave up (its raylet took > 30 s to register) starts again
 
 
 # Enough for bubblewrap's namespaces (the local sandbox backend) inside a node container;
@@ -99,9 +105,7 @@ class DockerCluster:
             str(150 * 2**20),
             *ray_args,
         )
-        self.ips[node] = _docker(
-            "inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", self.name(node)
-        )
+        self.ips[node] = _docker("inspect", "-f", IP_FORMAT, self.name(node))
 
     def start(self, timeout: float = 300) -> "DockerCluster":
         _docker("network", "create", "--label", f"gauntlet.cluster={self.tag}", self.network)
@@ -145,9 +149,17 @@ class DockerCluster:
 
     def wait_for(self, n: int, timeout: float) -> None:
         deadline = time.monotonic() + timeout
+        restarts: dict[str, int] = {}
         while time.monotonic() < deadline:
             if self.alive_nodes() >= n:
+                for node in restarts:  # a restarted container may have a new address
+                    self.ips[node] = _docker("inspect", "-f", IP_FORMAT, self.name(node))
                 return
+            for node in ["head", *self.workers]:  # Ray waits 30 s for a raylet, then exits
+                state = _docker("inspect", "-f", "{{.State.Status}}", self.name(node), check=False)
+                if state == "exited" and restarts.get(node, 0) < START_RETRIES:
+                    restarts[node] = restarts.get(node, 0) + 1
+                    _docker("start", self.name(node), check=False)
             time.sleep(1.0)  # waiting on real processes starting, with a deadline
         logs = "\n".join(
             f"--- {n}: "
