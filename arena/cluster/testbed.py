@@ -31,7 +31,7 @@ FAST_HEALTH = {
     "RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S": "120",
 }
 IP_FORMAT = "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}"
-START_RETRIES = 3  # a node whose `ray start` gave up (its raylet took > 30 s to register) starts again
+READY = "This command will now block forever"  # `ray start --block` once the node is up
 
 
 # Enough for bubblewrap's namespaces (the local sandbox backend) inside a node container;
@@ -148,19 +148,27 @@ class DockerCluster:
             return 0
 
     def wait_for(self, n: int, timeout: float) -> None:
+        """Until ``n`` nodes are alive. Ray gives a starting raylet 30 s to register and then
+        exits: on a loaded machine a node may need a few starts, so an exited node is started
+        again (until the deadline). Readiness is read from each node's own log line (cheap);
+        only then is the head asked, once, how many nodes are alive (a Ray driver of its own)."""
         deadline = time.monotonic() + timeout
-        restarts: dict[str, int] = {}
+        restarted: set[str] = set()
+        nodes = ["head", *self.workers]
         while time.monotonic() < deadline:
-            if self.alive_nodes() >= n:
-                for node in restarts:  # a restarted container may have a new address
+            up = 0
+            for node in nodes:
+                state = _docker("inspect", "-f", "{{.State.Status}}", self.name(node), check=False)
+                if state == "exited":
+                    restarted.add(node)
+                    _docker("start", self.name(node), check=False)
+                elif state == "running" and READY in _docker("logs", "--tail", "40", self.name(node), check=False):
+                    up += 1
+            if up == len(nodes) and self.alive_nodes() >= n:
+                for node in restarted:  # a restarted container may have a new address
                     self.ips[node] = _docker("inspect", "-f", IP_FORMAT, self.name(node))
                 return
-            for node in ["head", *self.workers]:  # Ray waits 30 s for a raylet, then exits
-                state = _docker("inspect", "-f", "{{.State.Status}}", self.name(node), check=False)
-                if state == "exited" and restarts.get(node, 0) < START_RETRIES:
-                    restarts[node] = restarts.get(node, 0) + 1
-                    _docker("start", self.name(node), check=False)
-            time.sleep(1.0)  # waiting on real processes starting, with a deadline
+            time.sleep(2.0)  # waiting on real processes starting, with a deadline
         logs = "\n".join(
             f"--- {n}: "
             + _docker("ps", "-a", "--filter", f"name={self.name(n)}", "--format", "{{.Status}}", check=False)
