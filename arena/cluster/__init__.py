@@ -44,5 +44,8 @@ def connect(address: str) -> "ClusterPlacer":
     except ImportError:
         raise UsageError(f"--cluster {address}: Ray is not installed (pip install 'gauntlet-arena[cluster]')") from None
     from arena.cluster.driver import ClusterPlacer
+    from arena.cluster.status import init_ray
+
+    init_ray(address)  # connected here (with its retry); the placer reuses the connection
 
     return ClusterPlacer(address)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,11 @@ from arena.errors import UsageError
 SLOT = "gauntlet_slot"
 HEAD = "node:__internal_head__"
 POLL_TIMEOUT_S = 5.0
+# The head's Ray Client server starts a server process per command; now and then that
+# process dies at birth ("Initialization failure from server", seen on a loaded machine,
+# its log empty): a fresh connection then works.
+FLAKY = "Initialization failure from server"
+CONNECT_TRIES = 3
 
 
 @dataclass(frozen=True)
@@ -68,9 +74,10 @@ class ClusterSnapshot:
 
 # Any: the ray module, in and out (imported only with --cluster)
 def init_ray(address: str, ray: Any = None) -> Any:
-    """Connect this process to the cluster at ``address`` (a connection already made,
-    e.g. by the ``ClusterPlacer``, is reused); the ray module. ``UsageError`` naming
-    ``--cluster`` when Ray is missing or the cluster cannot be reached."""
+    """Connect this process to the cluster at ``address`` (a connection already made is
+    reused); the ray module. ``UsageError`` naming ``--cluster`` when Ray is missing or the
+    cluster cannot be reached; a connection the head's client server failed to set up is
+    tried again (``CONNECT_TRIES``)."""
     if ray is None:
         from arena.cluster import quiet_grpc  # noqa: PLC0415
 
@@ -83,18 +90,24 @@ def init_ray(address: str, ray: Any = None) -> Any:
             ) from None
     if ray.is_initialized():
         return ray
-    try:
-        ray.init(
-            address=address,
-            namespace="gauntlet",
-            log_to_driver=False,
-            ignore_reinit_error=True,
-            logging_level=logging.WARNING,
-        )
-    except Exception as exc:  # noqa: BLE001 - ConnectionError, RuntimeError, ValueError
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UsageError(f"--cluster {address}: cannot connect to the Ray cluster: {first}") from None
-    return ray
+    for attempt in range(1, CONNECT_TRIES + 1):
+        try:
+            ray.init(
+                address=address,
+                namespace="gauntlet",
+                log_to_driver=False,
+                ignore_reinit_error=True,
+                logging_level=logging.WARNING,
+            )
+            return ray
+        except Exception as exc:  # noqa: BLE001 - ConnectionError, RuntimeError, ValueError
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if FLAKY not in first or attempt == CONNECT_TRIES:
+                raise UsageError(f"--cluster {address}: cannot connect to the Ray cluster: {first}") from None
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+            time.sleep(2.0)  # an infrastructure retry (the head's per-client server), not attempt logic
+    raise AssertionError("unreachable")
 
 
 def node_slots(raw: dict[str, Any], free: dict[str, dict[str, float]] | None = None) -> NodeSlots:

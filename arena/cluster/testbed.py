@@ -19,13 +19,19 @@ import time
 
 from arena.cluster.image import NODE_IMAGE
 
-# Notice a dead node in ~3 s instead of Ray's default ~30 s (head-side settings).
+# Notice a dead node in ~3 s instead of Ray's default ~30 s (head-side settings). And give
+# the head's Ray Client server longer than its default 30 s to start the per-client server
+# process of each command (on a loaded machine it takes longer: "Initialization failure
+# from server").
 FAST_HEALTH = {
     "RAY_health_check_period_ms": "1000",
     "RAY_health_check_failure_threshold": "3",
     "RAY_health_check_timeout_ms": "1000",
     "RAY_health_check_initial_delay_ms": "1000",
+    "RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S": "120",
 }
+IP_FORMAT = "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}"
+READY = "This command will now block forever"  # `ray start --block` once the node is up
 
 
 # Enough for bubblewrap's namespaces (the local sandbox backend) inside a node container;
@@ -48,11 +54,6 @@ def _docker(*args: str, check: bool = True, timeout: float = 120) -> str:
     if check and p.returncode != 0:
         raise RuntimeError(f"docker {' '.join(args[:3])}: {p.stderr.strip()[-500:]}")
     return p.stdout.strip()
-
-
-def _logs(container: str) -> str:
-    p = subprocess.run(["docker", "logs", "--tail", "15", container], capture_output=True, text=True, timeout=60)
-    return (p.stdout + p.stderr).strip()
 
 
 class DockerCluster:
@@ -104,10 +105,7 @@ class DockerCluster:
             str(150 * 2**20),
             *ray_args,
         )
-        self.ips[node] = self._ip(node)
-
-    def _ip(self, node: str) -> str:
-        return _docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", self.name(node))
+        self.ips[node] = _docker("inspect", "-f", IP_FORMAT, self.name(node))
 
     def start(self, timeout: float = 300) -> "DockerCluster":
         _docker("network", "create", "--label", f"gauntlet.cluster={self.tag}", self.network)
@@ -126,11 +124,9 @@ class DockerCluster:
             ],
             FAST_HEALTH,
         )
-        # workers give up soon on a head not yet up (a loaded machine takes 30 s and more)
-        self.wait_for(1, timeout)
         for w in self.workers:
             self.start_worker(w)
-        self.wait_for(1 + len(self.workers), timeout, revive=True)
+        self.wait_for(1 + len(self.workers), timeout)
         return self
 
     def start_worker(self, node: str) -> None:
@@ -151,26 +147,33 @@ class DockerCluster:
         except (ValueError, IndexError):
             return 0
 
-    def wait_for(self, n: int, timeout: float, revive: bool = False) -> None:
-        """Until ``n`` nodes are alive. ``revive``: start again a worker whose ``ray start``
-        gave up (Ray waits a fixed 30 s for its raylet, too short on a loaded machine)."""
+    def wait_for(self, n: int, timeout: float) -> None:
+        """Until ``n`` nodes are alive. Ray gives a starting raylet 30 s to register and then
+        exits: on a loaded machine a node may need a few starts, so an exited node is started
+        again (until the deadline). Readiness is read from each node's own log line (cheap);
+        only then is the head asked, once, how many nodes are alive (a Ray driver of its own)."""
         deadline = time.monotonic() + timeout
-        revived = dict.fromkeys(self.workers, 0)
+        restarted: set[str] = set()
+        nodes = ["head", *self.workers]
         while time.monotonic() < deadline:
-            if self.alive_nodes() >= n:
+            up = 0
+            for node in nodes:
+                state = _docker("inspect", "-f", "{{.State.Status}}", self.name(node), check=False)
+                if state == "exited":
+                    restarted.add(node)
+                    _docker("start", self.name(node), check=False)
+                elif state == "running" and READY in _docker("logs", "--tail", "40", self.name(node), check=False):
+                    up += 1
+            if up == len(nodes) and self.alive_nodes() >= n:
+                for node in restarted:  # a restarted container may have a new address
+                    self.ips[node] = _docker("inspect", "-f", IP_FORMAT, self.name(node))
                 return
-            for w in self.workers if revive else ():
-                state = _docker("inspect", "-f", "{{.State.Status}}", self.name(w), check=False)
-                if state == "exited" and revived[w] < 3:
-                    revived[w] += 1
-                    _docker("start", self.name(w), check=False)
-                    self.ips[w] = self._ip(w)
-            time.sleep(1.0)  # waiting on real processes starting, with a deadline
+            time.sleep(2.0)  # waiting on real processes starting, with a deadline
         logs = "\n".join(
             f"--- {n}: "
             + _docker("ps", "-a", "--filter", f"name={self.name(n)}", "--format", "{{.Status}}", check=False)
             + "\n"
-            + _logs(self.name(n))
+            + _docker("logs", "--tail", "15", self.name(n), check=False)
             for n in ["head", *self.workers]
         )
         raise RuntimeError(f"the cluster did not reach {n} nodes in {timeout:.0f}s:\n{logs}")

@@ -158,3 +158,27 @@ def test_human_agent_refused_on_a_cluster(capsys):
     rc = main(["run", "off-by-one", "--agent", "human", "--cluster", "ray://127.0.0.1:1", "--headless"])
     assert rc == 2
     assert "--agent human runs on this machine only" in capsys.readouterr().err
+
+
+def test_ray_log_lines_go_to_the_tui_log_while_the_screen_is_up(_config_dir, capsys):
+    import logging
+    import sys
+
+    from gauntlet_tui.cluster import ray_logs_to_file
+
+    logger = logging.getLogger("ray.util.client")  # as Ray sets it up: a stream on the real stderr
+    handler = logging.StreamHandler(sys.stderr)
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        with ray_logs_to_file():
+            logger.warning("Ray Client connection lost, reconnecting")
+            assert handler not in logger.handlers
+        assert "reconnecting" not in capsys.readouterr().err
+        assert "reconnecting" in (_config_dir / "tui.log").read_text()
+        assert handler in logger.handlers  # put back afterwards
+        logger.warning("after the screen")
+        assert "after the screen" in capsys.readouterr().err
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = True
