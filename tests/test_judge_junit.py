@@ -209,3 +209,33 @@ def test_judge_side_paths_are_scrubbed_from_what_agents_may_see():
     progress = parse_progress(b'{"event": "start"}\n{"event": "collect_error", "nodeid": '
                               b'"1/hidden/test_secret_name.py", "message": "E   ImportError: nope"}\n')
     assert progress.collect_errors == ["<a hidden test module>: ImportError: nope"]
+
+
+def test_signed_progress_only_lines_of_the_trusted_plugin_count(tmp_path, monkeypatch):
+    """The trusted plugin's own signing (trusted.PLUGIN) and the host's check agree; a
+    line the submission's process appends (no key) is ignored, and a report entry with
+    no signed line of its own is failed even when nothing signed was logged at all."""
+    from arena.judge import trusted
+
+    monkeypatch.setenv("GAUNTLET_JUDGE_OUT", str(tmp_path))
+    ns: dict = {}
+    exec(compile(trusted.PLUGIN, "gauntlet_judge_plugin", "exec"), ns)
+    ns["KEY"] = "k" * 32
+    ns["_emit"](event="start")
+    ns["_emit"](event="test", nodeid="1/static/test_a.py::test_bad", when="call", outcome="failed", message="m")
+    os.close(ns["_fd"])
+    log = (tmp_path / "progress.jsonl").read_bytes()
+    log += b'{"event": "test", "nodeid": "1/static/test_a.py::test_ok", "outcome": "passed", "mac": "00"}\n'
+    exp, _ = collect_expected(_layout(tmp_path / "t"))
+    signed = parse_progress(log, "k" * 32)
+    assert signed.started and signed.unsigned == 1 and [t[1] for t in signed.tests] == ["failed"]
+    v = assemble(exp, Matcher(exp), junit=parse_junit(GOOD), progress=signed, timed_out=False,
+                 timeout_s=10, categories={})
+    by = {t.id: t for t in v.tests}
+    assert by["static/test_a.py::test_ok"].outcome == "failed"  # only the (forged) report says passed
+    assert {f.check for f in v.integrity} >= {"judge.forged_progress", "judge.report_mismatch"}
+    nothing = parse_progress(b"", "k" * 32)  # the log removed: the report alone passes nothing
+    v = assemble(exp, Matcher(exp), junit=parse_junit(GOOD), progress=nothing, timed_out=False,
+                 timeout_s=10, categories={})
+    assert not any(t.outcome == "passed" for t in v.tests)
+    assert parse_progress(log).tests[-1][1] == "passed"  # unkeyed (another runner): as before

@@ -82,6 +82,14 @@ def build_argv(
     return [*BOOTSTRAP, *flag, *out, *FORCED_PYTEST_OPTIONS, *(ISOLATION_OPTIONS if isolated else [])], True
 
 
+KEY_ENV = "GAUNTLET_JUDGE_KEY"  # an exec'd run's progress-log key (never on a command line)
+KEY_ARG = "--gauntlet-key="  # a launcher's: in the request, stripped before pytest sees it
+
+
+def key_arg(key: str) -> str:
+    return KEY_ARG + key
+
+
 def judge_env() -> dict[str, str]:
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",

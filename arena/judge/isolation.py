@@ -1,32 +1,35 @@
 """The trusted side of process isolation: a pytest plugin that never imports the submission.
 
-``PLUGIN`` is written to ``/judge/config/gauntlet_isolation.py`` and loaded with
+``PLUGIN`` (proxies.py: ``CORE`` here, ``WORKERS`` of isolation_workers.py, ``PROXIES``)
+is written to ``/judge/config/gauntlet_isolation.py`` (with its bytecode) and loaded with
 ``-p gauntlet_isolation`` (arena/judge/command.py) when the package's
 ``judge.isolation`` is ``process`` (the default for Python packages). It:
 
 - installs an import hook: a judge test's ``import sorter`` / ``from taskstore import
   TaskStore`` gives proxies of the submission's module (names found by listing the
   workspace, never by importing it); exception classes the submission defines at module
-  top level are mirrored locally (found with ``ast`` at import time, or from a raised
-  exception: same name, built on the same built-in base), so ``pytest.raises`` works;
+  top level are mirrored locally (found with ``ast`` once per module, or from a raised
+  exception: same name, built on the same built-in base), so ``pytest.raises`` works; a
+  standard-library exception class is the trusted side's own (``stdlib_exception``);
 - runs the submission in its own process (arena/judge/worker.py), fresh per suite
-  (``/judge/tests/<phase>/<suite>``) and again after it dies, and talks to it over a pipe
-  pair with plain data only (arena/judge/wire.py): calls, attribute reads and a few
-  operators are forwarded; results come back copied when plain, else as handles that
-  compare equal only to themselves; callbacks (the test's lambdas, generators, objects)
-  are served back to the submission but only called, iterated or read by public name;
+  (``/judge/tests/<phase>/<suite>``) and again after it dies, and talks to it with plain
+  data only (arena/judge/wire.py), a channel per test thread: calls, attribute reads
+  and a few operators are forwarded; results come back copied when plain, else as
+  handles that compare equal only to themselves; callbacks (the test's lambdas,
+  generators, objects) are served back to the submission but only called, iterated or
+  read by public name;
 - makes itself non-dumpable (no ``/proc/<pid>/mem``, ``fd``, ``environ`` for the
-  submission, which also runs as the same uid), and kills every other process of the
-  sandbox user (``kill(-1)``) when a suite ends and before the report is written.
+  submission, which also runs as the same uid), and kills every process started since
+  the first worker (but the spare) when a suite ends and before the report is written.
 """
 
 from __future__ import annotations
 
 CORE = r'''
-import ast, builtins, collections, ctypes, os, signal, socket, subprocess, sys, threading, types, weakref
+import ast, builtins, collections, ctypes, os, queue, signal, socket, subprocess, sys, threading, types, weakref
 
 import pytest
-from gauntlet_wire import Peer, WireError, SCALARS, start_zygote, zygote_spawn
+from gauntlet_wire import Peer, WireError, SCALARS, start_zygote, worker_argv, zygote_spawn
 
 WS = os.environ.get("GAUNTLET_JUDGE_WORKSPACE", "/workspace")
 OUT = os.environ.get("GAUNTLET_JUDGE_OUT", "/judge-out")
@@ -36,10 +39,6 @@ try:
 except Exception:
     pass
 _STDOUT, _STDERR = os.dup(1), os.dup(2)  # before pytest's capture: the worker writes here
-with open(os.path.join(HERE, "gauntlet_wire.py")) as f:
-    _WIRE = f.read()
-with open(os.path.join(HERE, "gauntlet_worker.py")) as f:
-    _WORKER_SRC = _WIRE + "\n" + f.read()
 
 
 def _roots():

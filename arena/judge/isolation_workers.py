@@ -47,7 +47,7 @@ def _zygote():
         if got:
             pid, fd = (int(x) for x in got.split(","))
             return _Child(pid), socket.socket(fileno=fd)
-        proc, ctrl = start_zygote(_WORKER_SRC, _ENV)
+        proc, ctrl = start_zygote(HERE, _ENV)
         return proc, ctrl
     except Exception:
         return None
@@ -56,13 +56,165 @@ def _zygote():
 ZYGOTE = _zygote()
 
 
+class _Spares:
+    """Workers forked ahead of their suite by a thread of this process (so their pids, and
+    with them what their seccomp filter lets them signal, are above this one's): idle and
+    having seen nothing until taken, so a suite's first call waits for no fork."""
+
+    TARGET = 1
+
+    def __init__(self, ctrl):
+        self.ctrl, self.q, self.want = ctrl, queue.Queue(), threading.Semaphore(self.TARGET)
+        self.lock, self.pids, self.done, self.dead = threading.Lock(), set(), False, False
+        threading.Thread(target=self._fill, daemon=True, name="gauntlet-spares").start()
+
+    def _fill(self):
+        while True:
+            self.want.acquire()
+            with self.lock:  # kill_workers waits for a fork in progress: its pid is known
+                if self.done:
+                    return
+                got = zygote_spawn(self.ctrl, _STDOUT, _STDERR)
+                if got is not None:
+                    self.pids.add(got[0])
+            self.q.put(got)
+            if got is None:
+                self.dead = True
+                return
+
+    def take(self):
+        if self.dead and self.q.empty():
+            return None
+        self.want.release()  # its successor
+        try:
+            got = self.q.get(timeout=30)
+        except queue.Empty:
+            return None
+        if got is not None:
+            with self.lock:
+                self.pids.discard(got[0])
+        return got
+
+    def close(self):
+        with self.lock:
+            self.done = True
+            pids = set(self.pids)
+        self.want.release()
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+SPARES = _Spares(ZYGOTE[1]) if ZYGOTE else None
+
+
+class _Listener:
+    """One thread, started before any worker, that takes the channels workers open (a
+    submission's own thread calling back a test's object). A thread started later has a
+    thread id above the worker's pid, which the worker's seccomp filter lets it signal;
+    so no thread of this process is started per worker."""
+
+    def __init__(self):
+        import selectors
+        self.sel, self.lock = selectors.DefaultSelector(), threading.Lock()
+        self.r, self.w = os.pipe()
+        self.sel.register(self.r, selectors.EVENT_READ, None)
+        threading.Thread(target=self._run, daemon=True, name="gauntlet-listener").start()
+
+    def add(self, peer):
+        import selectors
+        with self.lock:
+            self.sel.register(peer.ctrl, selectors.EVENT_READ, peer)
+        os.write(self.w, b"x")
+
+    def drop(self, peer):
+        with self.lock:
+            try:
+                self.sel.unregister(peer.ctrl)
+            except (KeyError, ValueError, OSError):
+                pass
+        os.write(self.w, b"x")
+
+    def _run(self):
+        while True:
+            for key, _ev in self.sel.select():
+                if key.data is None:
+                    os.read(self.r, 512)
+                elif not key.data.accept_one():
+                    self.drop(key.data)
+
+
+LISTENER = _Listener()
+
+
+def _take_spare():
+    """A forked worker that answered its hello: (pid, Peer-ready fds, hello) or None."""
+    import select
+    for _ in range(3):
+        got = SPARES.take() if SPARES else None
+        if got is None:
+            return None
+        pid, fd, cfd = got
+        try:
+            os.kill(pid, signal.SIGCONT)  # an earlier worker may have stopped it
+        except OSError:
+            pass
+        if select.select([fd], [], [], 10)[0]:
+            return got
+        for f in (fd, cfd):
+            os.close(f)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return None
+
+
 class Worker:
     gen = 0
 
     def __init__(self):
         Worker.gen += 1
         self.gen = Worker.gen
-        got = zygote_spawn(ZYGOTE[1], _STDOUT, _STDERR) if ZYGOTE else None
+        self.table, self.back, self.lock = {}, {}, threading.RLock()
+        # Handles of the submission's objects, one Remote per ref while any is alive, with
+        # the number of times the worker sent it: when the Remote dies, (ref, count) goes
+        # back with the next request and the worker lets go of the object once it has
+        # been told of every copy it sent (so handles do not pin the submission's memory).
+        self.remotes, self.released, self.methods = {}, collections.deque(), {}
+        for attempt in range(4):  # a spare an earlier worker killed is replaced
+            got = _take_spare() if attempt < 3 else None
+            self._start(got)
+            try:
+                hello = self.peer.recv()
+                if got is None or self._alive():
+                    break
+            except WireError:
+                if got is None:
+                    self.stop()
+                    raise
+            self.stop()
+        if STATE["first_pid"] is None:
+            STATE["first_pid"] = self.proc.pid
+        LISTENER.add(self.peer)
+        self.info = hello.get("hello") if type(hello) is dict else None
+
+    def _alive(self):
+        """A spare's hello may have been sent before an earlier worker killed it."""
+        import select
+        if self.proc.poll() is not None:
+            return False
+        fd = self.peer.main.wfd
+        if select.select([fd], [], [], 0)[0]:
+            try:
+                return socket.socket(fileno=os.dup(fd)).recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) != b""
+            except OSError:
+                return False
+        return True
+
+    def _start(self, got):
         if got is not None:  # forked by the fork server: no interpreter start-up
             self.proc = _Child(got[0])
             b_r = a_w = got[1]
@@ -72,24 +224,15 @@ class Worker:
             b_r, b_w = os.pipe()  # worker -> trusted
             ctrl, c_w = socket.socketpair()  # channels of the test's other threads
             self.proc = subprocess.Popen(
-                [sys.executable, "-I", "-B", "-c", _WORKER_SRC, str(a_r), str(b_w), str(c_w.fileno())],
+                worker_argv(HERE, str(a_r), str(b_w), str(c_w.fileno())),
                 pass_fds=(a_r, b_w, c_w.fileno()), stdin=subprocess.DEVNULL, stdout=_STDOUT, stderr=_STDERR,
                 start_new_session=True, env=_ENV)
             os.close(a_r)
             os.close(b_w)
             c_w.close()
-        if STATE["first_pid"] is None:
-            STATE["first_pid"] = self.proc.pid
-        self.peer = Peer(b_r, a_w, self.export, self.resolve, self.handle, self.enc_exc, self.dec_exc, ctrl=ctrl)
-        self.table, self.back, self.lock = {}, {}, threading.RLock()
-        # Handles of the submission's objects, one Remote per ref while any is alive, with
-        # the number of times the worker sent it: when the Remote dies, (ref, count) goes
-        # back with the next request and the worker lets go of the object once it has
-        # been told of every copy it sent (so handles do not pin the submission's memory).
-        self.remotes, self.released, self.methods = {}, collections.deque(), {}
-        hello = self.peer.recv()
-        self.peer.start_accepting()
-        self.info = hello.get("hello") if type(hello) is dict else None
+        pid = self.proc.pid
+        self.peer = Peer(b_r, a_w, self.export, self.resolve, self.handle, self.enc_exc, self.dec_exc, ctrl=ctrl,
+                         wake=lambda: os.kill(pid, signal.SIGUSR1))
 
     def stop(self):
         try:
@@ -99,6 +242,7 @@ class Worker:
             pass
         self.peer.broken = self.peer.broken or "the submission's process was stopped"
         self.peer.main.close()
+        LISTENER.drop(self.peer)
         try:
             self.peer.ctrl.shutdown(socket.SHUT_RDWR)
             self.peer.ctrl.close()
@@ -235,18 +379,25 @@ STATE = {"worker": None, "suite": None, "coverage": {}, "in_test": False, "first
 
 def kill_workers():
     """Kill every process started since the first worker (all of them the submission's:
-    this process starts nothing else), also those that left the worker's session. Not
-    ``kill(-1)``: that would also end the sandbox's exec wrapper."""
+    this process starts nothing else), also those that left the worker's session, but
+    the spares. Not ``kill(-1)``: that would also end the sandbox's exec wrapper."""
     first = STATE["first_pid"]
     if first is None:
         return
+    if SPARES is None:
+        return _kill_from(first, set())
+    with SPARES.lock:  # the spares (forked by this process's thread, idle) stay
+        _kill_from(first, set(SPARES.pids))
+
+
+def _kill_from(first, keep):
     me = os.getpid()
     try:
         pids = [int(d) for d in os.listdir("/proc") if d.isdigit()]
     except OSError:
         return
     for pid in pids:
-        if pid >= first and pid != me:
+        if pid >= first and pid != me and pid not in keep:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:

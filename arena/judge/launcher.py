@@ -37,6 +37,11 @@ KILL_FACTOR = 8
 
 
 def _take(request, out):
+    try:  # the request carries the run's key: no process of the sandbox user reads it here
+        import ctypes
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0 (inherited by the run)
+    except Exception:
+        pass
     fd = os.open(os.path.join(out, ".ready"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     os.close(fd)
     with open(request, "rb") as f:  # blocks until the host writes the request

@@ -281,6 +281,8 @@ def pytest_runtest_protocol(item, nextitem):
 def pytest_sessionfinish(session, exitstatus):
     if STATE["worker"] is not None:
         _retire(STATE["worker"])
+    if SPARES is not None:
+        SPARES.close()  # kills the spares nobody took
     kill_workers()
     if ZYGOTE:
         try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import shutil
 import tempfile
 import time
@@ -236,14 +237,14 @@ class Judge:
         self.last_phases[phase] = now - since
         return now
 
-    async def _exec(self, sandbox, spec: JudgeSpec, argv: list[str], result: JudgeResult):
+    async def _exec(self, sandbox, spec: JudgeSpec, argv: list[str], result: JudgeResult, key: str):
         """The one exec of a judge run; None (infra_error set) when the sandbox failed.
         A pooled launcher container (already running the bootstrap) gets the pytest
-        arguments as its one request instead of an exec."""
+        arguments as its one request instead of an exec. ``key``: signs the progress log."""
         if getattr(sandbox, "launcher", False) and argv[: len(cmd.BOOTSTRAP)] == cmd.BOOTSTRAP:
-            run = sandbox.launch(argv[len(cmd.BOOTSTRAP) :], timeout=spec.timeout_s)
+            run = sandbox.launch([*argv[len(cmd.BOOTSTRAP) :], cmd.key_arg(key)], timeout=spec.timeout_s)
         else:
-            run = sandbox.exec(argv, timeout=spec.timeout_s, env=cmd.judge_env())
+            run = sandbox.exec(argv, timeout=spec.timeout_s, env={**cmd.judge_env(), cmd.KEY_ENV: key})
         try:
             return await asyncio.wait_for(run, spec.timeout_s + self.exec_grace_s)
         except SandboxError as e:
@@ -267,10 +268,11 @@ class Judge:
             return
         try:
             t = self._mark("sandbox", t)
-            res = await self._exec(sandbox, spec, argv, result)
+            key = secrets.token_hex(16)
+            res = await self._exec(sandbox, spec, argv, result, key)
             t = self._mark("exec", t)
             if res is not None:
-                self._verdict(spec, expected, sandbox.scratch_dir, res, is_pytest, result)
+                self._verdict(spec, expected, sandbox.scratch_dir, res, is_pytest, result, key)
             self._mark("verdict", t)
         finally:
             self.pools.close_later(sandbox)
@@ -290,10 +292,10 @@ class Judge:
         try:
             t = self._mark("sandbox", t)
             argv, _ = cmd.build_argv(spec.command, prepared.tests_args, coverage=spec.coverage, isolated=spec.isolated)
-            res = None
+            res, mac_key = None, secrets.token_hex(16)
             try:
                 res = await asyncio.wait_for(
-                    prepared.run(snapshot, argv[len(cmd.BOOTSTRAP) :], spec.timeout_s),
+                    prepared.run(snapshot, [*argv[len(cmd.BOOTSTRAP) :], cmd.key_arg(mac_key)], spec.timeout_s),
                     spec.timeout_s + self.exec_grace_s,
                 )
             except SandboxError as e:
@@ -302,7 +304,7 @@ class Judge:
                 result.infra_error = "sandbox: the judge run did not end after its timeout"
             t = self._mark("exec", t)
             if res is not None:
-                self._verdict(spec, expected, prepared.out, res, True, result)
+                self._verdict(spec, expected, prepared.out, res, True, result, mac_key)
             self._mark("verdict", t)
         finally:
             self.pools._later(prepared.close())
@@ -340,10 +342,11 @@ class Judge:
                 result.infra_error = f"sandbox: {e}"
                 return
             t = self._mark("sandbox", t)
-            res = await self._exec(sandbox, spec, argv, result)
+            key = secrets.token_hex(16)
+            res = await self._exec(sandbox, spec, argv, result, key)
             t = self._mark("exec", t)
             if res is not None:
-                self._verdict(spec, expected, run_dir / "out", res, is_pytest, result)
+                self._verdict(spec, expected, run_dir / "out", res, is_pytest, result, key)
             self._mark("verdict", t)
         finally:
             if sandbox is not None:
@@ -354,7 +357,7 @@ class Judge:
             registry.unregister(run_dir.name)
             cleanup()
 
-    def _verdict(self, spec, expected, out: Path, res, is_pytest: bool, result: JudgeResult):
+    def _verdict(self, spec, expected, out: Path, res, is_pytest: bool, result: JudgeResult, key: str):
         result.timed_out = bool(res.timed_out)
         result.duration_s = res.duration_s  # the timed run's own (replaced by run()'s total)
         if spec.coverage:  # the coverage pass: its tests' results are not the verdict
@@ -372,7 +375,7 @@ class Judge:
                 Finding(severity="error", check="judge.hostile_report", detail=f"JUnit report refused: {e}")
             )
         try:
-            progress = parse_progress(read_report(str(out / "progress.jsonl"))) if is_pytest else Progress()
+            progress = parse_progress(read_report(str(out / "progress.jsonl")), key) if is_pytest else Progress()
         except JUnitError:
             progress = Progress()
         started = progress.started or START_MARK in res.stdout or START_MARK in res.stderr

@@ -11,13 +11,13 @@ Everything else is allowed. Returns whether the filter is in place.
 
 from __future__ import annotations
 
-SECCOMP = r"""
+SECCOMP = r'''
 # x86_64 / aarch64 syscall numbers: ptrace, process_vm_readv, process_vm_writev, kill, tkill, tgkill, pidfd_open
 _ARCH = {0xC000003E: (101, 310, 311, 62, 200, 234, 434), 0xC00000B7: (117, 270, 271, 129, 130, 131, 434)}
 
 
-def _seccomp():
-    me = os.getpid()
+def _seccomp_build():
+    """The program with the pid left open: (bytes, [(offset of a constant, negated)])."""
     allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO|EPERM
     prog = []
     for arch, (ptrace, pvr, pvw, kill, tkill, tgkill, pidfd) in _ARCH.items():
@@ -27,9 +27,9 @@ def _seccomp():
             (0x15, "K", 0, kill), (0x15, "P", 0, tkill), (0x15, "P", 0, tgkill), (0x15, "P", 0, pidfd),
             (0x06, 0, 0, allow),
             ("K",), (0x20, 0, 0, 16), (0x15, "A", 0, 0), (0x25, "N", 0, 0x7FFFFFFF),
-            (0x35, "A", "D", me),
-            ("N",), (0x25, "D", "A", (1 << 32) - me),
-            ("P",), (0x20, 0, 0, 16), (0x25, "D", 0, 0x7FFFFFFF), (0x35, "A", "D", me),
+            (0x35, "A", "D", "me"),
+            ("N",), (0x25, "D", "A", "-me"),
+            ("P",), (0x20, 0, 0, 16), (0x25, "D", 0, 0x7FFFFFFF), (0x35, "A", "D", "me"),
             ("A",), (0x06, 0, 0, allow), ("D",), (0x06, 0, 0, deny),
         ]
         labels, ins = {}, []
@@ -59,16 +59,31 @@ def _seccomp():
     # offs were computed for blocks starting after the 4 header instructions
     flat[1] = (0x15, 4 + 0 - 2, 0, prog[0][0])
     flat[2] = (0x15, 4 + len(blocks[0]) - 3, 0, prog[1][0])
-    buf = b"".join(struct.pack("HBBI", c, jt, jf, k) for c, jt, jf, k in flat)
-    arr = ctypes.create_string_buffer(buf, len(buf))
+    holes = [(8 * i + 4, k == "-me") for i, (_c, _t, _f, k) in enumerate(flat) if isinstance(k, str)]
+    buf = b"".join(struct.pack("HBBI", c, jt, jf, 0 if isinstance(k, str) else k) for c, jt, jf, k in flat)
+    return buf, holes
 
-    class Prog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
-    libc = ctypes.CDLL(None, use_errno=True)
+class _Prog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+_SECCOMP_PROG = []  # built once (the fork server's), filled in per process: a worker's start-up stays short
+
+
+def _seccomp():
+    """Load the filter for this process's pid; True when it is in place."""
+    if not _SECCOMP_PROG:
+        _SECCOMP_PROG.extend((*_seccomp_build(), ctypes.CDLL(None, use_errno=True)))
+    buf, holes, libc = _SECCOMP_PROG
+    me = os.getpid()
+    b = bytearray(buf)
+    for off, neg in holes:
+        struct.pack_into("I", b, off, (1 << 32) - me if neg else me)
+    arr = ctypes.create_string_buffer(bytes(b), len(b))
     libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
-    p = Prog(len(flat), ctypes.cast(arr, ctypes.c_void_p))
+    p = _Prog(len(b) // 8, ctypes.cast(arr, ctypes.c_void_p))
     return libc.prctl(22, 2, ctypes.byref(p), 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
 
 
-"""
+'''

@@ -1,7 +1,8 @@
 """Content-addressed judge-side directories, bound read-only at ``/judge`` in a sandbox.
 
 ``judge_dir(test_dirs, cache_root) -> (path, tests_args)``: ``<cache_root>/<hash>/``
-holding ``config/`` (the trusted bootstrap, plugin and pytest.ini) and
+holding ``config/`` (the trusted bootstrap, plugins, the isolation worker and pytest.ini,
+the modules with hash-checked bytecode in ``config/__pycache__``) and
 ``tests/<phase>/<suite>/`` (copies of the judge-side tests in play, links kept as links,
 ``__pycache__``/``.pytest_cache`` left out). The hash is sha256 over every entry's path,
 kind and content, so the directory is the same for every run of one challenge + phases
@@ -13,10 +14,13 @@ directories 0755, owned by the arena's user: a sandbox only ever sees it read-on
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.util
 import os
 import secrets
 import shutil
+import sys
 from pathlib import Path
 
 from arena.judge import command as cmd
@@ -30,18 +34,42 @@ SUITE_ORDER = {"static": 0, "hidden": 1, "adversarial": 2}
 _SKIP = {"__pycache__", ".pytest_cache"}
 
 
-def _entries(test_dirs: dict[int, dict[str, list[Path]]]) -> tuple[list[tuple], list[str]]:
-    """[(relpath, kind, data)] (kind dir/file/link) and the in-sandbox test dirs."""
+_MODULES = {  # imported in the sandbox: shipped with their bytecode too
+    "gauntlet_judge_plugin": trusted.PLUGIN,
+    "gauntlet_judge_launcher": LAUNCHER,
+    "gauntlet_wire": WIRE,
+    "gauntlet_worker": WIRE + "\n" + WORKER,  # the isolation worker, run whole (wire.py BOOT)
+    "gauntlet_isolation": ISOLATION_PLUGIN,
+}
+
+
+@functools.lru_cache(maxsize=1)
+def _config_entries() -> tuple[tuple, ...]:
+    """The trusted config files, and for the modules among them hash-checked bytecode
+    (``__pycache__/<name>.<tag>.pyc``): compiling the isolation plugin and the worker
+    took the sandbox more CPU than anything else the isolation does. An interpreter of
+    another version looks for another tag and compiles the source, as before."""
     out: list[tuple] = [
         ("config", "dir", b""),
         ("config/run.py", "file", trusted.RUNNER.encode()),
-        ("config/gauntlet_judge_plugin.py", "file", trusted.PLUGIN.encode()),
-        ("config/gauntlet_judge_launcher.py", "file", LAUNCHER.encode()),
         ("config/pytest.ini", "file", trusted.PYTEST_INI.encode()),
-        ("config/gauntlet_wire.py", "file", WIRE.encode()),
-        ("config/gauntlet_worker.py", "file", WORKER.encode()),
-        ("config/gauntlet_isolation.py", "file", ISOLATION_PLUGIN.encode()),
     ]
+    tag = sys.implementation.cache_tag
+    if tag:
+        out.append(("config/__pycache__", "dir", b""))
+    for name, src in _MODULES.items():
+        data = src.encode()
+        out.append((f"config/{name}.py", "file", data))
+        if tag:
+            code = compile(data, f"{cmd.CONFIG_DIR}/{name}.py", "exec", dont_inherit=True)
+            pyc = importlib._bootstrap_external._code_to_hash_pyc(code, importlib.util.source_hash(data), True)  # type: ignore[attr-defined]
+            out.append((f"config/__pycache__/{name}.{tag}.pyc", "file", bytes(pyc)))
+    return tuple(out)
+
+
+def _entries(test_dirs: dict[int, dict[str, list[Path]]]) -> tuple[list[tuple], list[str]]:
+    """[(relpath, kind, data)] (kind dir/file/link) and the in-sandbox test dirs."""
+    out: list[tuple] = list(_config_entries())
     tests_args: list[str] = []
     for phase, suites in sorted(test_dirs.items()):
         for suite, roots in sorted(suites.items(), key=lambda kv: SUITE_ORDER.get(kv[0], 9)):

@@ -15,14 +15,21 @@
 from __future__ import annotations
 
 PLUGIN = r"""
-import json, os
+import hashlib, hmac, json, os
 
 _OUT = os.environ.get("GAUNTLET_JUDGE_OUT", "/judge-out")
 _fd = os.open(os.path.join(_OUT, "progress.jsonl"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+KEY = ""  # the run's key (set by run.py): every line is signed with it (verdict.signature)
+_seq = [0]
 
 
 def _emit(**kw):
     try:
+        if KEY:
+            kw["seq"] = _seq[0]
+            _seq[0] += 1
+            body = json.dumps(kw, sort_keys=True)
+            kw["mac"] = hmac.new(KEY.encode(), body.encode(), hashlib.sha256).hexdigest()
         os.write(_fd, (json.dumps(kw) + "\n").encode("utf-8", "replace"))
     except Exception:
         pass
@@ -93,20 +100,46 @@ import json, os, sys
 OUT = os.environ.get("GAUNTLET_JUDGE_OUT", "/judge-out")
 WS = os.environ.get("GAUNTLET_JUDGE_WORKSPACE", "/workspace")
 REQUEST = os.environ.pop("GAUNTLET_JUDGE_REQUEST", "")
+KEY = os.environ.pop("GAUNTLET_JUDGE_KEY", "")  # signs the progress log; never in a worker's env
 if not REQUEST:
     # Written before any submission code can run: proof the runner started.
     sys.stdout.write("GAUNTLET-JUDGE-RUNNER-START\n")
     sys.stdout.flush()
 sys.path.insert(0, "/judge/config")
+
+
+def _start_zygote():
+    """The isolation worker's fork server (worker.py), started before pytest is imported
+    (a cold run: its start-up overlaps pytest's) or while no submission exists (pooled)."""
+    global _zproc, _zctrl  # kept: the control socket's fd is handed on by number
+    try:
+        import gauntlet_wire
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GAUNTLET_JUDGE_REQUEST")}
+        _zproc, _zctrl = gauntlet_wire.start_zygote("/judge/config", env)
+        os.set_inheritable(_zctrl.fileno(), True)
+        os.environ["GAUNTLET_JUDGE_ZYGOTE"] = f"{_zproc.pid},{_zctrl.fileno()}"
+    except Exception:
+        pass
+
+
+if not REQUEST and "gauntlet_isolation" in sys.argv and "GAUNTLET_JUDGE_ZYGOTE" not in os.environ:
+    if sys.argv[1:2] == ["--gauntlet-coverage"]:
+        try:  # before the fork server starts: it sets the tracer up once for all workers
+            open("/tmp/.gauntlet-trace", "w").close()
+        except OSError:
+            pass
+    _start_zygote()
 # Everything the runner needs is imported before the submission is on sys.path,
 # so a submission file named pytest.py (or json.py ...) cannot stand in for it.
 import gauntlet_judge_plugin as plugin
 import pytest
 import _pytest.junitxml, _pytest.terminal, _pytest.runner, _pytest.python  # noqa: F401
-try:
-    import coverage
-except Exception:
-    coverage = None
+coverage = None
+if REQUEST or sys.argv[1:2] == ["--gauntlet-coverage"]:  # a timed cold run never traces
+    try:
+        import coverage
+    except Exception:
+        coverage = None
 
 cov = None
 if coverage is not None:
@@ -122,17 +155,10 @@ if coverage is not None:
 args = sys.argv[1:]
 if REQUEST:  # a pooled container's launcher: wait for the submission (see launcher.py)
     import gauntlet_judge_launcher
-    try:  # the isolation worker's fork server, started while no submission exists
-        import gauntlet_wire
-        with open("/judge/config/gauntlet_wire.py") as f, open("/judge/config/gauntlet_worker.py") as g:
-            _zsrc = f.read() + "\n" + g.read()
-        _zenv = {k: v for k, v in os.environ.items() if not k.startswith("GAUNTLET_JUDGE_REQUEST")}
-        _zproc, _zctrl = gauntlet_wire.start_zygote(_zsrc, _zenv)
-        os.set_inheritable(_zctrl.fileno(), True)
-        os.environ["GAUNTLET_JUDGE_ZYGOTE"] = f"{_zproc.pid},{_zctrl.fileno()}"
-    except Exception:
-        pass
+    _start_zygote()  # while no submission exists
     args = gauntlet_judge_launcher.serve(REQUEST, OUT)
+    KEY = next((a.split("=", 1)[1] for a in args if a.startswith("--gauntlet-key=")), KEY)
+    args = [a for a in args if not a.startswith("--gauntlet-key=")]
     sys.argv[1:] = args  # what an exec'd run has
     sys.stdout.write("GAUNTLET-JUDGE-RUNNER-START\n")
     sys.stdout.flush()
@@ -178,6 +204,7 @@ class CoverageWindow:
             cov.stop()
 
 
+plugin.KEY = KEY
 rc = pytest.main(args, plugins=[plugin, CoverageWindow()])
 if cov is not None:
     try:

@@ -14,6 +14,8 @@ the trusted plugin wrote as tests finished (survives a timeout kill or an early
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import re
 from dataclasses import dataclass, field
@@ -37,16 +39,32 @@ class Progress:
     collect_errors: list[str] = field(default_factory=list)
     tests: list[tuple[str, Outcome, str]] = field(default_factory=list)  # nodeid, outcome, message
     forged: list[str] = field(default_factory=list)  # node ids whose call raised but report passed
+    signed: bool = False  # read with the run's key: only lines signed with it were kept
+    unsigned: int = 0  # lines dropped for a missing or wrong signature
 
 
-def parse_progress(data: bytes | None) -> Progress:
-    p = Progress()
+def signature(key: str, ev: dict) -> str:
+    """What the trusted plugin appends to a progress line as ``mac`` (trusted.PLUGIN)."""
+    body = json.dumps({k: v for k, v in ev.items() if k != "mac"}, sort_keys=True)
+    return hmac.new(key.encode(), body.encode(), hashlib.sha256).hexdigest()
+
+
+def parse_progress(data: bytes | None, key: str | None = None) -> Progress:
+    """The progress log; with ``key`` (the run's, given to the trusted process only) a
+    line counts only when signed with it: the submission's process, which can write
+    into the output directory, cannot add or change one."""
+    p = Progress(signed=bool(key))
     for line in (data or b"").splitlines():
         try:
             ev = json.loads(line)
         except ValueError:
+            p.unsigned += bool(key)
             continue
         if not isinstance(ev, dict):
+            p.unsigned += bool(key)
+            continue
+        if key and not (isinstance(ev.get("mac"), str) and hmac.compare_digest(ev["mac"], signature(key, ev))):
+            p.unsigned += 1
             continue
         kind = ev.get("event")
         if kind == "start":
@@ -141,6 +159,14 @@ def assemble(
         else:
             unexpected.append(nodeid)
 
+    if progress.unsigned:
+        integrity.append(
+            Finding(
+                severity="error",
+                check="judge.forged_progress",
+                detail=f"{progress.unsigned} line(s) of the progress log were not written by the judge; ignored",
+            )
+        )
     if progress.forged:
         integrity.append(
             Finding(
@@ -167,7 +193,7 @@ def assemble(
                 )
             )
             merged[key] = worse
-        elif r and not p and progress.started and junit is not None:
+        elif r and not p and (progress.started or progress.signed) and junit is not None:
             # In the report but never seen running: the report was written by someone else.
             integrity.append(
                 Finding(

@@ -37,12 +37,23 @@ class WireError(Exception):
     """The submission's process ended, or sent something that is not a message."""
 
 
-def start_zygote(source, env=None):
-    """Start the worker's fork server (``python3 -I -B -c source zygote FD``) before any
+BOOT = ("import sys; sys.path.insert(0, %r); import importlib.util as u; s = u.find_spec('gauntlet_worker'); "
+        "del sys.path[0]; exec(s.loader.get_code(s.name), {'__name__': '__main__'})")
+
+
+def worker_argv(config_dir, *args):
+    """``python3 -I -B -c <boot> args``: the worker's code (gauntlet_worker.py, wire and
+    worker) run as ``__main__`` from its precompiled bytecode when there is one."""
+    import sys
+    return [sys.executable, "-I", "-B", "-c", BOOT % config_dir, *args]
+
+
+def start_zygote(config_dir, env=None):
+    """Start the worker's fork server (``worker_argv(dir, "zygote", FD)``) before any
     submission code exists; (Popen, control socket)."""
-    import socket, subprocess, sys
+    import socket, subprocess
     ours, theirs = socket.socketpair()
-    proc = subprocess.Popen([sys.executable, "-I", "-B", "-c", source, "zygote", str(theirs.fileno())],
+    proc = subprocess.Popen(worker_argv(config_dir, "zygote", str(theirs.fileno())),
                             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                             start_new_session=True, env=env)
     theirs.close()
@@ -134,9 +145,9 @@ class Peer:
 
     MAX_CHANNELS = 64  # channels the other side may have open here at once
 
-    def __init__(self, rfd, wfd, export, resolve, handle, enc_exc, dec_exc, ctrl=None):
+    def __init__(self, rfd, wfd, export, resolve, handle, enc_exc, dec_exc, ctrl=None, wake=None):
         self.main = Chan(rfd, wfd)
-        self.ctrl = ctrl
+        self.ctrl, self.wake, self.accepting = ctrl, wake, False
         self.export, self.resolve, self.handle = export, resolve, handle
         self.enc_exc, self.dec_exc = enc_exc, dec_exc
         self.tl = threading.local()
@@ -206,6 +217,9 @@ class Peer:
         try:
             with self.ctrl_lock:
                 socket.send_fds(self.ctrl, [b"c"], [theirs.fileno()])
+                wake, self.wake = self.wake, None
+            if wake is not None:  # the other side starts accepting on its first channel
+                wake()
         except OSError as e:
             mine.close()
             raise WireError(f"the submission's process is gone ({e.strerror})")
@@ -215,39 +229,47 @@ class Peer:
         return Chan(fd, fd)
 
     def start_accepting(self):
-        """Serve the channels the other side opens, each in a thread of its own."""
-        if self.ctrl is not None:
+        """Serve the channels the other side opens, each in a thread of its own (once)."""
+        with self.ctrl_lock:
+            if self.ctrl is None or self.accepting:
+                return
+            self.accepting = True
             threading.Thread(target=self._accept, daemon=True, name="gauntlet-wire-accept").start()
 
     def _accept(self):
+        while self.accept_one():
+            pass
+
+    def accept_one(self):
+        """Take one channel the other side opened (a thread serves it); False at the end."""
         import socket, stat
-        while True:
-            try:
-                msg, fds, _f, _a = socket.recv_fds(self.ctrl, 16, 4)
-            except OSError:
-                return
-            if not msg:
-                for f in fds:
-                    os.close(f)
-                return
-            for f in fds[1:]:
+        try:
+            msg, fds, _f, _a = socket.recv_fds(self.ctrl, 16, 4)
+        except OSError:
+            return False
+        if not msg:
+            for f in fds:
                 os.close(f)
-            if not fds:
-                continue
-            try:
-                ok = stat.S_ISSOCK(os.fstat(fds[0]).st_mode) and self.serving < self.MAX_CHANNELS
-            except OSError:
-                ok = False
-            if not ok:
-                os.close(fds[0])
-                continue
-            self._count(1)
-            try:
-                threading.Thread(target=self._serve_chan, args=(fds[0],), daemon=True,
-                                 name="gauntlet-wire-chan").start()
-            except RuntimeError:  # no thread to be had (the pids limit): refused
-                self._count(-1)
-                os.close(fds[0])
+            return False
+        for f in fds[1:]:
+            os.close(f)
+        if not fds:
+            return True
+        try:
+            ok = stat.S_ISSOCK(os.fstat(fds[0]).st_mode) and self.serving < self.MAX_CHANNELS
+        except OSError:
+            ok = False
+        if not ok:
+            os.close(fds[0])
+            return True
+        self._count(1)
+        try:
+            threading.Thread(target=self._serve_chan, args=(fds[0],), daemon=True,
+                             name="gauntlet-wire-chan").start()
+        except RuntimeError:  # no thread to be had (the pids limit): refused
+            self._count(-1)
+            os.close(fds[0])
+        return True
 
     def _serve_chan(self, fd):
         c = self.tl.chan = Chan(fd, fd)

@@ -1,12 +1,17 @@
 """The submission's own process under ``judge.isolation: process`` (the default).
 
-``WORKER`` runs after ``WIRE`` (arena/judge/wire.py) as ``python3 -I -B -c <both> RFD WFD``,
-started by the trusted plugin (arena/judge/isolation.py) once per suite, fresh, in its own
-session. Before any submission code runs it: starts coverage (when importable), installs a
-seccomp filter (no ``ptrace``/``process_vm_*``; signals only to itself and processes
-started after it, so it cannot kill or inspect the trusted test process), then puts the
-submission on ``sys.path``. It serves requests (import, getattr, call, a few operators)
-on objects it exports as handles; values that are not plain data never leave it.
+``WORKER`` (``_HEAD``, seccomp.py's ``SECCOMP``, ``_BODY``) follows ``WIRE``
+(arena/judge/wire.py) in ``/judge/config/gauntlet_worker.py``, run as ``__main__`` by
+``wire.BOOT`` (``python3 -I -B -c <boot> ...``, from its bytecode). Normally as a fork
+server (``zygote FD``) started before the submission exists, which forks one worker per
+request of the trusted plugin (arena/judge/isolation_workers.py), fresh per suite, in its
+own session; ``RFD WFD CTRL`` when started directly. Before any submission code runs a
+worker installs a seccomp filter (no ``ptrace``/``process_vm_*``; signals only to itself
+and processes started after it), and at its first request puts the submission on
+``sys.path`` (and starts coverage in the coverage pass). It serves requests (import,
+getattr, call, a few operators, tracemalloc) on objects it exports as handles; values
+that are not plain data never leave it. It starts no thread of its own until the trusted
+side signals ``SIGUSR1`` for a test's second thread.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 from arena.judge.seccomp import SECCOMP
 
 _HEAD = r"""
-import builtins, ctypes, importlib, operator, os, socket, struct, sys, threading, tracemalloc, types, weakref
+import builtins, ctypes, importlib, operator, os, signal, socket, struct, sys, threading, tracemalloc, types, weakref
 
 ZYGOTE = sys.argv[1] == "zygote"  # a fork server started before the submission exists
 if ZYGOTE:
@@ -24,12 +29,14 @@ else:
 WS = os.environ.get("GAUNTLET_JUDGE_WORKSPACE", "/workspace")
 for _k in [k for k in os.environ if k.startswith("GAUNTLET_")]:
     del os.environ[_k]
-try:
-    import coverage as _coverage
-    _cov = _coverage.Coverage(data_file=None, source=[WS], branch=True, config_file=False,
-                              omit=["*/test_*.py", "*_test.py", "*/conftest.py"])
-except Exception:
-    _cov = None
+_cov = None
+if os.path.exists("/tmp/.gauntlet-trace"):  # the coverage pass (written before any worker)
+    try:  # imported only then: a tenth of a second off every other fork server's start
+        import coverage as _coverage
+        _cov = _coverage.Coverage(data_file=None, source=[WS], branch=True, config_file=False,
+                                  omit=["*/test_*.py", "*_test.py", "*/conftest.py"])
+    except Exception:
+        _cov = None
 
 """
 
@@ -172,12 +179,38 @@ OPS = {"len": len, "iter": iter, "next": next, "getitem": operator.getitem, "set
 def coverage_data():
     if _cov is None:
         return None
-    _cov.stop()
+    _cov.stop()  # asked for once, when the suite is over: the worker is killed next
     data = _cov.get_data()
-    out = {f: [sorted(data.lines(f) or []), [list(a) for a in sorted(data.arcs(f) or [])]]
-           for f in data.measured_files()}
-    _cov.start()
-    return out
+    return {f: [sorted(data.lines(f) or []), [list(a) for a in sorted(data.arcs(f) or [])]]
+            for f in data.measured_files()}
+
+
+_armed = []
+_arm_lock = threading.Lock()
+
+
+def _arm():
+    """At the first request, not at start-up: a worker may have been forked ahead of its
+    suite, before the submission was in the workspace."""
+    global _cov
+    with _arm_lock:
+        if _armed:
+            return
+        importlib.invalidate_caches()
+        sys.path[0:0] = [WS]
+        src = os.path.join(WS, "src")
+        if os.path.isdir(src) and not os.path.exists(os.path.join(src, "__init__.py")):
+            sys.path.insert(1, src)
+        # Only the untimed coverage pass traces (the trusted side marks it in this
+        # sandbox's own /tmp first); the timed run is never slowed by a tracer.
+        if _cov is not None and not os.path.exists("/tmp/.gauntlet-trace"):
+            _cov = None
+        if _cov is not None:
+            try:
+                _cov.start()
+            except Exception:
+                _cov = None
+        _armed.append(True)
 
 
 # tracemalloc, run here for the trusted side (a judge test's ``tracemalloc`` measures this
@@ -212,6 +245,8 @@ def _is_method_of(v, obj):
 
 
 def handle(q):
+    if not _armed:
+        _arm()
     if q[0] == "rel" and len(q) >= 3:  # handles the trusted side let go of, then the request
         release(q[1])
         q = q[2:]
@@ -252,9 +287,20 @@ def _zygote(ctrl):
     """Fork one fresh worker per request of the trusted side: it sends its stdout and
     stderr, gets back the worker's end of a new socket pair and its pid. Forked from a
     process that never ran submission code, so every worker starts clean."""
-    import signal, socket
+    import gc, signal, socket
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped by the kernel
     sock = socket.socket(fileno=ctrl)
+    try:  # not dumpable, nor its workers: no /proc/<pid>/mem of one worker for another
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+    except Exception:
+        pass
+    if _cov is not None:
+        try:  # the coverage pass: its set-up done once here, not in every worker
+            _cov.start()
+            _cov.stop()
+        except Exception:
+            pass
+    gc.freeze()  # what is here stays: no collection in a worker touches (copies) it
     while True:
         try:
             msg, fds, _f, _a = socket.recv_fds(sock, 16, 2)
@@ -296,22 +342,11 @@ if ZYGOTE:
     except Exception:
         pass
 peer = Peer(RFD, WFD, export, resolve, handle, enc_exc, dec_exc, ctrl=socket.socket(fileno=CTRL))
-peer.start_accepting()
-importlib.invalidate_caches()  # the workspace may have been empty when the fork server started
-sys.path[0:0] = [WS]
-_src = os.path.join(WS, "src")
-if os.path.isdir(_src) and not os.path.exists(os.path.join(_src, "__init__.py")):
-    sys.path.insert(1, _src)
 sys.argv = ["pytest"]
-# Only the untimed coverage pass traces (the trusted side marks it in this sandbox's own
-# /tmp before any worker exists); the timed run is never slowed by a tracer.
-if _cov is not None and not os.path.exists("/tmp/.gauntlet-trace"):
-    _cov = None
-if _cov is not None:
-    try:
-        _cov.start()
-    except Exception:
-        _cov = None
+# No thread until a test's second thread needs one: the trusted side signals SIGUSR1 with
+# its first extra channel (the handler runs in the main thread even while it waits in a
+# call). A worker without threads survives a submission's kill loop over the pids above it.
+signal.signal(signal.SIGUSR1, lambda _s, _f: peer.start_accepting())
 peer.send({"hello": {"seccomp": bool(SECCOMP), "pid": os.getpid()}})
 while True:
     try:

@@ -342,6 +342,26 @@ def pytest_runtest_makereport(item, call):
          findings={"tamper.exit_tricks"}),
     Case("atexit_rewrites_report", {"calc.py": calc("    return 0", prelude=_atexit_writes_report(FORGED_XML))},
          passed=ALL - {MUL}, failed={MUL}, findings={"tamper.exit_tricks"}),
+    # The documented hole of a same-uid worker: append passes to the progress log, write a
+    # report, then hang until the timeout so the trusted side never writes the real one.
+    # Progress lines are signed with a key only the trusted process holds.
+    Case("forged_progress_then_timeout", {"calc.py": calc("""\
+    import json
+    ids = ["1/static/test_calc_static.py::" + n for n in ("test_add_small", "test_add_negative", "test_sub", "test_mul")]
+    ids += ["1/hidden/test_calc_hidden.py::test_add_big", "1/hidden/test_calc_hidden.py::test_sub_big"]
+    ids += ["1/adversarial/test_calc_adversarial.py::test_edge_add_floats[0.5-0.25-0.75]",
+            "1/adversarial/test_calc_adversarial.py::test_edge_add_floats[1e+308-0-1e+308]"]
+    with open("/judge-out/progress.jsonl", "a") as f:
+        for i in ids:
+            f.write(json.dumps({"event": "test", "nodeid": i, "when": "call", "outcome": "passed", "message": "",
+                                "seq": 99, "mac": "0" * 64}) + "\\n")
+        f.write(json.dumps({"event": "finish", "exitstatus": 0}) + "\\n")
+    with open("/judge-out/report.xml", "w") as f:
+        f.write("<testsuites><testsuite>" + "".join(
+            '<testcase classname="%s" name="%s"/>' % tuple(i.replace(".py::", "::").replace("/", ".").split("::"))
+            for i in ids) + "</testsuite></testsuites>")
+    while True:
+        pass""")}, passed=BEFORE_MUL, failed=ALL - BEFORE_MUL, timed_out=True, findings={"judge.forged_progress"}),
     Case("fake_passed_lines", {"calc.py": calc("""\
     import os
     fake = b"static/test_calc_static.py::test_mul PASSED\\n========== 8 passed in 0.01s ==========\\n"

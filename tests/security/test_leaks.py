@@ -17,7 +17,7 @@ _READ_HIDDEN = """
     import os, sys
     here = sys._getframe(1).f_code.co_filename  # the calling judge test's own file (in-process)
     root = os.path.dirname(os.path.dirname(here))
-    if not os.path.isdir(root):  # isolated: not in reach that way; the same uid still reads /judge
+    if not os.path.isdir(os.path.join(root, "hidden")):  # isolated: the caller is the worker; /judge is read
         root = "/judge/tests/1"
     blob = b""
     for d, _dirs, files in sorted(os.walk(root)):
