@@ -44,13 +44,14 @@ class HomeScreen(Screen):
         self.title_text = title
         self.paused = False
         self._title = ""
+        self._table: AttemptTable | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="home-title")
         yield Static("PAUSED — live updates held (p to resume)", id="paused-banner")
         yield Input(placeholder="filter: challenge, agent, format, class, status…", id="home-filter")
         with Horizontal(id="home-body"):
-            yield AttemptTable(id="attempts")
+            yield AttemptTable(self._row, id="attempts")
             yield DetailPane(id="home-detail")
         yield Static("No attempts yet. Press l for the challenge library, or run `gauntlet demo`.",
                      id="home-empty")
@@ -72,17 +73,28 @@ class HomeScreen(Screen):
 
     @property
     def table(self) -> AttemptTable:
-        return self.query_one(AttemptTable)
+        if self._table is None:
+            self._table = self.query_one(AttemptTable)
+        return self._table
+
+    def _row(self, attempt: str) -> tuple | None:
+        """What the table shows of an attempt: (view, elapsed now, scorecard total)."""
+        ad = self.adapter
+        view = ad.views.get(attempt)
+        if view is None:
+            return None
+        totals = getattr(self.app, "totals", None)
+        return view, ad.elapsed(attempt), totals.values.get(attempt) if totals else None
 
     def refresh_view(self, changed: set[str] | None) -> None:
-        """Redraw the rows of ``changed`` attempts and of running ones; None = all."""
+        """Redraw the rows of ``changed`` attempts and of running ones; None = all. The
+        table writes only the rows in sight (``AttemptTable.sync``)."""
         if self.paused:
             return
         ad = self.adapter
         ids = ad.order if changed is None else [a for a in ad.order if a in changed or ad.is_live(a)]
         with self.app.batch_update():
-            self.table.sync(((a, ad.views[a], ad.elapsed(a)) for a in ids),
-                            getattr(self.app, "totals", None) and self.app.totals.values)
+            self.table.sync(ids)
         running = sum(1 for v in ad.views.values() if not v.finished)
         title = (f"[b]{escape(self.title_text)}[/] · {running} running · {len(ad.views) - running} finished"
                  + (f" · filter: {escape(self.table.filter_text)}" if self.table.filter_text else ""))
