@@ -272,13 +272,18 @@ class GauntletApp(App[None]):
         self.push_screen(HelpScreen(type(screen).__name__.replace("Screen", ""), rows))
 
     def action_big_board(self) -> None:
-        """The projector layout: one card per attempt (``v`` toggles it)."""
+        """The projector layout: one card per attempt (``v`` toggles it). One board for
+        the app's life: back on top it redraws its cards in place, it never remounts them."""
         from gauntlet_tui.screens.bigboard import BigBoardScreen
 
         if isinstance(self.screen, BigBoardScreen):
             self.action_back()
+        elif self.is_screen_installed("bigboard"):
+            if self.get_screen("bigboard") not in self.screen_stack:  # else it is open, under this one
+                self.push_screen("bigboard")
         else:
-            self.push_screen(BigBoardScreen(self.adapter))
+            self.install_screen(BigBoardScreen(self.adapter), "bigboard")
+            self.push_screen("bigboard")
 
     def action_library(self) -> None:
         from gauntlet_tui.screens.library import LibraryScreen
