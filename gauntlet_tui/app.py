@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
-from gauntlet_tui import keys, settings
+from gauntlet_tui import gcpolicy, keys, settings
 from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.guard import Guard
 from gauntlet_tui.screens.attempt import AttemptScreen
@@ -135,6 +135,7 @@ class GauntletApp(App[None]):
         self._ready_worker = None
         if self._on_ready is not None:
             self._ready_worker = self.run_worker(self._on_ready(self), group="ready")
+        self.call_after_refresh(gcpolicy.settle)  # up: later GC passes skip all that is here now
 
     def _remember_theme(self, theme: Any) -> None:
         if not self._forced_theme and theme.name in THEME_NAMES:
@@ -152,6 +153,7 @@ class GauntletApp(App[None]):
             await self.follower.close()
             return
         self.tick(full=True)
+        gcpolicy.settle()  # the store's attempts are loaded
         if self.live_refresh:
             await self.follower.run()
         else:
@@ -375,6 +377,7 @@ class GauntletApp(App[None]):
         return attempt
 
     async def on_unmount(self) -> None:
+        gcpolicy.release()
         await self.presence.close()
         for run in self.live_runs.values():
             await run.close()

@@ -19,12 +19,12 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
-from textual.screen import Screen
 from textual.widgets import Digits, Sparkline, Static
 
 from arena.view import AttemptView
 from gauntlet_tui import keys
 from gauntlet_tui.widgets.clock import fmt_clock
+from gauntlet_tui.screens.kept import KeptScreen
 from gauntlet_tui.widgets.footer import GauntletFooter
 
 STATES = ("ok", "warning", "urgent", "grace", "over", "infra")
@@ -134,7 +134,8 @@ class AttemptCard(Vertical):
         if attempt != self.attempt:
             self.attempt = attempt
             self._shown.clear()
-        self.display = attempt is not None
+        if self.display != (attempt is not None):
+            self.display = attempt is not None
 
     def _set(self, part: str, value: Any) -> bool:
         if self._shown.get(part, self) == value:
@@ -147,9 +148,9 @@ class AttemptCard(Vertical):
         if not self.is_mounted or not self.children:
             return
         state = card_state(view, elapsed)
-        if self._set("state", state):
-            for s in STATES:
-                self.set_class(s == state, f"-{s}")
+        if self._set("state", state):  # one restyle of the card, not one per class
+            self.remove_class(*(f"-{s}" for s in STATES if s != state), update=False)
+            self.add_class(f"-{state}")
         static = self.query_one
         if self._set("title", f"{view.title or view.challenge} · {view.agent} · {view.format}"):
             static(".card-title", Static).update(self._shown["title"], layout=False)
@@ -163,7 +164,7 @@ class AttemptCard(Vertical):
             static(Sparkline).data = list(self._shown["trajectory"])
 
 
-class BigBoardScreen(Screen):
+class BigBoardScreen(KeptScreen):
     DEFAULT_CSS = """
     BigBoardScreen #board { grid-gutter: 0 1; height: 1fr; }
     BigBoardScreen #board-pages { display: none; height: 1; padding: 0 1; background: $panel; }

@@ -11,7 +11,6 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.events import Resize
 from gauntlet_tui.text import esc as escape
-from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from gauntlet_tui import keys
@@ -19,10 +18,11 @@ from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.screens.confirm import ConfirmScreen
 from gauntlet_tui.widgets import AttemptTable
 from gauntlet_tui.widgets.detail import MIN_WIDTH, DetailPane
+from gauntlet_tui.screens.kept import KeptScreen
 from gauntlet_tui.widgets.footer import GauntletFooter
 
 
-class HomeScreen(Screen):
+class HomeScreen(KeptScreen):
     DEFAULT_CSS = """
     HomeScreen #home-title { height: 1; padding: 0 1; background: $panel; color: $foreground; }
     HomeScreen #home-filter { display: none; height: 3; border: tall $accent; }

@@ -80,3 +80,18 @@ async def test_sorting_uses_rows_out_of_sight_too(rig):
         assert table.attempt_ids[:2] == [farther, far]
         assert [table.render_line(y).text.split()[1] for y in (1, 2)] == ["0299", "0280"]
         assert "~40.0" in table.render_line(1).text and "~50.0" in table.render_line(2).text
+
+
+async def test_the_app_freezes_what_is_there_once_up_and_releases_it_on_exit(rig):
+    """gcpolicy: full collections skip what exists once the app is up (they paused the
+    room for 0.2 s at 1,000 attempts); after the app ends it can all be collected."""
+    import gc
+
+    _many(rig)
+    before = gc.get_threshold()
+    app = rig.app()
+    async with app.run_test(size=(160, 30)) as pilot:
+        await _home(app, pilot)
+        await pilot.pause()
+        assert gc.get_freeze_count() > 10_000 and gc.get_threshold()[0] > before[0]
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
