@@ -95,6 +95,11 @@ class HomeScreen(KeptScreen):
         ids = ad.order if changed is None else [a for a in ad.order if a in changed or ad.is_live(a)]
         with self.app.batch_update():
             self.table.sync(ids)
+        self._refresh_title()
+        self._show_detail()
+
+    def _refresh_title(self) -> None:
+        ad = self.adapter
         running = sum(1 for v in ad.views.values() if not v.finished)
         title = (f"[b]{escape(self.title_text)}[/] · {running} running · {len(ad.views) - running} finished"
                  + (f" · filter: {escape(self.table.filter_text)}" if self.table.filter_text else ""))
@@ -105,7 +110,6 @@ class HomeScreen(KeptScreen):
             self.query_one("#home-title", Static).update(title, layout=False)
         if self.has_class("-empty") != (not ad.views):
             self.set_class(not ad.views, "-empty")
-        self._show_detail()
 
     def _show_detail(self) -> None:
         if self.has_class("-narrow"):
@@ -121,8 +125,9 @@ class HomeScreen(KeptScreen):
 
     @on(DataTable.HeaderSelected)
     def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
-        self.table.sort_by(str(event.column_key.value))
-        self.refresh_view(set())
+        self.table.sort_by(str(event.column_key.value))  # sorts and writes the rows in sight
+        self._refresh_title()
+        self._show_detail()
 
     # -- keys -----------------------------------------------------------------------
     def action_filter(self) -> None:
@@ -147,8 +152,9 @@ class HomeScreen(KeptScreen):
             self.table.focus()
 
     def action_sort(self) -> None:
-        self.table.cycle_sort()
-        self.refresh_view(set())  # the title shows the sort; no toast (a toast re-lays out the screen)
+        self.table.cycle_sort()  # sorts and writes the rows in sight
+        self._refresh_title()  # the title shows the sort; no toast (a toast re-lays out the screen)
+        self._show_detail()
 
     def selected(self) -> str | None:
         table = self.table

@@ -177,6 +177,9 @@ class AttemptTable(TableRender, DataTable):
             self.forget_cell(row_key, ColumnKey(col))
             rows.add(row_key)
         self._row_renderable_cache.clear()
+        if len(rows) > 8:
+            self.refresh()
+            return
         header = self.header_height if self.show_header else 0
         width = self.virtual_size.width
         for row_key in rows:  # rows are one line high: repaint just those lines

@@ -3,9 +3,10 @@
 ``DataTable`` renders every cell through Rich (``Styled(Padding(cell))``, about a tenth
 of a millisecond each), keys its row and line caches by the cursor's position and by a
 counter that any update bumps, and bakes each row's *position* into the cell renders
-(the ``row`` mouse meta). For a table of one-line rows, fixed columns and a row cursor
-this draws the same segments (``tests/tui/test_table_render.py`` compares them with
-DataTable's own, line by line) from two caches:
+(the ``row`` mouse meta). For a table of one-line rows (``AttemptTable`` adds them so),
+no fixed columns and a row cursor this draws the same segments
+(``tests/tui/test_table_render.py`` compares them with DataTable's own, line by line)
+from two caches:
 
 - cells, by (row key, column) and the few things that style them (cursor on the row,
   hover, focus), without position: a sort or a scroll reuses them;
@@ -39,6 +40,7 @@ class TableRender:
         self._cell_segs: dict[Any, dict[tuple, list[Segment]]] = {}  # (row, col) -> variant -> segments
         self._line_strips: dict[Any, dict[tuple, Strip]] = {}  # row key -> variant -> line
         self._metas: dict[tuple, Style] = {}  # (row index, column index) -> mouse meta style
+        self._styled: dict[tuple, Style] = {}  # (style, row index, column index) -> style + meta
         super().__init__(*args, **kwargs)
 
     # -- cache invalidation ------------------------------------------------------------
@@ -54,6 +56,25 @@ class TableRender:
     def forget_renders(self) -> None:
         self._cell_segs.clear()
         self._line_strips.clear()
+
+    def _get_offsets(self, y: int) -> tuple[Any, int]:
+        """(row key, line in row) of table line ``y``: rows are one line, so it is the row
+        at that index (DataTable builds a list of every line, sorting every row, after
+        each reorder)."""
+        t: Any = self
+        if not self._fast():
+            return super()._get_offsets(y)  # type: ignore[misc]
+        header = t.header_height if t.show_header else 0
+        if y < header:
+            return t._header_row_key, y
+        row_key = t._row_locations.get_key(y - header)
+        if row_key is None:
+            raise LookupError(f"Y coord {y!r} is greater than total height")
+        return row_key, 0
+
+    @property
+    def _total_row_height(self) -> int:
+        return len(self._row_locations) if self._fast() else super()._total_row_height  # type: ignore[misc]
 
     def notify_style_update(self) -> None:
         super().notify_style_update()  # type: ignore[misc]
@@ -129,13 +150,25 @@ class TableRender:
                 if len(variants) >= MAX_VARIANTS:
                     variants.clear()
                 cell = variants[vkey] = self.cell_segments(row.get(column.key, ""), cell_width, pre, post)
-            meta = self._meta(index, c)
-            segments.extend([Segment(seg.text, seg.style + meta) for seg in cell])
+            segments.extend([Segment(seg.text, self._with_meta(seg.style, index, c)) for seg in cell])
         extend, _ = t._get_styles_to_render_cell(
             False, False, False, t.hover_row == (index or 0), cursor, show_cursor, show_hover, False, False)
         extend_style = base_style + extend + self._meta(index, 0, out_of_bounds=True)
         segments.append(Segment(" " * max(0, width - table_width), extend_style))
+        if x1 == 0 and x2 >= width >= table_width:  # it fits: nothing to crop, the length is known
+            return Strip(segments, width).simplify()
         return Strip(line_crop(segments, x1, x2, width)).adjust_cell_length(width, base_style).simplify()
+
+    def _with_meta(self, style: Style, row: int, column: int) -> Style:
+        """``style`` plus the (row, column) mouse meta, cached (Rich's own cache of style
+        sums holds 1,024: a screen of rows after a sort is more than that)."""
+        key = (style, row, column)
+        out = self._styled.get(key)
+        if out is None:
+            if len(self._styled) > 50000:
+                self._styled.clear()
+            out = self._styled[key] = style + self._meta(row, column)
+        return out
 
     def _meta(self, row: int, column: int, out_of_bounds: bool = False) -> Style:
         key = (row, column, out_of_bounds)
