@@ -19,6 +19,11 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual.renderables.digits import Digits as DigitsRenderable
+from textual.strip import Strip
 from textual.widgets import Digits, Sparkline, Static
 
 from arena.view import AttemptView
@@ -98,6 +103,38 @@ def grid_for(n: int, width: int, height: int) -> tuple[int, int, int]:
     return cols, max(1, math.ceil(n / cols)), max(n, 1)
 
 
+OFFSET = Style(meta={"offset": (0, 0)})  # what DigitsRenderable puts on its glyphs
+_glyphs: dict[tuple[str, bool], list[str]] = {}
+
+
+def glyph_rows(value: str, bold: bool) -> list[str]:
+    """The three rows of large characters ``Digits`` draws for ``value`` (cached)."""
+    rows = _glyphs.get((value, bold))
+    if rows is None:
+        if len(_glyphs) > 4096:
+            _glyphs.clear()
+        segments = DigitsRenderable(value).render(Style(bold=bold))
+        rows = _glyphs[(value, bold)] = [seg.text for seg in segments if seg.text != "\n"]
+    return rows
+
+
+class BoardDigits(Digits):
+    """``Digits`` drawn straight from its glyph rows: the same characters and styles,
+    without Rich's Align and render pipeline (a page turn redraws 16 of them)."""
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        style = self.rich_style
+        rows = glyph_rows(self.value, bool(style.bold))
+        if y >= len(rows):
+            return Strip.blank(width, style)
+        text = rows[y]
+        size = cell_len(text)
+        if size >= width:
+            return Strip([Segment(text, style + OFFSET)], size).crop(0, width)
+        return Strip([Segment(text, style + OFFSET), Segment(" " * (width - size), style)], width)
+
+
 class AttemptCard(Vertical):
     DEFAULT_CSS = """
     AttemptCard { border: heavy $primary; padding: 0 1; height: 1fr; }
@@ -121,10 +158,12 @@ class AttemptCard(Vertical):
         super().__init__(id=f"card-{serial}")
         self.attempt: str | None = None
         self._shown: dict[str, Any] = {}  # part -> what it shows now
+        self._parts: tuple | None = None
+        self._state: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="card-title")
-        yield Digits("--:--")
+        yield BoardDigits("--:--")
         yield Static("", classes="card-state")
         yield Static("", classes="card-feedback")
         yield Sparkline([], summary_function=max)
@@ -147,21 +186,28 @@ class AttemptCard(Vertical):
         """Write what changed: the state class, title, digits, state line, feedback, spark."""
         if not self.is_mounted or not self.children:
             return
+        if self._parts is None:  # found once: a DOM query per part per refresh adds up
+            self._parts = (self.query_one(".card-title", Static), self.query_one(Digits),
+                           self.query_one(".card-state", Static), self.query_one(".card-feedback", Static),
+                           self.query_one(Sparkline))
+        title, digits, line, feedback, spark = self._parts
         state = card_state(view, elapsed)
-        if self._set("state", state):  # one restyle of the card, not one per class
+        if state != self._state:  # the class it has, kept across page turns
+            self._state = state
             self.remove_class(*(f"-{s}" for s in STATES if s != state), update=False)
-            self.add_class(f"-{state}")
-        static = self.query_one
+            self.add_class(f"-{state}", update=False)
+            # restyle the card and its digits only: no other part has a rule on the state
+            self.app.stylesheet.update_nodes([self, digits], animate=False)
         if self._set("title", f"{view.title or view.challenge} · {view.agent} · {view.format}"):
-            static(".card-title", Static).update(self._shown["title"], layout=False)
+            title.update(self._shown["title"], layout=False)
         if self._set("clock", clock_text(view, elapsed)):
-            static(Digits).update(self._shown["clock"])
+            digits.update(self._shown["clock"])
         if self._set("line", state_line(view, elapsed)):
-            static(".card-state", Static).update(self._shown["line"], layout=False)
+            line.update(self._shown["line"], layout=False)
         if self._set("feedback", feedback_line(view)):
-            static(".card-feedback", Static).update(self._shown["feedback"], layout=False)
+            feedback.update(self._shown["feedback"], layout=False)
         if self._set("trajectory", view.trajectory):
-            static(Sparkline).data = list(self._shown["trajectory"])
+            spark.data = list(self._shown["trajectory"])
 
 
 class BigBoardScreen(KeptScreen):
