@@ -11,7 +11,7 @@ import contextlib
 from pathlib import Path
 from typing import Any, Iterable
 
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
@@ -164,7 +164,10 @@ class GauntletApp(App[None]):
         """Fold buffered events into views, then let the screen on top redraw."""
         self.ticks += 1
         changed = self.adapter.flush()
-        screen = self.screen
+        try:
+            screen = self.screen
+        except ScreenStackError:  # the app is closing: its screens are gone, the timer not yet
+            return
         alerts = self.adapter.drain_alerts()
         if alerts and self.toasts and type(screen).__name__ in ("HomeScreen", "BigBoardScreen"):
             from gauntlet_tui.toasts import announce
