@@ -51,7 +51,7 @@ def main() -> None:
     from arena.cluster.image import build_node_image
     from arena.cluster.testbed import DockerCluster
 
-    build_node_image(log=lambda m: print(m, file=sys.stderr))
+    image = build_node_image(log=lambda m: print(m, file=sys.stderr))  # this checkout's id
     tmp = Path(tempfile.mkdtemp(prefix="bench-cluster-"))
     plan = tmp / "plan.yaml"
     plan.write_text(yaml.safe_dump({"schema": "gauntlet.plan/v1", "parallel": 64, "time_scale": args.scale,
@@ -61,7 +61,7 @@ def main() -> None:
                                         for c in ("off-by-one", "rate-limiter", "task-store")]}))
     results = {}
     for n in (1, 2, 3):
-        with DockerCluster(workers=n, slots=args.slots) as c:
+        with DockerCluster(workers=n, slots=args.slots, image=image) as c:
             db = tmp / f"n{n}.db"
             wall = run_plan(plan, db, c.address)
             lat = [float(x) for x in (Path(str(db) + ".timings").read_text().split()

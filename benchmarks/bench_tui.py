@@ -3,6 +3,7 @@ with ``--scale``, also 1,000 live attempts at 10,000 events/s, on the table and 
 
     python benchmarks/bench_tui.py [--seconds 10] [--attempts 100] [--rate 1000]
     python benchmarks/bench_tui.py --scale [--seconds 10]   # 100 vs 1,000 attempts, table and board
+    python benchmarks/bench_tui.py --scale --nodes          # the same, every attempt on a cluster node
 
 Runs the real app (headless) in this process, where an engine thread publishes synthetic
 event streams on the bus (the adapter buffers them; the app folds them into views at its
@@ -16,7 +17,8 @@ of the first screen refresh after the key was handled, via ``call_after_refresh`
 and p95, and the CPU used by the app's thread (thread CPU time / wall time) and by the
 whole process (the synthetic engine thread included). Targets: p95 < 100 ms, app < 0.25
 core (default run); at 1,000 attempts p95 < 100 ms and app < 0.5 core (``--scale``).
-The load average is printed with the figures: on a shared machine, latency is mostly
+``--nodes`` puts each attempt on one of four cluster nodes (w1..w4, in its
+``attempt.started``), so the table has its Node column. The load average is printed with the figures: on a shared machine, latency is mostly
 waiting for a CPU, and the CPU columns are the figures that do not depend on it.
 """
 from __future__ import annotations
@@ -41,6 +43,9 @@ FORMATS = [("sprint", 900.0, 2), ("standard", 1800.0, 4), ("marathon", 3600.0, 6
 KEYS = ["down", "down", "s", "up", "down", "s", "up", "s", "s"]
 
 
+NODES = False  # --nodes: each attempt ran on a cluster node (the table's Node column)
+
+
 def start_attempts(adapter: EngineAdapter, n: int) -> list[tuple[str, AttemptClock]]:
     source = RealTime()
     out = []
@@ -52,7 +57,8 @@ def start_attempts(adapter: EngineAdapter, n: int) -> list[tuple[str, AttemptClo
             "challenge": f"challenge-{i % 7}", "title": f"Challenge {i % 7}", "agent": f"scripted:agent{i % 5}",
             "format": fmt, "weight_class": "middleweight", "time_limit_s": limit, "budget": budget,
             "grace_s": rules_for(fmt).grace_s, "time_scale": 1.0, "sandbox": "local", "phases": [],
-            "deliverables": [], "category": "debug-gauntlet"})
+            "deliverables": [], "category": "debug-gauntlet",
+            **({"node": {"id": f"{i % 4:056x}", "host": f"w{i % 4 + 1}"}} if NODES else {})})
         adapter.attach_clock(aid, clock.elapsed)
         out.append((aid, clock))
     return out
@@ -177,7 +183,10 @@ async def measure(n_attempts: int, rate: float, seconds: float, board: bool = Fa
         stop.set()
         if producer is not None:
             producer.join()
-        rows = app.screen_stack[1].query_one("AttemptTable").row_count
+        shown = app.screen_stack[1].query_one("AttemptTable")
+        rows = shown.row_count
+        if NODES and not shown.nodes:
+            raise RuntimeError("--nodes: the table has no Node column")
         cards = len(app.get_screen("bigboard").query("AttemptCard")) if app.is_screen_installed("bigboard") else 0
         load1 = os.getloadavg()[0]
     latencies.sort()
@@ -238,7 +247,11 @@ def main() -> int:
     ap.add_argument("--rate", type=float, default=1000.0)
     ap.add_argument("--scale", action="store_true",
                     help="100 vs 1,000 attempts (1k vs 10k events/s) on the table and the big board")
+    ap.add_argument("--nodes", action="store_true",
+                    help="every attempt on one of four cluster nodes: the table shows its Node column")
     args = ap.parse_args()
+    global NODES
+    NODES = args.nodes
     os.environ.setdefault("GAUNTLET_CONFIG_DIR", "/tmp/gauntlet-bench-config")
     if args.scale:
         return scale_main(args.seconds)

@@ -59,6 +59,7 @@ class GauntletApp(App[None]):
         replay_speed: float = 1.0,
         board: bool | None = None,
         toasts: bool = True,
+        cluster_status: Any = None,
     ) -> None:
         super().__init__()
         self.adapter = adapter or EngineAdapter()
@@ -81,6 +82,11 @@ class GauntletApp(App[None]):
         self.guard = Guard(self)
         self.presence = Presence(self)  # a person at the keyboard holds their attempt
         self.totals = Totals()  # scorecard totals of finished attempts (the Score column)
+        self.cluster = None  # gauntlet_tui.cluster.ClusterPoller: the cluster line, with --cluster
+        if cluster_status is not None:  # its poll() returns a plain ClusterSnapshot
+            from gauntlet_tui.cluster import ClusterPoller
+
+            self.cluster = ClusterPoller(self, cluster_status)
         register_all(self)
 
     # -- never crash the room (gauntlet_tui.guard) -------------------------------------
@@ -130,6 +136,8 @@ class GauntletApp(App[None]):
             self.push_screen(ReplayScreen(self.replay_events, speed=self.replay_speed))
         if self.live_refresh:
             self.set_interval(1 / self.refresh_hz, self.tick, name="refresh")
+            if self.cluster is not None:
+                self.cluster.start()
         if self.store_path is not None:
             self.run_worker(self._load_store(), group="store", exclusive=True)
         self._ready_worker = None
@@ -382,6 +390,8 @@ class GauntletApp(App[None]):
     async def on_unmount(self) -> None:
         gcpolicy.release()
         await self.presence.close()
+        if self.cluster is not None:
+            self.cluster.close()
         for run in self.live_runs.values():
             await run.close()
 

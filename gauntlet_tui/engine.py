@@ -6,10 +6,16 @@ cheap, never touching a widget. The app's refresh timer calls ``flush()`` a few 
 second: the buffered events are folded into one ``AttemptView`` per attempt, and the
 ids of the attempts that changed are returned for the screens to redraw. No rule,
 score or SQL lives here: the views come from ``arena.view``, the runner does the rest.
+
+An attempt running on a cluster node has no clock here: ``follow_clock`` gives it one
+that reads the latest event's attempt time, advanced at the attempt's time scale since
+that event arrived. ``cluster`` holds the latest plain ``ClusterSnapshot`` (nodes and
+their slots) a poller put there, for the dashboard's cluster line.
 """
 from __future__ import annotations
 
 import threading
+import time
 from collections import defaultdict
 from typing import Any, Callable
 
@@ -24,8 +30,10 @@ ALERT_KINDS = frozenset({"clock.soft_warning", "clock.hard_warning", "clock.cuto
 
 
 class EngineAdapter:
-    def __init__(self, bus: EventBus | None = None, *, activity_size: int = 200) -> None:
+    def __init__(self, bus: EventBus | None = None, *, activity_size: int = 200,
+                 now: Callable[[], float] = time.monotonic) -> None:
         self.bus = bus or EventBus()
+        self.now = now  # real seconds, for the clocks of attempts followed by their events
         self.activity_size = activity_size
         self.views: dict[str, AttemptView] = {}
         self.order: list[str] = []  # attempt ids in the order first seen
@@ -33,6 +41,9 @@ class EngineAdapter:
         self._handles: dict[str, Any] = {}  # runner objects of live attempts (stop/submit)
         self._pending: dict[str, list[Event]] = defaultdict(list)
         self.alerts: list[Event] = []  # ALERT_KINDS events of live attempts, drained by the app
+        self._arrived: dict[str, tuple[float, float]] = {}  # followed attempt -> (latest t, arrival)
+        self.has_nodes = False  # some attempt ran on a cluster node (the dashboard's Node column)
+        self.cluster: Any = None  # the latest arena.cluster.status.ClusterSnapshot, if any
         self._lock = threading.Lock()
         self._unsubscribe = self.bus.subscribe(self._on_event)
 
@@ -40,6 +51,9 @@ class EngineAdapter:
     def _on_event(self, ev: Event) -> None:
         with self._lock:
             self._pending[ev.attempt].append(ev)
+            seen = self._arrived.get(ev.attempt)
+            if seen is not None and ev.t >= seen[0]:
+                self._arrived[ev.attempt] = (ev.t, self.now())
 
     def feed(self, ev: Event) -> None:
         """Show an event read from the store (another process's attempt). It goes to the
@@ -62,6 +76,7 @@ class EngineAdapter:
                 view.apply(ev)
                 if live and ev.kind in ALERT_KINDS:
                     self.alerts.append(ev)
+            self.has_nodes = self.has_nodes or bool(view.node)
         del self.alerts[:-50]  # a burst is summarised, never queued for minutes
         return set(pending)
 
@@ -74,6 +89,7 @@ class EngineAdapter:
         if view.attempt not in self.views:
             self.order.append(view.attempt)
         self.views[view.attempt] = view
+        self.has_nodes = self.has_nodes or bool(view.node)
 
     def reset(self, attempt: str) -> None:
         """Forget an attempt's state (replay seeking backwards re-delivers from the start)."""
@@ -85,6 +101,19 @@ class EngineAdapter:
 
     def attach_clock(self, attempt: str, elapsed: Elapsed) -> None:
         """The live elapsed-time callable of an attempt (its AttemptClock, or replay's)."""
+        self._clocks[attempt] = elapsed
+
+    def follow_clock(self, attempt: str, scale: float) -> None:
+        """The live clock of an attempt that runs elsewhere (a cluster node): the attempt
+        time of its latest event, plus the real seconds since that event arrived times
+        ``scale``. 0 until its first event comes."""
+        with self._lock:
+            self._arrived.setdefault(attempt, (-1.0, self.now()))
+
+        def elapsed() -> float:
+            t, at = self._arrived.get(attempt, (-1.0, 0.0))
+            return 0.0 if t < 0 else t + max(0.0, self.now() - at) * scale
+
         self._clocks[attempt] = elapsed
 
     def attach_handle(self, attempt: str, handle: Any) -> None:

@@ -92,6 +92,21 @@ class LiveHandle:
         return await self.attempt.request({"op": "submit"})
 
 
+@dataclass
+class RemoteHandle:
+    """A live attempt running on a cluster node (``--cluster``). Its local ``Attempt`` only
+    describes it (nothing runs here), so the screens get no shell, submit or hang
+    countdown; ``stop`` cancels the task that placed it: the node ends it ``interrupted``
+    and its last events come home (arena.cluster.driver)."""
+
+    attempt: Any  # arena.attempt.Attempt (not run here)
+    task: "asyncio.Future[Any]"  # Arena.run_one(attempt) -> ClusterPlacer.place
+
+    async def stop(self) -> None:
+        if not self.task.done():
+            self.task.cancel()
+
+
 @dataclass(frozen=True)
 class AttemptSpec:
     challenge: str | Path  # a directory or a bundled id

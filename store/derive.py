@@ -73,7 +73,7 @@ INSERT_EVENT = "INSERT INTO events (attempt, seq, t, kind, data) VALUES (?, ?, ?
 TOUCH_ATTEMPT = """INSERT INTO attempts (id, started_at, last_t) VALUES (?, ?, ?)
     ON CONFLICT (id) DO UPDATE SET last_t = max(last_t, excluded.last_t)"""
 
-_STARTED_COLS = (
+STARTED_COLS = (
     "challenge",
     "title",
     "category",
@@ -91,11 +91,11 @@ _STARTED_COLS = (
     "run",
 )
 # ``run`` only links to a run that exists (a foreign key must never refuse an event).
-_STARTED_VALUES = ", ".join("(SELECT id FROM runs WHERE id = ?)" if c == "run" else "?" for c in _STARTED_COLS)
+_STARTED_VALUES = ", ".join("(SELECT id FROM runs WHERE id = ?)" if c == "run" else "?" for c in STARTED_COLS)
 STARTED = (
-    f"INSERT INTO attempts (id, started_at, {', '.join(_STARTED_COLS)}) "
+    f"INSERT INTO attempts (id, started_at, {', '.join(STARTED_COLS)}) "
     f"VALUES (?, ?, {_STARTED_VALUES}) ON CONFLICT (id) DO UPDATE SET "
-    + ", ".join(f"{c} = coalesce(excluded.{c}, {c})" for c in _STARTED_COLS)
+    + ", ".join(f"{c} = coalesce(excluded.{c}, {c})" for c in STARTED_COLS)
 )
 AGENT_SEEN = "INSERT INTO agents (name, first_seen) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"
 CHALLENGE_SEEN = """INSERT INTO challenges (id, title, format, weight_class, category, path, first_seen)
@@ -207,9 +207,7 @@ def _derive(e: Event, now: str, ops: dict[str, list[tuple]], counted: set[str]) 
         )
         return
     if e.kind == K.ATTEMPT_STARTED:
-        ops[STARTED].append(
-            (a, now, *(_text(d.get(c)) if c not in _NUMERIC else _num(d.get(c)) for c in _STARTED_COLS))
-        )
+        ops[STARTED].append((a, now, *(_text(d.get(c)) if c not in _NUMERIC else _num(d.get(c)) for c in STARTED_COLS)))
         if d.get("agent"):
             ops[AGENT_SEEN].append((str(d["agent"]), now))
         if d.get("challenge"):

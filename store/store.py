@@ -21,7 +21,7 @@ import aiosqlite
 
 from arena.events import Event
 from store import checkpoint, reads
-from store.derive import AGENT_SEEN, CHALLENGE_SEEN, encode
+from store.derive import AGENT_SEEN, CHALLENGE_SEEN, STARTED_COLS, encode
 from store.errors import StoreError, StoreWriteError
 from store.schema import STATUSES, migrate, open_error
 from store.writer import BatchWriter, CommitListener, WriterOpts
@@ -44,25 +44,8 @@ def new_run_id() -> str:
     return "r-" + secrets.token_hex(4)
 
 
-_ATTEMPT_FIELDS = (
-    "run",
-    "challenge",
-    "title",
-    "category",
-    "agent",
-    "format",
-    "weight_class",
-    "time_limit_s",
-    "budget",
-    "grace_s",
-    "time_scale",
-    "sandbox",
-    "workspace",
-    "agent_spec",
-    "challenge_path",
-    "phase",
-    "last_t",
-)
+# What ``create_attempt``/``update_attempt`` may set: what ``attempt.started`` sets, and more.
+_ATTEMPT_FIELDS = (*STARTED_COLS, "phase", "last_t")
 
 
 class Store:

@@ -5,17 +5,31 @@ command runs here and connects with Ray Client (``--cluster ray://head:10001``).
 1. A plan of 6 attempts (3 bundled challenges x 2 scripted agents) with ``--cluster``
    runs on both workers, and every attempt's events (minus times, node and host paths),
    submissions and scorecard equal the same plan run locally.
-2. A worker killed mid-attempt: its attempts end ``infra_error`` naming the node, every
-   submission acknowledged before the kill is in the store, the others finish.
+2. An agent with a model on a worker node reaches the gateway on this machine (relay in its
+   sandbox, the node's tunnel, the gateway with the host's key, the test's fake provider):
+   model.call and limit.reached events are stored, the provider saw the host's key, and the
+   key is nowhere on any node (files, object store, process environments).
+3. ``gauntlet doctor --cluster``: a line per node, every node's own sandbox checked in a
+   task pinned to it; a worker without bubblewrap is a MISS line with its fix, exit 1.
+4. The live TUI with ``--cluster`` (pilot): a short plan runs through the TUI's engine,
+   the dashboard shows the Node column and the cluster line, and every attempt equals
+   the same plan run headless with ``--cluster`` at the same time.
+   Quitting the TUI mid-run (q, y) ends the nodes' attempts ``interrupted`` in seconds.
+5. A worker killed mid-attempt: its attempts end ``infra_error`` naming the node, every
+   submission acknowledged before the kill is in the store, the others finish. (Last: it
+   leaves the cluster one worker short.)
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -24,6 +38,7 @@ import yaml
 
 pytestmark = [pytest.mark.cluster, pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "fakes"))  # the fake provider
 TIMING = {"run", "t", "duration_s", "elapsed_s", "remaining_s", "at", "runner_pid", "workspace",
           "challenge_path", "node", "started_at", "finished_at", "wall_s", "seconds"}
 
@@ -43,13 +58,13 @@ def cluster():
     from arena.cluster.image import build_node_image
     from arena.cluster.testbed import DockerCluster
 
-    build_node_image(log=lambda m: print(m, file=sys.stderr))
-    with DockerCluster(workers=2, slots=2) as c:
+    image = build_node_image(log=lambda m: print(m, file=sys.stderr))  # this checkout's id
+    with DockerCluster(workers=2, slots=2, image=image) as c:
         yield c
 
 
-def gauntlet(*args, timeout=600, **kw) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_SOCKETS": "/tmp/gs-cluster"}
+def gauntlet(*args, timeout=600, extra_env=None, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_SOCKETS": "/tmp/gs-cluster", **(extra_env or {})}
     env.pop("RAY_ADDRESS", None)
     return subprocess.run([sys.executable, "-m", "gauntlet_tui", *map(str, args)], cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout, env=env, **kw)
@@ -139,6 +154,215 @@ def test_plan_on_cluster_equals_local_run(cluster, tmp_path):
         assert {k: sa.get(k) for k in same} == {k: sb.get(k) for k in same}, key
         ca, cb = dict(sa["components"]), dict(sb["components"])
         assert abs(ca.pop("strategy") - cb.pop("strategy")) <= 10 and ca == cb, key
+
+
+HOST_KEY = "sk-host-cluster-5e6f7a8b9c0d"
+MODEL_AGENT = textwrap.dedent("""
+    import hashlib, json, os, pathlib, sys, time, urllib.request, urllib.error
+    digest = sys.argv[1]  # of the host's key: the key itself is never in this file
+    def leaked(value):
+        return hashlib.sha256(value).hexdigest() == digest
+    hits = [k for k, v in os.environ.items() if leaked(v.encode())]
+    for p in pathlib.Path("/proc").glob("[0-9]*/environ"):
+        try:
+            hits += [str(p) for kv in p.read_bytes().split(b"\\0") if leaked(kv.partition(b"=")[2])]
+        except OSError:
+            pass
+    print("HITS", json.dumps(hits), flush=True)
+    for i in range(3):
+        req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+            data=json.dumps({"model": "m", "messages": [{"role": "user", "content": f"call {i}"}]}).encode(),
+            headers={"Authorization": "Bearer " + os.environ["OPENAI_API_KEY"], "Content-Type": "application/json"})
+        t0 = time.monotonic()
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                said = json.loads(r.read())["choices"][0]["message"]["content"]
+                pathlib.Path("model_said.txt").write_text(said)
+                print("CALL", r.status, said, f"{(time.monotonic() - t0) * 1000:.1f}ms", flush=True)
+        except urllib.error.HTTPError as e:
+            print("CALL", e.code, json.loads(e.read())["error"].get("limit"), flush=True)
+""")
+
+
+def _on_nodes(cluster, *needles: str) -> dict[str, dict[str, list[str]]]:
+    """Where each needle is, per node: files under /tmp (Ray's session, object spill, the
+    node's data), /root and /dev/shm (the object store), and every process's environment
+    and command line. The needles come on stdin, so grep never matches itself."""
+    script = ('read a; read b; grep -rsoaHF -D skip -e "$a" -e "$b" /tmp /root /dev/shm 2>/dev/null | sort -u; '
+              'for d in /proc/[0-9]*; do case $d in /proc/$$) continue;; esac; '
+              'for f in $d/environ $d/cmdline; do grep -soaF -e "$a" -e "$b" $f | sort -u | sed "s|^|$f:|"; '
+              'done; done; true')
+    assert len(needles) == 2
+    out = {}
+    for node in ["head", *cluster.workers]:
+        p = subprocess.run(["docker", "exec", "-i", cluster.name(node), "sh", "-c", script],
+                           input="\n".join(needles) + "\n", capture_output=True, text=True, timeout=120)
+        lines = p.stdout.splitlines()
+        out[node] = {n: [ln[: -len(n) - 1] for ln in lines if ln.endswith(":" + n)] for n in needles}
+    return out
+
+
+def test_model_agent_on_a_node_uses_this_machines_gateway(cluster, tmp_path):
+    from provider import FakeProvider
+
+    agent = tmp_path / "model-agent.yaml"
+    agent.write_text(yaml.safe_dump({"name": "urllib-model-agent", "where": "sandbox", "model": "openai/fake-model",
+                                     "limits": {"calls": 2},
+                                     "command": ["python3", "-u", "-c", MODEL_AGENT,
+                                                 hashlib.sha256(HOST_KEY.encode()).hexdigest()]}))
+    db = tmp_path / "gw.db"
+    turns = [{"content": "answer-one-7f3a9c"}, {"content": "answer-two-7f3a9c"}]
+    with FakeProvider(turns) as fp:
+        env = {"OPENAI_BASE_URL": fp.base_url, "OPENAI_API_KEY": HOST_KEY}
+        run = gauntlet("run", "off-by-one", "--agent", agent, "--headless", "--store", db,
+                       "--cluster", cluster.address, extra_env=env, timeout=300)
+        requests = list(fp.requests)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    (doc,) = docs(db).values()
+    assert doc["node"]["host"] in cluster.workers, doc["node"]
+    evs = doc["events"]
+    out = "\n".join(e.get("text", "") for e in evs if e["kind"] == "agent.output")
+    assert 'HITS []' in out, out  # the key is not in the sandbox's environment or /proc
+    assert "CALL 200 answer-one-7f3a9c" in out and "CALL 200 answer-two-7f3a9c" in out, out
+    calls = [e for e in evs if e["kind"] == "model.call"]
+    assert [c["status"] for c in calls] == [200, 200, 429], calls
+    print("through relay, tunnel and gateway (agent's view):",
+          re.findall(r"CALL 200 \S+ (\S+)", out), "; at the gateway:", [c["latency_ms"] for c in calls[:2]],
+          file=sys.stderr)
+    assert all(c["provider"] == "openai" and c["model"] == "fake-model" for c in calls)
+    assert calls[0]["input_tokens"] > 0 and calls[0]["output_tokens"] > 0
+    reached = [e for e in evs if e["kind"] == "limit.reached"]
+    assert [(e["limit"], e["used"], e["allowed"]) for e in reached] == [("calls", 2, 2)]
+    fin = next(e for e in evs if e["kind"] == "attempt.finished")
+    assert doc["status"] == "finished" and "usage limit reached" in fin["reason"], fin
+    assert doc["usage"]["calls"] == 2
+    # the provider saw the calls with this machine's key, never the attempt's token
+    assert len(requests) == 2 and all(r["headers"]["Authorization"] == f"Bearer {HOST_KEY}" for r in requests)
+    transcript = gauntlet("show", doc["attempt"], "--transcript", "--store", db).stdout
+    assert "answer-two-7f3a9c" in transcript and HOST_KEY not in transcript
+    # nothing shipped to a node holds the key; the same search finds the model's answer there
+    found = _on_nodes(cluster, HOST_KEY, "answer-two-7f3a9c")
+    assert not any(f[HOST_KEY] for f in found.values()), found
+    assert found[doc["node"]["host"]]["answer-two-7f3a9c"], found
+
+
+def _node_line(out: str, host: str) -> str:
+    return next(line for line in out.splitlines() if line[5:].split()[:1] == [host])
+
+
+def test_doctor_checks_every_node(cluster):
+    ok = gauntlet("doctor", "--cluster", cluster.address, timeout=300)
+    assert ok.returncode == 0, ok.stdout + ok.stderr[-2000:]
+    assert f"cluster {cluster.address}: 3 node(s), 4 gauntlet_slot(s)" in ok.stdout
+    for host in ("head", "w1", "w2"):
+        line = _node_line(ok.stdout, host)
+        assert line.startswith("ok ") and "a sandbox ran python3" in line, line
+        assert cluster.ips[host] in line
+    assert "2 slots" in _node_line(ok.stdout, "w1") and "head, 0 slots" in _node_line(ok.stdout, "head")
+    w2 = cluster.name("w2")  # w2 loses its sandbox backend for a moment
+    subprocess.run(["docker", "exec", w2, "mv", "/usr/bin/bwrap", "/usr/bin/bwrap.off"], check=True)
+    try:
+        bad = gauntlet("doctor", "--cluster", cluster.address, timeout=300)
+    finally:
+        subprocess.run(["docker", "exec", w2, "mv", "/usr/bin/bwrap.off", "/usr/bin/bwrap"], check=True)
+    assert bad.returncode == 1, bad.stdout + bad.stderr[-2000:]
+    line = _node_line(bad.stdout, "w2")
+    assert line.startswith("MISS") and "bubblewrap" in line and "fix: apt-get install -y bubblewrap" in line, line
+    assert _node_line(bad.stdout, "w1").startswith("ok ")
+    assert "NOT ready" in bad.stdout
+
+
+async def test_tui_on_cluster_equals_headless(cluster, tmp_path):
+    """The TUI's engine (run_cmd.tui_app, driven by the pilot) and a headless run of the
+    same plan, both with --cluster, at the same time on the same nodes."""
+    import asyncio
+
+    from arena.challenge import load_challenge, resolve_challenge
+    from arena.cluster import connect
+    from arena.sandbox import get_backend
+    from gauntlet_tui.cli.run_cmd import tui_app
+    from gauntlet_tui.widgets import AttemptTable
+    from gauntlet_tui.widgets.cluster_line import ClusterLine
+
+    entries = [{"challenge": "off-by-one", "agents": ["scripted:naive", "scripted:elite"]}]
+    plan = write_plan(tmp_path / "plan.yaml", entries, scale=60)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_SOCKETS": "/tmp/gs-cluster"}
+    env.pop("RAY_ADDRESS", None)
+    headless = subprocess.Popen([sys.executable, "-m", "gauntlet_tui", "arena", str(plan), "--headless",
+                                 "--store", str(tmp_path / "headless.db"), "--cluster", cluster.address],
+                                cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    challenge = load_challenge(resolve_challenge("off-by-one"))
+    jobs = [(challenge, "scripted:naive", 60.0), (challenge, "scripted:elite", 60.0)]
+    placer = connect(cluster.address)
+    db = tmp_path / "tui.db"
+    try:
+        app, done = tui_app(db, get_backend("local"), jobs, parallel=2, kind="arena",
+                            argv={"plan": str(plan)}, cluster=placer)
+        async with app.run_test(size=(170, 24)) as pilot:
+            deadline = time.monotonic() + 300
+            while not done["statuses"] and time.monotonic() < deadline:
+                await pilot.pause(0.5)  # the attempts run on the nodes, in real time
+            assert done["statuses"] == ["finished", "finished"], done
+            app.tick(full=True)
+            await pilot.pause()
+            table = app.screen.query_one(AttemptTable)
+            assert "Node" in [c.label.plain for c in table.columns.values()]
+            nodes = {str(table.get_cell(a, "node")) for a in done["ids"]}
+            assert nodes <= {"w1", "w2"} and nodes, nodes
+            assert app.cluster is not None and app.cluster.polls >= 1
+            line = app.screen.query_one(ClusterLine)
+            assert line.display and "2 nodes" not in line.text and "w1" in line.text and "w2" in line.text
+            assert "3 nodes · 4 slots" in line.text
+            if os.environ.get("GAUNTLET_SHOTS"):
+                app.save_screenshot("cluster_tui_run.svg", os.environ["GAUNTLET_SHOTS"])
+    finally:
+        placer.close()
+    out, err = await asyncio.to_thread(headless.communicate, timeout=300)
+    assert headless.returncode == 0, err[-3000:]
+    tui, head = docs(db), docs(tmp_path / "headless.db")
+    assert set(tui) == set(head) and len(tui) == 2
+    for key in tui:
+        assert tui[key]["node"]["host"] in ("w1", "w2")
+        assert comparable(tui[key]) == comparable(head[key]), key
+
+
+async def test_tui_stop_on_cluster_ends_attempts_interrupted(cluster, tmp_path):
+    """Quitting the live TUI while attempts run on nodes (q, then y): each ends
+    ``interrupted`` on its node within seconds, its last events committed here."""
+    from arena.challenge import load_challenge, resolve_challenge
+    from arena.cluster import connect
+    from arena.sandbox import get_backend
+    from gauntlet_tui.cli.run_cmd import tui_app
+
+    challenge = load_challenge(resolve_challenge("off-by-one"))
+    jobs = [(challenge, "scripted:naive", 5.0), (challenge, "scripted:elite", 5.0)]  # slow: still running
+    placer = connect(cluster.address)
+    db = tmp_path / "stop.db"
+    try:
+        app, done = tui_app(db, get_backend("local"), jobs, parallel=2, kind="arena", argv={}, cluster=placer)
+        async with app.run_test(size=(170, 24)) as pilot:
+            deadline = time.monotonic() + 240
+            while time.monotonic() < deadline and not (
+                    done["ids"] and all(app.adapter.is_live(a) for a in done["ids"])):
+                await pilot.pause(0.5)  # until both have started on their nodes
+            assert done["ids"] and all(app.adapter.is_live(a) for a in done["ids"]), done
+            await pilot.press("q")
+            await pilot.pause(0.5)
+            await pilot.press("y")
+            t0 = time.monotonic()
+            while not done["statuses"] and time.monotonic() - t0 < 60:
+                await pilot.pause(0.2)
+            stopped_in = time.monotonic() - t0
+    finally:
+        placer.close()
+    assert done["statuses"] == ["interrupted", "interrupted"], done
+    assert stopped_in < 15, stopped_in  # not the driver's 20 s grace: the node answered
+    final = docs(db)
+    assert len(final) == 2
+    for d in final.values():
+        assert d["status"] == "interrupted" and d["node"]["host"] in ("w1", "w2")
+        fin = [e for e in d["events"] if e["kind"] == "attempt.finished"]
+        assert len(fin) == 1 and fin[0]["status"] == "interrupted"
 
 
 def _committed(db: Path) -> list[tuple[str, str, dict]]:

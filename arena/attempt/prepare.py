@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # arena.attempt.arena imports this module
 class _Images(Protocol):
     """The docker backend's image builds (not part of every ``Backend``)."""
 
-    def image_ref(self, image: str) -> str: ...
+    def image_ref(self, image: str, log: Callable[[str], None] | None = None) -> str: ...
 
 
 LOCAL_HINT = "run it without Docker instead: add --sandbox local"
@@ -90,7 +90,7 @@ class Preparation:
                 prep._add(
                     f"image {image}",
                     _image_key(image),
-                    lambda log, i=image: asyncio.to_thread(cast(_Images, backend).image_ref, i),
+                    lambda log, i=image: asyncio.to_thread(cast(_Images, backend).image_ref, i, log),
                 )
             adapter = getattr(agent, "adapter", None)
             if adapter is not None and f"agent:{adapter.name}" not in seen:

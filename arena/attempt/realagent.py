@@ -22,6 +22,7 @@ from arena.sandbox.base import Mount
 if TYPE_CHECKING:  # the attempt imports this module
     from arena.agents.base import Agent
     from arena.attempt.core import Attempt
+    from arena.gateway.limits import UsageLimits
     from arena.gateway.server import Grant
     from arena.observe import SandboxObservation
 
@@ -74,17 +75,21 @@ class AgentSupport:
             self.mounts += self.obs.mounts()
             self.sandbox_env = self.obs.merge_env(self.sandbox_env)
 
-    async def _grant(self, model: str) -> None:
-        from arena.gateway import RELAY_PATH, RELAY_PORT, SANDBOX_RELAY_DIR, SANDBOX_SOCKET_DIR  # noqa: PLC0415
+    def limits(self) -> UsageLimits:
+        """The agent's usage limits (its own, else its file's ``limits:``)."""
         from arena.gateway.limits import UsageLimits  # noqa: PLC0415
 
-        a = self.a
         f = getattr(self.agent, "file", None)
-        limits = getattr(self.agent, "limits", None) or UsageLimits.parse(
-            getattr(f, "limits", None) or None, f"agent {a.agent.spec}: limits"
+        return getattr(self.agent, "limits", None) or UsageLimits.parse(
+            getattr(f, "limits", None) or None, f"agent {self.a.agent.spec}: limits"
         )
+
+    async def _grant(self, model: str) -> None:
+        from arena.gateway import RELAY_PATH, RELAY_PORT, SANDBOX_RELAY_DIR, SANDBOX_SOCKET_DIR  # noqa: PLC0415
+
+        a = self.a
         gw = await a.shared.gateway()
-        self.grant = gw.register(a.id, model=model, limits=limits, emit=self._on_gateway)
+        self.grant = gw.register(a.id, model=model, limits=self.limits(), emit=self._on_gateway)
         self.mounts += [
             Mount(self.grant.socket_dir, SANDBOX_SOCKET_DIR, True),
             Mount(Path(RELAY_PATH).parent, SANDBOX_RELAY_DIR, True),

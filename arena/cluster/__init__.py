@@ -26,11 +26,19 @@ def resolve_address(flag: str | None, plan: str | None = None) -> str | None:
     return None
 
 
+def quiet_grpc() -> None:
+    """gRPC's C core logs INFO lines (e.g. "skipping fork() handlers" whenever this process
+    starts a subprocess) straight to fd 2, under the live screen: errors only, unless the
+    user set ``GRPC_VERBOSITY``. Before Ray (and so gRPC) is first imported."""
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
+
 def connect(address: str) -> "ClusterPlacer":
     """A ``ClusterPlacer`` connected to the cluster at ``address`` (``UsageError`` naming
     ``--cluster`` when Ray is missing, the cluster cannot be reached or has no slot)."""
     from arena.errors import UsageError
 
+    quiet_grpc()
     try:
         import ray  # noqa: F401,PLC0415
     except ImportError:

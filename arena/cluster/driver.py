@@ -8,7 +8,8 @@ package goes out by content hash (``ray.put`` once per hash); then a pull loop: 
 bus exactly as a local attempt's (so the store, the screens and the headless printer see
 them), committed with ``store.flush()``, and acknowledged in the next call — only then
 does the node answer the agent's submit. A node lost mid-attempt ends the attempt
-``infra_error`` naming the node; events are deduplicated by ``seq``.
+``infra_error`` naming the node; events are deduplicated by ``seq``. An agent with a
+model reaches this machine's gateway through ``gwlink.GatewayLink`` (keys stay here).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena import events as ev
 from arena.cluster import ship
+from arena.cluster.gwlink import GatewayLink
 from arena.errors import UsageError
 
 if TYPE_CHECKING:  # the attempt layer sits above the cluster placer
@@ -40,6 +42,10 @@ class _State:
         self.started = False
         self.judged: set[int] = set()
         self.replaced: set[int] = set()
+        # the next_batch call in flight: a pump cancelled while waiting for it (the operator
+        # stopped the attempt) leaves it here, and the next pump reads that same batch
+        # instead of losing the events the node already handed to it
+        self.pending: Any = None
 
     def scored(self) -> int | None:
         ok = self.judged - self.replaced
@@ -75,7 +81,9 @@ class ClusterPlacer:
                 f"nodes with ray start ... --resources='{{\"{SLOT}\": N}}')"
             )
         self._actor = self.ray.remote(NodeAttempt)
-        self._pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="ray-get")
+        # blocking ray.get calls: per running attempt its event pump, and with a model the
+        # gateway tunnel's pull and push (gwlink.py); per queued attempt its wait for a slot
+        self._pool = ThreadPoolExecutor(max_workers=256, thread_name_prefix="ray-get")
         self._packages: dict[str, tuple[str, Any]] = {}
         self.shared: Any = None  # set by attach()
 
@@ -130,6 +138,8 @@ class ClusterPlacer:
     async def place(self, attempt: "Attempt") -> str:
         ray = self.ray
         job, package = self.job_for(attempt)
+        link = GatewayLink(self, attempt)  # the model gateway stays here (gwlink.py)
+        job["gateway"] = await link.open()
         actor = self._actor.options(
             resources={SLOT: 1}, num_cpus=0, max_restarts=0, max_task_retries=0, max_concurrency=64
         ).remote()
@@ -137,6 +147,7 @@ class ClusterPlacer:
         try:
             node = await self._get(actor.where.remote())  # waits for a free slot
             run_ref = actor.run.remote(job, package)
+            link.start(actor)
             await self._pump(attempt, actor, st, node)
             status = await self._get(run_ref)
         except asyncio.CancelledError:
@@ -155,6 +166,7 @@ class ClusterPlacer:
                 f"node {node['host']} ({node['address']}, id {node['id'][:12]}) lost mid-attempt: {type(exc).__name__}",
             )
         finally:
+            await link.close()
             with contextlib.suppress(Exception):
                 ray.kill(actor, no_restart=True)
         attempt.status = status
@@ -166,8 +178,12 @@ class ClusterPlacer:
         unavailable = 0
         while True:
             try:
-                batch = await self._get(actor.next_batch.remote(st.acked, 1.0, failed))
+                if st.pending is None:
+                    st.pending = actor.next_batch.remote(st.acked, 1.0, failed)
+                batch = await self._get(st.pending)
+                st.pending = None
             except self.ray.exceptions.ActorUnavailableError:
+                st.pending = None
                 unavailable += 1
                 if unavailable > UNAVAILABLE_RETRIES:
                     raise

@@ -8,7 +8,11 @@ base) and a ``ray`` launcher. Nodes run as root in a privileged container: the l
 sandbox backend needs namespaces and cgroups. Labelled with a hash of its inputs; an
 image with that label is reused.
 
-    python -m arena.cluster.image        # builds (or finds) gauntlet-node:latest
+    python -m arena.cluster.image        # builds (or finds) it; prints its image id
+
+``build_node_image`` returns the image *id* of this checkout's inputs: several checkouts
+sharing one Docker engine each tag their build ``gauntlet-node:latest``, so the tag names
+whichever was built last, while the id is this one's (give it to ``DockerCluster(image=)``).
 """
 
 from __future__ import annotations
@@ -54,8 +58,9 @@ def build_node_image(force: bool = False, log=print) -> str:
 
     client = docker.from_env()
     label = _inputs_hash(ray.__version__)
-    if not force and client.images.list(filters={"label": f"{LABEL}={label}"}):
-        return NODE_IMAGE
+    found = client.images.list(filters={"label": f"{LABEL}={label}"})
+    if not force and found:
+        return str(found[0].id)
     ctx = Path(tempfile.mkdtemp(prefix="gauntlet-node-ctx-"))
     try:
         log("building the project wheel")
@@ -99,7 +104,7 @@ def build_node_image(force: bool = False, log=print) -> str:
             "WORKDIR /root\n"
         )
         log(f"docker build {NODE_IMAGE}")
-        client.images.build(
+        image, _logs = client.images.build(
             path=str(ctx),
             tag=NODE_IMAGE,
             rm=True,
@@ -111,7 +116,7 @@ def build_node_image(force: bool = False, log=print) -> str:
         )
     finally:
         shutil.rmtree(ctx, ignore_errors=True)
-    return NODE_IMAGE
+    return str(image.id)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from typing import Any
 
 from arena import events as ev
 from arena.cluster import ship
+from arena.cluster.gwlink import NodeGateway
 
 NODE_DIR = Path(os.environ.get("GAUNTLET_NODE_DIR", "/tmp/gauntlet-node"))
 
@@ -91,6 +92,7 @@ class NodeAttempt:
         self.finished = False
         self.shared: Any = None
         self._watch: asyncio.Task | None = None
+        self.gateway = NodeGateway()  # the tunnel to the command machine's gateway
 
     async def where(self) -> dict[str, str]:
         return node_identity()
@@ -139,6 +141,9 @@ class NodeAttempt:
         bus.subscribe(self.store.append)
         # the relay stands in for the store on a node (append/flush): the Store seam it fills
         self.shared = Shared(bus, self.store, Judge(backend, 1), backend, watcher, store_path)  # type: ignore[arg-type]  # RelayStore is duck-typed as Store
+        if job.get("gateway"):  # the agent has a model: its gateway is the command machine's
+            self.gateway.configure(job["gateway"], paths.sockets_root(store_path) / f"gwn-{os.getpid()}")
+            self.shared._gateway = self.gateway
         self._watch = asyncio.ensure_future(watcher.run())
         agent = make_agent(spec, challenge)
         a = Attempt(challenge, agent, self.shared, time_scale=float(job["time_scale"]), attempt_id=job["attempt"])
@@ -152,6 +157,7 @@ class NodeAttempt:
                 await self._watch
             with contextlib.suppress(Exception):
                 await self.shared.judge.aclose()
+            await self.gateway.aclose()
 
     async def next_batch(self, acked: int, wait_s: float = 1.0, failed: str | None = None) -> dict:
         """Acknowledge ``acked`` (committed on the command's machine), then return the
@@ -177,6 +183,14 @@ class NodeAttempt:
             "published": [at for _, at in taken],
             "done": self.finished and not self.store.outbox,
         }
+
+    async def gw_pull(self, acked: int, wait_s: float = 1.0) -> list:
+        """The bytes the agent sent to its gateway socket since ``acked`` (gwlink.py)."""
+        return await self.gateway.pull(acked, wait_s)
+
+    async def gw_push(self, items: list) -> None:
+        """The gateway's answers and events, in order (gwlink.py)."""
+        self.gateway.push(items)
 
     async def stop(self) -> None:
         """The operator stopped the run: the attempt ends ``interrupted``."""

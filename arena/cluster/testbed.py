@@ -50,6 +50,11 @@ def _docker(*args: str, check: bool = True, timeout: float = 120) -> str:
     return p.stdout.strip()
 
 
+def _logs(container: str) -> str:
+    p = subprocess.run(["docker", "logs", "--tail", "15", container], capture_output=True, text=True, timeout=60)
+    return (p.stdout + p.stderr).strip()
+
+
 class DockerCluster:
     def __init__(
         self, workers: int = 2, slots: int = 2, head_slots: int = 0, image: str = NODE_IMAGE, cpus_per_node: int = 2
@@ -99,9 +104,10 @@ class DockerCluster:
             str(150 * 2**20),
             *ray_args,
         )
-        self.ips[node] = _docker(
-            "inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", self.name(node)
-        )
+        self.ips[node] = self._ip(node)
+
+    def _ip(self, node: str) -> str:
+        return _docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", self.name(node))
 
     def start(self, timeout: float = 300) -> "DockerCluster":
         _docker("network", "create", "--label", f"gauntlet.cluster={self.tag}", self.network)
@@ -120,9 +126,11 @@ class DockerCluster:
             ],
             FAST_HEALTH,
         )
+        # workers give up soon on a head not yet up (a loaded machine takes 30 s and more)
+        self.wait_for(1, timeout)
         for w in self.workers:
             self.start_worker(w)
-        self.wait_for(1 + len(self.workers), timeout)
+        self.wait_for(1 + len(self.workers), timeout, revive=True)
         return self
 
     def start_worker(self, node: str) -> None:
@@ -143,17 +151,26 @@ class DockerCluster:
         except (ValueError, IndexError):
             return 0
 
-    def wait_for(self, n: int, timeout: float) -> None:
+    def wait_for(self, n: int, timeout: float, revive: bool = False) -> None:
+        """Until ``n`` nodes are alive. ``revive``: start again a worker whose ``ray start``
+        gave up (Ray waits a fixed 30 s for its raylet, too short on a loaded machine)."""
         deadline = time.monotonic() + timeout
+        revived = dict.fromkeys(self.workers, 0)
         while time.monotonic() < deadline:
             if self.alive_nodes() >= n:
                 return
+            for w in self.workers if revive else ():
+                state = _docker("inspect", "-f", "{{.State.Status}}", self.name(w), check=False)
+                if state == "exited" and revived[w] < 3:
+                    revived[w] += 1
+                    _docker("start", self.name(w), check=False)
+                    self.ips[w] = self._ip(w)
             time.sleep(1.0)  # waiting on real processes starting, with a deadline
         logs = "\n".join(
             f"--- {n}: "
             + _docker("ps", "-a", "--filter", f"name={self.name(n)}", "--format", "{{.Status}}", check=False)
             + "\n"
-            + _docker("logs", "--tail", "15", self.name(n), check=False)
+            + _logs(self.name(n))
             for n in ["head", *self.workers]
         )
         raise RuntimeError(f"the cluster did not reach {n} nodes in {timeout:.0f}s:\n{logs}")

@@ -11,6 +11,7 @@ top-level modules and packages; the submission is never imported here.
 from __future__ import annotations
 
 from arena.judge.isolation import CORE
+from arena.judge.isolation_workers import WORKERS
 
 PROXIES = r'''
 
@@ -30,12 +31,33 @@ class Remote:
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__") and name not in _DUNDER_OK:
             raise AttributeError(name)
-        return call(["getattr", self, name])
+        w = STATE["worker"]
+        known = w.methods.get(self._ref) if w is not None and w.gen == self._gen else None
+        if known is not None and name in known:
+            return BoundCall(self, name)  # a method of this object: called in one round trip
+        got = call(["getattrm", self, name])
+        if type(got) is not tuple or len(got) != 2:
+            raise RuntimeError("judge: the submission's process sent a malformed attribute")
+        if got[0] != "m":
+            return got[1]
+        w = STATE["worker"]
+        if w is not None and w.gen == self._gen:
+            with w.lock:
+                if self._ref in w.remotes:
+                    w.methods.setdefault(self._ref, set()).add(name)
+        return BoundCall(self, name)
+
+    def _forget(self, name):
+        w = STATE["worker"]
+        if w is not None and w.gen == self._gen:
+            w.methods.get(self._ref, set()).discard(name)
 
     def __setattr__(self, name, value):
+        self._forget(name)
         call(["setattr", self, name, value])
 
     def __delattr__(self, name):
+        self._forget(name)
         call(["delattr", self, name])
 
     def __call__(self, *args, **kwargs):
@@ -86,15 +108,60 @@ class Remote:
         return call(["op", "isinstance", obj, self]) is True
 
 
+class BoundCall:
+    """``obj.method`` of a submission object whose ``method`` was a bound method the last
+    time: calling it is one request (``callattr``: looked up and called in the worker, as
+    ``obj.method(...)`` does); any other use looks the attribute up for real."""
+    __slots__ = ("_obj", "_name", "__weakref__")
+
+    def __init__(self, obj, name):
+        object.__setattr__(self, "_obj", obj)
+        object.__setattr__(self, "_name", name)
+
+    def _value(self):
+        return call(["getattr", self._obj, self._name])
+
+    def __call__(self, *args, **kwargs):
+        return call(["callattr", self._obj, self._name, args, kwargs])
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__") and name not in _DUNDER_OK:
+            raise AttributeError(name)
+        return getattr(self._value(), name)
+
+    def __eq__(self, other):
+        return self._value() == (other._value() if isinstance(other, BoundCall) else other)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self._value())
+
+    def __repr__(self):
+        return repr(self._value())
+
+    def __bool__(self):
+        return True
+
+
 class Lazy:
-    """``module.attr...`` of the submission, resolved in the current suite's process."""
-    __slots__ = ("_path",)
+    """``module.attr...`` of the submission, resolved in the current suite's process (once
+    per process, as ``from mod import name`` binds once)."""
+    __slots__ = ("_path", "_got")
 
     def __init__(self, path):
         object.__setattr__(self, "_path", path)
+        object.__setattr__(self, "_got", None)
 
     def _value(self):
-        return call(["path", self._path[0], list(self._path[1:])])
+        got, w = self._got, STATE["worker"]
+        if got is not None and w is not None and got[0] == w.gen and not w.peer.broken:
+            return got[1]
+        v = call(["path", self._path[0], list(self._path[1:])])
+        if isinstance(v, Remote):
+            object.__setattr__(self, "_got", (v._gen, v))
+        return v
 
     def __getattr__(self, name):
         if not STATE["in_test"] or (name.startswith("__") and name.endswith("__") and name not in _DUNDER_OK):
@@ -154,6 +221,43 @@ class _Finder:
 sys.meta_path.insert(0, _Finder)
 
 
+# A judge test's tracemalloc measures the submission's process: there its objects are
+# allocated (the trusted process holds only handles). A test module's top-level
+# ``import tracemalloc`` / ``from tracemalloc import start, ...`` is rebound after import
+# to functions run by the worker (worker.py ``tm``: void when the submission's code
+# stops, restarts or clears tracing); pytest's own use of tracemalloc stays local.
+import tracemalloc as _local_tm
+
+_TM_NAMES = ("start", "stop", "is_tracing", "get_traced_memory", "reset_peak", "clear_traces",
+             "get_traceback_limit", "get_tracemalloc_memory", "take_snapshot", "get_object_traceback")
+
+
+def _remote_tm(name):
+    def run(*args):
+        return call(["tm", name, *args])
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
+REMOTE_TM = types.ModuleType("tracemalloc", "tracemalloc of the submission's process (the judge's isolation)")
+REMOTE_TM.__dict__.update({k: v for k, v in _local_tm.__dict__.items() if not k.startswith("__")})
+REMOTE_TM.__dict__.update({n: _remote_tm(n) for n in _TM_NAMES})
+_TM_LOCAL = {id(getattr(_local_tm, n)): n for n in _TM_NAMES}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    yield
+    mod = getattr(collector, "_obj", None) if isinstance(collector, pytest.Module) else None
+    if isinstance(mod, types.ModuleType):
+        g = mod.__dict__
+        for k, v in list(g.items()):
+            if v is _local_tm:
+                g[k] = REMOTE_TM
+            elif callable(v) and _TM_LOCAL.get(id(v)) and getattr(_local_tm, _TM_LOCAL[id(v)]) is v:
+                g[k] = REMOTE_TM.__dict__[_TM_LOCAL[id(v)]]
+
+
 def _suite_of(item):
     parts = os.path.relpath(str(item.path), "/judge/tests").split(os.sep)
     return tuple(parts[:2])
@@ -196,4 +300,4 @@ def pytest_sessionfinish(session, exitstatus):
             pass
 '''
 
-PLUGIN = CORE + PROXIES
+PLUGIN = CORE + WORKERS + PROXIES

@@ -11,11 +11,16 @@ on objects it exports as handles; values that are not plain data never leave it.
 
 from __future__ import annotations
 
-WORKER = r'''
-import builtins, ctypes, importlib, operator, os, struct, sys
+from arena.judge.seccomp import SECCOMP
+
+_HEAD = r"""
+import builtins, ctypes, importlib, operator, os, socket, struct, sys, threading, tracemalloc, types, weakref
 
 ZYGOTE = sys.argv[1] == "zygote"  # a fork server started before the submission exists
-RFD, WFD = (int(sys.argv[2]), None) if ZYGOTE else (int(sys.argv[1]), int(sys.argv[2]))
+if ZYGOTE:
+    RFD, WFD, CTRL = int(sys.argv[2]), None, None
+else:
+    RFD, WFD, CTRL = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 WS = os.environ.get("GAUNTLET_JUDGE_WORKSPACE", "/workspace")
 for _k in [k for k in os.environ if k.startswith("GAUNTLET_")]:
     del os.environ[_k]
@@ -26,71 +31,18 @@ try:
 except Exception:
     _cov = None
 
-# x86_64 / aarch64 syscall numbers: ptrace, process_vm_readv, process_vm_writev, kill, tkill, tgkill, pidfd_open
-_ARCH = {0xC000003E: (101, 310, 311, 62, 200, 234, 434), 0xC00000B7: (117, 270, 271, 129, 130, 131, 434)}
+"""
 
-
-def _seccomp():
-    me = os.getpid()
-    allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO|EPERM
-    prog = []
-    for arch, (ptrace, pvr, pvw, kill, tkill, tgkill, pidfd) in _ARCH.items():
-        body = [
-            (0x20, 0, 0, 0),  # ld nr
-            (0x15, "D", 0, ptrace), (0x15, "D", 0, pvr), (0x15, "D", 0, pvw),
-            (0x15, "K", 0, kill), (0x15, "P", 0, tkill), (0x15, "P", 0, tgkill), (0x15, "P", 0, pidfd),
-            (0x06, 0, 0, allow),
-            ("K",), (0x20, 0, 0, 16), (0x15, "A", 0, 0), (0x25, "N", 0, 0x7FFFFFFF),
-            (0x35, "A", "D", me),
-            ("N",), (0x25, "D", "A", (1 << 32) - me),
-            ("P",), (0x20, 0, 0, 16), (0x25, "D", 0, 0x7FFFFFFF), (0x35, "A", "D", me),
-            ("A",), (0x06, 0, 0, allow), ("D",), (0x06, 0, 0, deny),
-        ]
-        labels, ins = {}, []
-        for b in body:
-            if len(b) == 1:
-                labels[b[0]] = len(ins)
-            else:
-                ins.append(b)
-        out = []
-        for i, (code, jt, jf, k) in enumerate(ins):
-            jt = labels[jt] - i - 1 if isinstance(jt, str) else jt
-            jf = labels[jf] - i - 1 if isinstance(jf, str) else jf
-            out.append((code, jt, jf, k))
-        prog.append((arch, out))
-    flat = [(0x20, 0, 0, 4)]  # ld arch
-    blocks = [b for _, b in prog]
-    # arch dispatch: jeq arch0 -> block0, jeq arch1 -> block1, else allow
-    offs, pos = [], 3
-    for b in blocks:
-        offs.append(pos)
-        pos += len(b)
-    flat.append((0x15, offs[0] - 2, 0, prog[0][0]))
-    flat.append((0x15, offs[1] - 3, 0, prog[1][0]))
-    flat.append((0x06, 0, 0, allow))
-    for b in blocks:
-        flat.extend(b)
-    # offs were computed for blocks starting after the 4 header instructions
-    flat[1] = (0x15, 4 + 0 - 2, 0, prog[0][0])
-    flat[2] = (0x15, 4 + len(blocks[0]) - 3, 0, prog[1][0])
-    buf = b"".join(struct.pack("HBBI", c, jt, jf, k) for c, jt, jf, k in flat)
-    arr = ctypes.create_string_buffer(buf, len(buf))
-
-    class Prog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
-    p = Prog(len(flat), ctypes.cast(arr, ctypes.c_void_p))
-    return libc.prctl(22, 2, ctypes.byref(p), 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
-
-
+_BODY = r'''
 try:
     SECCOMP = _seccomp()
 except Exception:
     SECCOMP = False
 
-objs, ids, stubs = {}, {}, {}
+objs, ids, sent = {}, {}, {}  # ref -> object, id(object) -> ref, ref -> copies sent
+stubs = weakref.WeakValueDictionary()  # the trusted side's objects, while the submission holds them
+_next_ref = [0]
+_tables = threading.Lock()  # several threads export at once (a test's threads racing)
 
 
 class TrustedStub:
@@ -139,20 +91,39 @@ def export(x):
         base = next((b for b in x.__mro__[1:] if issubclass(b, BaseException)), Exception)
         return ["x", {"mod": str(x.__module__), "qual": str(x.__qualname__), "name": str(x.__name__),
                       "base": export(base)}]
-    r = ids.get(id(x))
-    if r is None:
-        r = len(objs) + 1
-        objs[r], ids[id(x)] = x, r
+    with _tables:
+        r = ids.get(id(x))
+        if r is None:
+            _next_ref[0] += 1
+            r = _next_ref[0]
+            objs[r], ids[id(x)], sent[r] = x, r, 0
+        sent[r] += 1
     return ["o", r]
+
+
+def release(pairs):
+    """The trusted side dropped its handles: (ref, copies it received) each."""
+    if type(pairs) is not list:
+        return
+    with _tables:
+        for pr in pairs:
+            if type(pr) is list and len(pr) == 2 and type(pr[0]) is int and type(pr[1]) is int and pr[0] in sent:
+                sent[pr[0]] -= pr[1]
+                if sent[pr[0]] <= 0:
+                    x = objs.pop(pr[0])
+                    del sent[pr[0]]
+                    if ids.get(id(x)) == pr[0]:
+                        del ids[id(x)]
 
 
 def resolve(tag, p):
     if tag == "o" and p in objs:
         return objs[p]
     if tag == "c" and type(p) is int:
-        s = stubs.get(p)
-        if s is None:
-            s = stubs[p] = TrustedStub(p)
+        with _tables:
+            s = stubs.get(p)
+            if s is None:
+                s = stubs[p] = TrustedStub(p)
         return s
     if tag == "xb" and isinstance(getattr(builtins, str(p), None), type) and issubclass(getattr(builtins, p), BaseException):
         return getattr(builtins, p)
@@ -173,7 +144,12 @@ def enc_exc(e):
         args = peer.enc(tuple(e.args))
     except BaseException:
         args = ["t", []]
-    return {"cls": export(type(e)), "args": args, "msg": msg}
+    try:  # what its __init__ kept on it (ConflictError(...).actual)
+        d = {k: v for k, v in list(e.__dict__.items())[:64] if type(k) is str and not k.startswith("__")}
+        attrs = peer.enc(d)
+    except BaseException:
+        attrs = ["d", []]
+    return {"cls": export(type(e)), "args": args, "msg": msg, "attrs": attrs}
 
 
 def dec_exc(p):
@@ -204,15 +180,59 @@ def coverage_data():
     return out
 
 
+# tracemalloc, run here for the trusted side (a judge test's ``tracemalloc`` measures this
+# process: arena/judge/proxies.py). A sentinel allocated when tracing starts must keep its
+# trace: code of the submission's that stops, restarts or clears tracing voids the reading.
+_tm = {k: getattr(tracemalloc, k) for k in ("start", "stop", "is_tracing", "get_traced_memory", "reset_peak",
+                                             "clear_traces", "get_traceback_limit", "get_tracemalloc_memory",
+                                             "take_snapshot", "get_object_traceback")}
+TM_OPS = frozenset(_tm)
+_tm_sentinel = []
+
+
+def tm(name, *args):
+    if _tm_sentinel and (not _tm["is_tracing"]() or _tm["get_object_traceback"](_tm_sentinel[0]) is None):
+        del _tm_sentinel[:]
+        if name != "stop":
+            raise RuntimeError("judge: tracemalloc was stopped, restarted or cleared inside the "
+                               "submission's process: the memory reading is void")
+    out = _tm[name](*args)
+    if name in ("start", "clear_traces") and _tm["is_tracing"]():
+        _tm_sentinel[:] = [object()]
+    elif name == "stop":
+        del _tm_sentinel[:]
+    return out
+
+
+_NAMED = frozenset(("getattr", "getattrm", "callattr", "setattr", "delattr"))
+
+
+def _is_method_of(v, obj):
+    return isinstance(v, (types.MethodType, types.BuiltinMethodType)) and getattr(v, "__self__", None) is obj
+
+
 def handle(q):
+    if q[0] == "rel" and len(q) >= 3:  # handles the trusted side let go of, then the request
+        release(q[1])
+        q = q[2:]
     op, args = q[0], [peer.dec(a) for a in q[1:]]
+    if op in _NAMED and len(args) >= 2 and type(args[1]) is str:
+        # Interned: the type attribute cache holds the name object it was looked up with,
+        # one slot per object; fresh copies of one name would fill it (and the memory a
+        # test measures) up to 4096 entries.
+        args[1] = sys.intern(args[1])
     if op == "path":
         v = importlib.import_module(args[0])
         for name in args[1]:
-            v = getattr(v, name)
+            v = getattr(v, sys.intern(name) if type(name) is str else name)
         return v
     if op == "getattr":
         return getattr(args[0], args[1])
+    if op == "getattrm":  # a bound method of the object is not sent: called by "callattr"
+        v = getattr(args[0], args[1])
+        return ("m", None) if _is_method_of(v, args[0]) else ("v", v)
+    if op == "callattr":
+        return getattr(args[0], args[1])(*args[2], **args[3])
     if op == "setattr":
         return setattr(args[0], args[1], args[2])
     if op == "delattr":
@@ -223,6 +243,8 @@ def handle(q):
         return OPS[args[0]](*args[1:])
     if op == "coverage":
         return coverage_data()
+    if op == "tm" and args and args[0] in TM_OPS:
+        return tm(args[0], *args[1:])
     raise WireError(f"unknown request {op!r}")
 
 
@@ -241,6 +263,7 @@ def _zygote(ctrl):
         if not msg or len(fds) != 2:
             os._exit(0)
         mine, theirs = socket.socketpair()
+        cmine, ctheirs = socket.socketpair()  # channels of the test's other threads
         pid = os.fork()
         if pid == 0:
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -250,25 +273,30 @@ def _zygote(ctrl):
                 os.close(f)
             sock.close()
             theirs.close()
+            ctheirs.close()
             os.setsid()
-            return mine.detach()
+            return mine.detach(), cmine.detach()
         for f in fds:
             os.close(f)
         mine.close()
+        cmine.close()
         try:
-            socket.send_fds(sock, [str(pid).encode()], [theirs.fileno()])
+            socket.send_fds(sock, [str(pid).encode()], [theirs.fileno(), ctheirs.fileno()])
         except OSError:
             os._exit(0)
         theirs.close()
+        ctheirs.close()
 
 
 if ZYGOTE:
-    RFD = WFD = _zygote(RFD)
+    RFD, CTRL = _zygote(RFD)
+    WFD = RFD
     try:
         SECCOMP = _seccomp() and SECCOMP  # stacked: signals only to this worker and later
     except Exception:
         pass
-peer = Peer(RFD, WFD, export, resolve, handle, enc_exc, dec_exc)
+peer = Peer(RFD, WFD, export, resolve, handle, enc_exc, dec_exc, ctrl=socket.socket(fileno=CTRL))
+peer.start_accepting()
 importlib.invalidate_caches()  # the workspace may have been empty when the fork server started
 sys.path[0:0] = [WS]
 _src = os.path.join(WS, "src")
@@ -293,3 +321,5 @@ while True:
     if "q" in msg:
         peer.serve(msg["q"])
 '''
+
+WORKER = _HEAD + SECCOMP + _BODY

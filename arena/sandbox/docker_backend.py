@@ -73,9 +73,9 @@ class DockerBackend:
             )
         return runtime
 
-    def image_ref(self, image: str) -> str:
+    def image_ref(self, image: str, log: Callable[[str], None] | None = None) -> str:
         if image not in self._images:
-            self._images[image] = ensure_image(self.client, image)
+            self._images[image] = ensure_image(self.client, image, log)
         return self._images[image]
 
     async def create(

@@ -213,8 +213,9 @@ def image_status(client=None) -> dict:
     }
 
 
-def ensure_image(client, image: str) -> str:
-    """Resolve a manifest's ``sandbox.image`` to a present image, building the base one.
+def ensure_image(client, image: str, log: Callable[[str], None] | None = None) -> str:
+    """Resolve a manifest's ``sandbox.image`` to a present image, building the base one
+    (``log`` hears the build's steps, and "waiting for another build" when one runs elsewhere).
 
     Raises SandboxError naming the image when it is neither present nor buildable."""
     from docker.errors import ImageNotFound  # noqa: PLC0415
@@ -229,7 +230,7 @@ def ensure_image(client, image: str) -> str:
         raise SandboxError(f"sandbox.image {image!r}: cannot inspect: {exc}") from None
     if ref == f"{BASE_IMAGE}:{BASE_TAG}":
         try:
-            build_image(log=lambda _m: None)
+            build_image(log=log or (lambda _m: None))
             return ref
         except SandboxError as exc:
             raise SandboxError(f"sandbox.image {image!r} is missing and could not be built: {exc}") from None

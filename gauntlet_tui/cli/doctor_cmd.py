@@ -30,6 +30,8 @@ class Check:
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("doctor", help="what is installed, what is missing, and how to fix it")
+    p.add_argument("--cluster", metavar="ADDRESS", default=None,
+                   help="check every node of a Ray cluster (ray://head:10001, host:6379, auto)")
     p.set_defaults(func=cmd_doctor)
 
 
@@ -134,7 +136,9 @@ def diagnose() -> tuple[list[Check], bool]:
     return checks, ok
 
 
-def cmd_doctor(args) -> int:  # noqa: ARG001
+def cmd_doctor(args) -> int:
+    if getattr(args, "cluster", None):
+        return cluster_doctor(args.cluster)
     checks, ok = diagnose()
     for c in checks:
         mark = "ok  " if c.ok else ("MISS" if c.needed else "--  ")
@@ -144,3 +148,43 @@ def cmd_doctor(args) -> int:  # noqa: ARG001
     print("ready: everything needed is installed" if ok else
           "NOT ready: fix the MISS lines above (the -- lines are optional)")
     return 0 if ok else 1
+
+
+def node_line(r) -> str:
+    """One node of ``gauntlet doctor --cluster``: ok/MISS, the node, its slots, what was
+    checked, and the fix of the first thing missing."""
+    n = r.node
+    slots = f"{n.total} slot{'s' if n.total != 1 else ''}" + (f" ({n.free} free)" if n.free is not None else "")
+    where = f"{n.host:10} {n.address:15} {'head, ' if n.head else ''}{slots}"
+    if r.error:
+        return f"MISS {where}  check did not run: {r.error}  fix: is the node alive and running `ray start`?"
+    missing = [c for c in r.checks if not c["ok"] and c["needed"]]
+    said = "; ".join(f"{c['name']} {c['detail']}" for c in r.checks if c["name"] in ("backend", "image", "runtime"))
+    optional = [c["name"] for c in r.checks if not c["ok"] and not c["needed"]]
+    tail = f" (optional, missing: {', '.join(optional)})" if optional else ""
+    if not missing:
+        return f"ok   {where}  {said}{tail}"
+    first = missing[0]
+    mark = "MISS" if r.counts else "--  "
+    note = "" if r.counts else " (no slots: runs no attempts)"
+    return (f"{mark} {where}  missing: " + "; ".join(f"{c['name']} {c['detail']}" for c in missing)
+            + f"{note}  fix: {first['fix']}")
+
+
+def cluster_doctor(address: str) -> int:
+    from arena.cluster.nodecheck import check_cluster  # noqa: PLC0415 — Ray only now
+
+    report = check_cluster(address)
+    snap = report.snapshot
+    print(f"cluster {address}: {len(snap.alive)} node(s), {snap.total} gauntlet_slot(s)"
+          + (f", {snap.cluster_free} free" if snap.cluster_free is not None else ""))
+    for r in report.nodes:
+        print(node_line(r))
+    for n in snap.lost:
+        print(f"--   {n.host:10} {n.address:15} lost (Ray marks it dead)")
+    if not snap.total:
+        print("NOT ready: no node offers the gauntlet_slot resource; fix: ray start ... "
+              "--resources='{\"gauntlet_slot\": N}' on each worker")
+    print("ready: every node with slots has what it needs" if report.ok else
+          "NOT ready: fix the MISS lines above")
+    return 0 if report.ok else 1

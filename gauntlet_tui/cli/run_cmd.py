@@ -104,7 +104,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     jobs = [(challenge, args.agent, scale)]
     return _launch(store, backend, jobs, parallel=1, headless=args.headless, kind="run",
                    argv={"challenge": args.challenge, "agent": args.agent, "time_scale": scale,
-                         "sandbox": backend.name}, cluster=_cluster(args.cluster))
+                         "sandbox": backend.name}, cluster=_cluster(args.cluster, jobs=jobs))
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
@@ -123,16 +123,19 @@ def cmd_arena(args: argparse.Namespace) -> int:
     return _launch(paths.store_path(args.store), backend, jobs, parallel=plan.parallel,
                    headless=args.headless, kind="arena",
                    argv={"plan": str(args.plan), "attempts": len(jobs), "sandbox": backend.name},
-                   cluster=_cluster(args.cluster, plan.cluster))
+                   cluster=_cluster(args.cluster, plan.cluster, jobs))
 
 
-def _cluster(flag: str | None, plan: str | None = None) -> Any:
+def _cluster(flag: str | None, plan: str | None = None, jobs: list | tuple = ()) -> Any:
     """The ClusterPlacer when --cluster / the plan's cluster: / $RAY_ADDRESS names one."""
     from arena.cluster import resolve_address
 
     address = resolve_address(flag, plan)
     if address is None:
         return None
+    if any(agent == "human" for _c, agent, _s in jobs):  # its socket and shell would be on the node
+        raise UsageError(f"--cluster {address}: --agent human runs on this machine only "
+                         "(drop --cluster for it)")
     from arena.cluster import connect  # imports Ray: only now
 
     return connect(address)
@@ -144,17 +147,14 @@ def _launch(store: Path, backend: Any, jobs: list, *, parallel: int, headless: b
 
     admit_all(store, jobs)  # a published challenge's lifecycle may refuse (exit 2)
     try:
-        if cluster is not None:
-            argv = {**argv, "cluster": cluster.address}
-            if not headless:
-                print("gauntlet: --cluster runs headless for now", file=sys.stderr)
-            try:
-                return asyncio.run(run_headless(store, backend, jobs, parallel=parallel, kind=kind,
-                                                argv=argv, cluster=cluster))
-            finally:
-                cluster.close()
-        return _launch_admitted(store, backend, jobs, parallel=parallel, headless=headless,
-                                kind=kind, argv=argv)
+        if cluster is None:
+            return _launch_admitted(store, backend, jobs, parallel=parallel, headless=headless,
+                                    kind=kind, argv=argv)
+        try:
+            return _launch_admitted(store, backend, jobs, parallel=parallel, headless=headless,
+                                    kind=kind, argv={**argv, "cluster": cluster.address}, cluster=cluster)
+        finally:
+            cluster.close()
     finally:
         try:
             monitor_all(store, jobs)
@@ -163,7 +163,7 @@ def _launch(store: Path, backend: Any, jobs: list, *, parallel: int, headless: b
 
 
 def _launch_admitted(store: Path, backend: Any, jobs: list, *, parallel: int, headless: bool,
-                     kind: str, argv: dict) -> int:
+                     kind: str, argv: dict, cluster: Any = None) -> int:
     if not headless and not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("gauntlet: not a terminal: running headless (pass --headless to say so)", file=sys.stderr)
         headless = True
@@ -174,8 +174,9 @@ def _launch_admitted(store: Path, backend: Any, jobs: list, *, parallel: int, he
         except ImportError as exc:
             print(f"gauntlet: the TUI is not available ({exc}); running headless", file=sys.stderr)
         else:
-            return run_tui(store, backend, jobs, parallel=parallel, kind=kind, argv=argv)
-    return asyncio.run(run_headless(store, backend, jobs, parallel=parallel, kind=kind, argv=argv))
+            return run_tui(store, backend, jobs, parallel=parallel, kind=kind, argv=argv, cluster=cluster)
+    return asyncio.run(run_headless(store, backend, jobs, parallel=parallel, kind=kind, argv=argv,
+                                    cluster=cluster))
 
 
 async def run_headless(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str,
@@ -236,10 +237,36 @@ async def _prepare_printing(arena: Any, jobs: list) -> bool:
     return True
 
 
-def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, argv: dict) -> int:
+def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, argv: dict,
+            cluster: Any = None) -> int:
     """The live view: the TUI app runs the arena in its own event loop (``on_ready``),
     fed by the same bus; the attempt screen opens once the attempt has started. The
     app stays open after the end; quitting early stops the attempts (interrupted)."""
+    import contextlib
+
+    app, done = tui_app(store, backend, jobs, parallel=parallel, kind=kind, argv=argv, cluster=cluster)
+    quiet = contextlib.nullcontext()
+    if cluster is not None:
+        from gauntlet_tui.cluster import ray_logs_to_file
+
+        quiet = ray_logs_to_file()
+    with quiet:
+        app.run()
+    for aid in done["ids"]:
+        print(aid)
+    if app.return_code:  # the app crashed (gauntlet_tui.guard logged why)
+        return app.return_code
+    return 1 if "infra_error" in done["statuses"] else 0
+
+
+def tui_app(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, argv: dict,
+            cluster: Any = None, status: Any = None) -> tuple[Any, dict]:
+    """The app of ``run_tui``, not yet run (tests drive it with ``run_test``), and the dict
+    its run fills in (``ids``, ``statuses``). With ``cluster`` (a ClusterPlacer) the
+    attempts run on its nodes: their clocks follow their events, their handles stop them
+    through the placing task, and the dashboard's cluster line polls ``status.poll()``
+    (default an ``arena.cluster.status.ClusterStatus`` on the same connection; the app
+    closes it when it ends)."""
     from gauntlet_tui.app import GauntletApp
     from gauntlet_tui.engine import EngineAdapter
 
@@ -249,9 +276,15 @@ def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
     bus = EventBus()
     adapter = EngineAdapter(bus)
     done: dict[str, Any] = {"ids": [], "statuses": []}
+    if cluster is not None and status is None:
+        from arena.cluster.status import ClusterStatus
+
+        status = ClusterStatus(cluster.address)
 
     async def on_ready(app: Any) -> None:
         arena = await Arena.open(store, backend=backend, parallel=parallel, bus=bus)
+        if cluster is not None:
+            cluster.attach(arena)
         try:
             resumed = await arena.recover()
             arena.widen(len(resumed))
@@ -263,32 +296,41 @@ def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
             for a in attempts:
                 a.run_id = run_id
             done["ids"] = [a.id for a in attempts]
-            try:
-                from gauntlet_tui.live import LiveHandle  # stop / submit / workspace for screens
-            except ImportError:
-                LiveHandle = lambda a: a  # noqa: E731,N806
+            from gauntlet_tui.live import LiveHandle, RemoteHandle  # stop / submit / workspace
+
+            tasks = []
             for a in [*resumed, *attempts]:
-                adapter.attach_clock(a.id, lambda a=a: a.clock.elapsed())
-                adapter.attach_handle(a.id, LiveHandle(a))
-            runs = asyncio.ensure_future(arena.run_all([*resumed, *attempts]))
+                task = asyncio.ensure_future(arena.run_one(a))
+                tasks.append(task)
+                if cluster is not None:  # nothing runs here: the node's events are the clock
+                    adapter.follow_clock(a.id, a.time_scale)
+                    adapter.attach_handle(a.id, RemoteHandle(a, task))
+                else:
+                    adapter.attach_clock(a.id, lambda a=a: a.clock.elapsed())
+                    adapter.attach_handle(a.id, LiveHandle(a))
+            runs = asyncio.gather(*tasks, return_exceptions=True)
             if len(attempts) == 1:
                 while attempts[0].id not in adapter.views and not runs.done():
                     await asyncio.sleep(0.1)  # UI glue: wait for the view to exist
                 if attempts[0].id in adapter.views:
                     app.open_attempt_screen(attempts[0].id)
-            statuses = await runs
+            statuses = [_status(r) for r in await runs]
             done["statuses"] = statuses[len(resumed):]
             await arena.store.finish_run(run_id)
         finally:
             await arena.close()
 
-    app = GauntletApp(adapter, title="Gauntlet", store=store, on_ready=on_ready)
-    app.run()
-    for aid in done["ids"]:
-        print(aid)
-    if app.return_code:  # the app crashed (gauntlet_tui.guard logged why)
-        return app.return_code
-    return 1 if "infra_error" in done["statuses"] else 0
+    app = GauntletApp(adapter, title="Gauntlet", store=store, on_ready=on_ready, cluster_status=status)
+    return app, done
+
+
+def _status(result: Any) -> str:
+    """An attempt task's result: its status; a stopped task is ``interrupted``."""
+    if isinstance(result, asyncio.CancelledError):
+        return "interrupted"
+    if isinstance(result, BaseException):
+        raise result
+    return str(result)
 
 
 def _stop_on_signals() -> None:

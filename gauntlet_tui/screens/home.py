@@ -2,7 +2,9 @@
 
 ``refresh_view(changed)`` is called by the app's refresh timer (a few Hz) with the ids
 of attempts whose views changed; rows of running attempts are passed too because their
-clocks move. Only changed cells are written, inside one ``batch_update``.
+clocks move. Only changed cells are written, inside one ``batch_update``. With a
+cluster, a line under the title shows its nodes and their slots (the app's poller puts a
+plain snapshot on the adapter), and the table gets a Node column once an attempt has one.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from gauntlet_tui import keys
 from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.screens.confirm import ConfirmScreen
 from gauntlet_tui.widgets import AttemptTable
+from gauntlet_tui.widgets.cluster_line import ClusterLine
 from gauntlet_tui.widgets.detail import MIN_WIDTH, DetailPane
 from gauntlet_tui.screens.kept import KeptScreen
 from gauntlet_tui.widgets.footer import GauntletFooter
@@ -48,6 +51,7 @@ class HomeScreen(KeptScreen):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="home-title")
+        yield ClusterLine(id="cluster-line")
         yield Static("PAUSED — live updates held (p to resume)", id="paused-banner")
         yield Input(placeholder="filter: challenge, agent, format, class, status…", id="home-filter")
         with Horizontal(id="home-body"):
@@ -92,7 +96,11 @@ class HomeScreen(KeptScreen):
         if self.paused:
             return
         ad = self.adapter
+        if self.table.show_nodes(ad.has_nodes):
+            changed = None  # the table was rebuilt with its Node column: every row again
         ids = ad.order if changed is None else [a for a in ad.order if a in changed or ad.is_live(a)]
+        if ad.cluster is not None:
+            self.query_one(ClusterLine).show(ad.cluster)
         with self.app.batch_update():
             self.table.sync(ids)
         self._refresh_title()

@@ -11,7 +11,10 @@ refresh costs what is on screen, not what is in the store:
 - rows are drawn by ``TableRender`` (``table_render``), cached per cell and per line, so
   a sort or a cursor move re-assembles lines from cached cells.
 
-Rows that do not match the filter are left out; sorting is by any column.
+Rows that do not match the filter are left out; sorting is by any column. The Node column
+(the cluster node an attempt ran on; "local" for one that ran on the command's machine) is
+there only once some attempt has a node: ``show_nodes(True)`` rebuilds the table with it,
+keeping the selected row.
 """
 from __future__ import annotations
 
@@ -25,7 +28,8 @@ from textual.widgets.data_table import CellKey, ColumnKey, RowKey
 
 from arena.view import AttemptView
 from gauntlet_tui.widgets.table_cells import (  # noqa: F401 — clock_cell etc. are used from here too
-    COLUMN_KEYS, COLUMNS, STATIC, _text_cells, _usage_cell, clock_cell, row_cells, score_cell, sort_key)
+    COLUMNS, NODE_COLUMN, STATIC, _text_cells, _usage_cell, clock_cell, columns, row_cells, score_cell,
+    sort_key)
 from gauntlet_tui.widgets.table_render import TableRender
 
 # attempt id -> (view, elapsed attempt seconds now, scorecard total or None), or None
@@ -55,15 +59,36 @@ class AttemptTable(TableRender, DataTable):
         self.sort_reverse = False
         self.updates = 0  # cells written since mount (tests and the benchmark read it)
         self.sorts = 0  # reorders since mount
+        self.nodes = False  # the Node column is shown
+        self.active = COLUMNS  # the columns shown (``table_cells.columns``)
+        self._reselect: RowKey | None = None  # the row to select again after a rebuild
 
     def on_mount(self) -> None:
-        for key, label, width in COLUMNS:
+        if not self.columns:  # show_nodes may have added them already
+            for key, label, width in self.active:
+                self.add_column(label, key=key, width=width)
+
+    def show_nodes(self, on: bool) -> bool:
+        """Add (or drop) the Node column; True when the table was rebuilt, and then every
+        row must be synced again (the caller passes them all)."""
+        if on == self.nodes:
+            return False
+        selected = self.coordinate_to_cell_key(self.cursor_coordinate).row_key if self.row_count else None
+        self.nodes, self.active = on, columns(on)
+        self.clear_rows(columns=True)
+        for key, label, width in self.active:
             self.add_column(label, key=key, width=width)
+        if self.sort_column not in (None, *(c for c, _, _ in self.active)):
+            self.sort_column, self.sort_reverse = None, False  # sorted by the Node column, now gone
+        self._reselect = selected
+        if self.is_mounted:
+            self.on_resize()
+        return True
 
     def on_resize(self) -> None:
         """Give wide terminals' spare columns to the challenge and agent names."""
-        base = {key: width for key, _, width in COLUMNS}
-        spare = self.size.width - sum(base.values()) - 2 * len(COLUMNS) - 2
+        base = {key: width for key, _, width in self.active}
+        spare = self.size.width - sum(base.values()) - 2 * len(self.active) - 2
         widths = dict(base)
         if spare > 0:
             widths["challenge"] += min(22, spare * 2 // 3)
@@ -97,7 +122,7 @@ class AttemptTable(TableRender, DataTable):
         if not self.filter_text:
             return True
         hay = " ".join((view.attempt, view.challenge, view.title, view.agent, view.format,
-                        view.weight_class, view.status)).lower()
+                        view.weight_class, view.status, view.node)).lower()
         return all(word in hay for word in self.filter_text.lower().split())
 
     # -- rows ------------------------------------------------------------------------
@@ -121,7 +146,7 @@ class AttemptTable(TableRender, DataTable):
                     dropped.append(attempt)
                 continue
             if not present:  # written once in sight, like any stale row
-                self.add_row(*([""] * len(COLUMNS)), key=attempt, height=1)
+                self.add_row(*([""] * len(self.active)), key=attempt, height=1)
                 self._cells[attempt] = {}
                 reorder = True
             self._stale.add(attempt)
@@ -134,6 +159,9 @@ class AttemptTable(TableRender, DataTable):
             self._drop_rows(dropped)
         if reorder and sort:
             self._reorder()
+        reselect, self._reselect = self._reselect, None
+        if reselect is not None and reselect in self.rows:  # the row selected before a rebuild
+            self.move_cursor(row=self.get_row_index(reselect))
         return self.sync_visible()
 
     def visible_rows(self) -> list[str]:
@@ -158,7 +186,7 @@ class AttemptTable(TableRender, DataTable):
             if row is None:
                 continue
             old = self._cells[attempt]
-            for col, (sig, value) in row_cells(*row, colours).items():
+            for col, (sig, value) in row_cells(*row, colours, self.nodes).items():
                 if old.get(col, self) != sig:
                     changed[(attempt, col)] = value
                     old[col] = sig
@@ -213,8 +241,8 @@ class AttemptTable(TableRender, DataTable):
         self._update_count += 1
         self.refresh(layout=True)
 
-    def clear_rows(self) -> None:
-        self.clear()
+    def clear_rows(self, columns: bool = False) -> None:
+        self.clear(columns=columns)
         self._cells.clear()
         self._stale.clear()
         self._keys.clear()
@@ -240,13 +268,15 @@ class AttemptTable(TableRender, DataTable):
         self.apply_sort()
 
     def cycle_sort(self) -> str:
+        """The s key: each column in turn (the columns shown), up then down, then unsorted."""
+        keys = [c for c, _, _ in self.active]
         if self.sort_column is None:
-            self.sort_column, self.sort_reverse = COLUMN_KEYS[0], False
+            self.sort_column, self.sort_reverse = keys[0], False
         elif not self.sort_reverse:
             self.sort_reverse = True
         else:
-            i = COLUMN_KEYS.index(self.sort_column) + 1
-            self.sort_column, self.sort_reverse = (COLUMN_KEYS[i], False) if i < len(COLUMN_KEYS) else (None, False)
+            i = keys.index(self.sort_column) + 1
+            self.sort_column, self.sort_reverse = (keys[i], False) if i < len(keys) else (None, False)
         self.apply_sort()
         return self.sort_column or "none"
 

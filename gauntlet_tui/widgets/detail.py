@@ -17,7 +17,7 @@ def detail_text(attempt: str, view: AttemptView, elapsed: float) -> str:
 
     lines = [f"[b]{esc(view.title or view.challenge or attempt)}[/]",
              f"{esc(view.agent)} · {view.format} · {esc(view.weight_class)}",
-             f"[$text-muted]{esc(attempt)}[/]", "",
+             f"[$text-muted]{esc(attempt)}[/]" + (f" · node [b]{esc(view.node)}[/]" if view.node else ""), "",
              esc(state_line(view, elapsed)),
              f"elapsed {fmt_clock(elapsed)} of {fmt_clock(view.time_limit_s)}", "",
              "[b]latest feedback[/]", esc(feedback_line(view)), "", "[b]activity[/]"]

@@ -31,7 +31,18 @@ COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("weight", "Class", 12),
 )
 COLUMN_KEYS = tuple(c for c, _, _ in COLUMNS)
+# the cluster node an attempt ran on ("local": this machine), after Status, shown only
+# once some attempt has a node (``AttemptTable.show_nodes``)
+NODE_COLUMN = ("node", "Node", 10)
 BAR = 6
+
+
+def columns(nodes: bool) -> tuple[tuple[str, str, int], ...]:
+    """The table's columns, with the Node column or without it."""
+    if not nodes:
+        return COLUMNS
+    at = COLUMN_KEYS.index("status") + 1
+    return (*COLUMNS[:at], NODE_COLUMN, *COLUMNS[at:])
 
 
 def clock_cell(view: AttemptView, elapsed: float, colours: dict[str, str]) -> tuple[Any, Text]:
@@ -98,6 +109,7 @@ TEXT: dict[str, Any] = {
     "phase": lambda v, e, t: _phase(v),
     "usage": lambda v, e, t: _usage_cell(v),
     "status": lambda v, e, t: _status(v, e),
+    "node": lambda v, e, t: v.node or "local",
 }
 
 
@@ -106,11 +118,14 @@ def _text_cells(view: AttemptView, elapsed: float, total: float | None = None) -
 
 
 def row_cells(view: AttemptView, elapsed: float, total: float | None,
-              colours: dict[str, str]) -> dict[str, tuple[Any, Any]]:
-    """column -> (signature, cell value) for one row. Text cells are plain ``str``: the
-    table draws them as they are, never parsed as markup (titles and agents are untrusted)."""
+              colours: dict[str, str], nodes: bool = False) -> dict[str, tuple[Any, Any]]:
+    """column -> (signature, cell value) for one row (the node cell only with ``nodes``).
+    Text cells are plain ``str``: the table draws them as they are, never parsed as
+    markup (titles and agents are untrusted)."""
     out: dict[str, tuple[Any, Any]] = {}
     for col, cell in TEXT.items():
+        if col == "node" and not nodes:
+            continue
         value = cell(view, elapsed, total)
         out[col] = (value, value)
     out["clock"] = clock_cell(view, elapsed, colours)

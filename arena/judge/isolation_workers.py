@@ -1,0 +1,304 @@
+"""The trusted plugin's second part: the submission's processes, seen from the trusted side.
+
+Part of ``gauntlet_isolation.py`` (``CORE`` of isolation.py, then ``WORKERS``, then
+``PROXIES`` of proxies.py). ``Worker``: one submission process, forked by the fork server
+(or started with ``python3 -I -B -c`` when there is none), its ``Peer`` (wire.py) with
+channels for the test's other threads, the handles it sent (one ``Remote`` per ref while
+any is alive; (ref, copies received) goes back with the next request once it dies, so the
+worker lets go of the object), the methods seen on each handle (so ``obj.m(...)`` is one
+request) and the test objects it was given. ``call(q)``: one request of a test to the
+current suite's worker, started on first use and again after it died. ``kill_workers``:
+every process started since the first worker (all of them the submission's).
+"""
+
+from __future__ import annotations
+
+WORKERS = r'''
+
+class _Child:
+    """A worker forked by the fork server (not our child: the kernel reaps it)."""
+
+    def __init__(self, pid):
+        self.pid = pid
+
+    def poll(self):
+        try:
+            os.kill(self.pid, 0)
+            return None
+        except OSError:
+            return 0
+
+    def kill(self):
+        os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self, timeout=None):
+        return 0
+
+
+_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("GAUNTLET_JUDGE_REQUEST", "GAUNTLET_JUDGE_ZYGOTE"))}
+
+
+def _zygote():
+    """The fork server: started by the launcher before the submission existed
+    (``GAUNTLET_JUDGE_ZYGOTE=<pid>,<fd>``), else now, while pytest collects."""
+    import socket
+    got = os.environ.pop("GAUNTLET_JUDGE_ZYGOTE", "")
+    try:
+        if got:
+            pid, fd = (int(x) for x in got.split(","))
+            return _Child(pid), socket.socket(fileno=fd)
+        proc, ctrl = start_zygote(_WORKER_SRC, _ENV)
+        return proc, ctrl
+    except Exception:
+        return None
+
+
+ZYGOTE = _zygote()
+
+
+class Worker:
+    gen = 0
+
+    def __init__(self):
+        Worker.gen += 1
+        self.gen = Worker.gen
+        got = zygote_spawn(ZYGOTE[1], _STDOUT, _STDERR) if ZYGOTE else None
+        if got is not None:  # forked by the fork server: no interpreter start-up
+            self.proc = _Child(got[0])
+            b_r = a_w = got[1]
+            ctrl = socket.socket(fileno=got[2])
+        else:
+            a_r, a_w = os.pipe()  # trusted -> worker
+            b_r, b_w = os.pipe()  # worker -> trusted
+            ctrl, c_w = socket.socketpair()  # channels of the test's other threads
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", "-B", "-c", _WORKER_SRC, str(a_r), str(b_w), str(c_w.fileno())],
+                pass_fds=(a_r, b_w, c_w.fileno()), stdin=subprocess.DEVNULL, stdout=_STDOUT, stderr=_STDERR,
+                start_new_session=True, env=_ENV)
+            os.close(a_r)
+            os.close(b_w)
+            c_w.close()
+        if STATE["first_pid"] is None:
+            STATE["first_pid"] = self.proc.pid
+        self.peer = Peer(b_r, a_w, self.export, self.resolve, self.handle, self.enc_exc, self.dec_exc, ctrl=ctrl)
+        self.table, self.back, self.lock = {}, {}, threading.RLock()
+        # Handles of the submission's objects, one Remote per ref while any is alive, with
+        # the number of times the worker sent it: when the Remote dies, (ref, count) goes
+        # back with the next request and the worker lets go of the object once it has
+        # been told of every copy it sent (so handles do not pin the submission's memory).
+        self.remotes, self.released, self.methods = {}, collections.deque(), {}
+        hello = self.peer.recv()
+        self.peer.start_accepting()
+        self.info = hello.get("hello") if type(hello) is dict else None
+
+    def stop(self):
+        try:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        except Exception:
+            pass
+        self.peer.broken = self.peer.broken or "the submission's process was stopped"
+        self.peer.main.close()
+        try:
+            self.peer.ctrl.shutdown(socket.SHUT_RDWR)
+            self.peer.ctrl.close()
+        except OSError:
+            pass
+
+    # values of the trusted side crossing to the worker
+    def export(self, x):
+        if isinstance(x, Remote):
+            if x._gen != self.gen:
+                raise WireError("an object of the submission's from an earlier process")
+            return ["o", x._ref]
+        if isinstance(x, (Lazy, BoundCall)):
+            return self.peer.enc(x._value())
+        if isinstance(x, type) and "_gauntlet_key" in x.__dict__:
+            return ["xm", list(x._gauntlet_key)]
+        if isinstance(x, type) and issubclass(x, BaseException) and x.__module__ == "builtins":
+            return ["xb", x.__name__]
+        with self.lock:
+            r = self.back.get(id(x))
+            if r is None:
+                r = len(self.table) + 1
+                self.table[r], self.back[id(x)] = x, r
+        return ["c", r]
+
+    def resolve(self, tag, p):
+        if tag == "o" and type(p) is int:
+            with self.lock:
+                ent = self.remotes.get(p)
+                r = ent[0]() if ent is not None else None
+                if r is None:
+                    r = Remote(self.gen, p)
+                    ent = self.remotes[p] = [weakref.ref(r, lambda wr, p=p: self._dead(p, wr)), 0]
+                ent[1] += 1
+            return r
+        if tag == "c" and p in self.table:
+            return self.table[p]
+        if tag == "xb":
+            b = getattr(builtins, str(p), None)
+            if isinstance(b, type) and issubclass(b, BaseException):
+                return b
+            return Exception
+        if tag == "x" and type(p) is dict:
+            real = stdlib_exception(str(p.get("mod")), str(p.get("qual")))
+            if real is not None:
+                return real
+            base = self.peer.dec(p.get("base", ["xb", "Exception"]))
+            return mirror(str(p.get("mod")), str(p.get("qual")), base)
+        raise WireError("the submission's process sent an unknown handle")
+
+    def _dead(self, ref, wr):
+        with self.lock:
+            ent = self.remotes.get(ref)
+            if ent is not None and ent[0] is wr:
+                del self.remotes[ref]
+                self.methods.pop(ref, None)
+                self.released.append([ref, ent[1]])
+
+    def take_released(self):
+        out = []
+        try:
+            while len(out) < 4096:
+                out.append(self.released.popleft())
+        except IndexError:
+            pass
+        return out
+
+    SAFE_OPS = {"iter": iter, "next": next, "len": len, "getitem": lambda o, k: o[k],
+                "contains": lambda o, k: k in o, "bool": bool, "eq": lambda a, b: a == b,
+                "ne": lambda a, b: a != b, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
+                "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b, "hash": hash, "repr": repr,
+                "str": str, "int": int, "float": float, "index": lambda o: o.__index__()}
+
+    def handle(self, q):  # the submission asking something of a test's object
+        op, args = q[0], [self.peer.dec(a) for a in q[1:]]
+        if op == "call" and len(args) == 3 and callable(args[0]):
+            return args[0](*args[1], **args[2])
+        if op == "op" and args and args[0] in self.SAFE_OPS:
+            return self.SAFE_OPS[args[0]](*args[1:])
+        if op == "getattr" and len(args) == 2 and type(args[1]) is str and not args[1].startswith("_"):
+            v = getattr(args[0], args[1])
+            if isinstance(v, (types.ModuleType, types.FrameType, types.CodeType)):
+                raise AttributeError(args[1])
+            return v
+        raise PermissionError(f"the judge does not serve {op!r} on a test's object")
+
+    def enc_exc(self, e):
+        t = type(e)
+        if "_gauntlet_key" in t.__dict__:
+            cls = ["xm", list(t._gauntlet_key)]
+        else:
+            b = next(c for c in t.__mro__ if c.__module__ == "builtins")
+            cls = ["xb", b.__name__]
+        try:
+            args = self.peer.enc(tuple(e.args))
+        except Exception:
+            args = ["t", []]
+        return {"cls": cls, "args": args, "msg": str(e)[:100000]}
+
+    def dec_exc(self, p):
+        try:
+            cls = self.peer.dec(p.get("cls"))
+            args = self.peer.dec(p.get("args", ["t", []]))
+            msg = p.get("msg")
+        except Exception:
+            return RuntimeError("the submission raised an exception the judge could not read")
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)) or cls in (KeyboardInterrupt, GeneratorExit):
+            return RuntimeError(f"the submission raised {getattr(cls, '__name__', '?')}: {msg}")
+        try:
+            e = cls(*args) if type(args) is tuple else cls(msg)
+        except Exception:
+            try:
+                e = cls(msg)
+            except Exception:
+                return RuntimeError(f"the submission raised {getattr(cls, '__name__', '?')}: {msg}")
+        if "_gauntlet_key" in cls.__dict__ and type(msg) is str:
+            e._gauntlet_msg = msg
+        try:
+            attrs = self.peer.dec(p.get("attrs", ["d", []]))
+        except Exception:
+            attrs = None
+        if type(attrs) is dict:  # instance data only: never a name the class defines
+            for k, v in attrs.items():
+                if type(k) is str and k.isidentifier() and not k.startswith(("_gauntlet", "__")) and not hasattr(cls, k):
+                    try:
+                        setattr(e, k, v)
+                    except Exception:
+                        pass
+        return e
+
+
+STATE = {"worker": None, "suite": None, "coverage": {}, "in_test": False, "first_pid": None}
+
+
+def kill_workers():
+    """Kill every process started since the first worker (all of them the submission's:
+    this process starts nothing else), also those that left the worker's session. Not
+    ``kill(-1)``: that would also end the sandbox's exec wrapper."""
+    first = STATE["first_pid"]
+    if first is None:
+        return
+    me = os.getpid()
+    try:
+        pids = [int(d) for d in os.listdir("/proc") if d.isdigit()]
+    except OSError:
+        return
+    for pid in pids:
+        if pid >= first and pid != me:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+_WORKER_LOCK = threading.RLock()  # a test's threads may all want a fresh worker at once
+
+
+def worker():
+    w = STATE["worker"]
+    if w is not None and not w.peer.broken and w.proc.poll() is None:
+        return w
+    with _WORKER_LOCK:
+        w = STATE["worker"]
+        if w is None or w.peer.broken or w.proc.poll() is not None:
+            if w is not None:
+                _retire(w)
+            w = STATE["worker"] = Worker()
+        return w
+
+
+def _retire(w):
+    with _WORKER_LOCK:
+        _retire_locked(w)
+
+
+def _retire_locked(w):
+    try:
+        if not w.peer.broken and w.proc.poll() is None:
+            cov = w.peer.request(["coverage"])
+            if type(cov) is dict:
+                for f, (lines, arcs) in cov.items():
+                    have = STATE["coverage"].setdefault(f, (set(), set()))
+                    have[0].update(lines)
+                    have[1].update(tuple(a) for a in arcs)
+    except Exception:
+        pass
+    w.stop()
+    kill_workers()
+    if STATE["worker"] is w:
+        STATE["worker"] = None
+
+
+def call(q):
+    w = worker()
+    try:
+        req = [q[0], *[w.peer.enc(a) for a in q[1:]]]
+        if w.released:
+            req = ["rel", w.take_released(), *req]
+        return w.peer.request(req)
+    except WireError as e:
+        _retire(w)
+        raise RuntimeError(f"judge: {e}") from None
+'''
