@@ -11,12 +11,12 @@ import contextlib
 from pathlib import Path
 from typing import Any, Iterable
 
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
-from gauntlet_tui import keys, settings
+from gauntlet_tui import gcpolicy, keys, settings
 from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.guard import Guard
 from gauntlet_tui.screens.attempt import AttemptScreen
@@ -143,6 +143,7 @@ class GauntletApp(App[None]):
         self._ready_worker = None
         if self._on_ready is not None:
             self._ready_worker = self.run_worker(self._on_ready(self), group="ready")
+        self.call_after_refresh(gcpolicy.settle)  # up: later GC passes skip all that is here now
 
     def _remember_theme(self, theme: Any) -> None:
         if not self._forced_theme and theme.name in THEME_NAMES:
@@ -160,6 +161,7 @@ class GauntletApp(App[None]):
             await self.follower.close()
             return
         self.tick(full=True)
+        gcpolicy.settle()  # the store's attempts are loaded
         if self.live_refresh:
             await self.follower.run()
         else:
@@ -170,7 +172,10 @@ class GauntletApp(App[None]):
         """Fold buffered events into views, then let the screen on top redraw."""
         self.ticks += 1
         changed = self.adapter.flush()
-        screen = self.screen
+        try:
+            screen = self.screen
+        except ScreenStackError:  # the app is closing: its screens are gone, the timer not yet
+            return
         alerts = self.adapter.drain_alerts()
         if alerts and self.toasts and type(screen).__name__ in ("HomeScreen", "BigBoardScreen"):
             from gauntlet_tui.toasts import announce
@@ -280,13 +285,18 @@ class GauntletApp(App[None]):
         self.push_screen(HelpScreen(type(screen).__name__.replace("Screen", ""), rows))
 
     def action_big_board(self) -> None:
-        """The projector layout: one card per attempt (``v`` toggles it)."""
+        """The projector layout: one card per attempt (``v`` toggles it). One board for
+        the app's life: back on top it redraws its cards in place, it never remounts them."""
         from gauntlet_tui.screens.bigboard import BigBoardScreen
 
         if isinstance(self.screen, BigBoardScreen):
             self.action_back()
+        elif self.is_screen_installed("bigboard"):
+            if self.get_screen("bigboard") not in self.screen_stack:  # else it is open, under this one
+                self.push_screen("bigboard")
         else:
-            self.push_screen(BigBoardScreen(self.adapter))
+            self.install_screen(BigBoardScreen(self.adapter), "bigboard")
+            self.push_screen("bigboard")
 
     def action_library(self) -> None:
         from gauntlet_tui.screens.library import LibraryScreen
@@ -378,6 +388,7 @@ class GauntletApp(App[None]):
         return attempt
 
     async def on_unmount(self) -> None:
+        gcpolicy.release()
         await self.presence.close()
         if self.cluster is not None:
             self.cluster.close()

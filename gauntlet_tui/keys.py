@@ -34,3 +34,7 @@ SEEK_FWD = _b("right", "seek(30)", "+30s", "Seek forward 30 attempt seconds", id
               priority=True)
 BIG_BOARD = _b("v", "app.big_board", "Board", "The big board: one card per attempt (projectors)",
                id="big-board")
+PAGE_NEXT = _b("pagedown,right_square_bracket", "page(1)", "Next page", "The next page of cards",
+               id="board-next", key_display="PgDn")
+PAGE_PREV = _b("pageup,left_square_bracket", "page(-1)", "Prev page", "The previous page of cards",
+               id="board-prev", key_display="PgUp")

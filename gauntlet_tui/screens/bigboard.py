@@ -5,6 +5,11 @@ card's colour (running, 80% warning, 90% urgent, grace, over, infra error), the 
 its trajectory, and the last feedback in one line. ``v`` toggles it from home; under the
 projector theme the app opens it by default. Cards are redrawn by the app's refresh
 timer (``refresh_view``) from the engine's views; nothing is computed here.
+
+More attempts than fit the screen (cards of at least ``CARD_W`` x ``CARD_H`` cells) are
+shown a page at a time: PgDn/PgUp (or ``]``/``[``) turn the page, a line above the cards
+says which page of how many. The cards are mounted once per page size and re-pointed at
+the page's attempts; each writes only the parts of it that changed.
 """
 from __future__ import annotations
 
@@ -14,12 +19,17 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
-from textual.screen import Screen
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual.renderables.digits import Digits as DigitsRenderable
+from textual.strip import Strip
 from textual.widgets import Digits, Sparkline, Static
 
 from arena.view import AttemptView
 from gauntlet_tui import keys
 from gauntlet_tui.widgets.clock import fmt_clock
+from gauntlet_tui.screens.kept import KeptScreen
 from gauntlet_tui.widgets.footer import GauntletFooter
 
 STATES = ("ok", "warning", "urgent", "grace", "over", "infra")
@@ -77,6 +87,54 @@ def feedback_line(view: AttemptView) -> str:
     return " · ".join(parts)
 
 
+CARD_W, CARD_H = 40, 10  # the smallest card that shows all of it (title, digits, state, spark)
+
+
+def grid_for(n: int, width: int, height: int) -> tuple[int, int, int]:
+    """(columns, rows, cards per page) for ``n`` attempts in ``width`` x ``height`` cells:
+    all of them when they fit, in a near-square grid; else a page of the most that fit."""
+    max_cols, max_rows = max(1, width // CARD_W), max(1, height // CARD_H)
+    if n > max_cols * max_rows:
+        return max_cols, max_rows, max_cols * max_rows
+    cols = max(1, math.ceil(math.sqrt(n * 2)) // 2 + (1 if n > 1 else 0))
+    cols = min(cols, n, max_cols) if n else 1
+    if math.ceil(n / cols) > max_rows:
+        cols = math.ceil(n / max_rows)
+    return cols, max(1, math.ceil(n / cols)), max(n, 1)
+
+
+OFFSET = Style(meta={"offset": (0, 0)})  # what DigitsRenderable puts on its glyphs
+_glyphs: dict[tuple[str, bool], list[str]] = {}
+
+
+def glyph_rows(value: str, bold: bool) -> list[str]:
+    """The three rows of large characters ``Digits`` draws for ``value`` (cached)."""
+    rows = _glyphs.get((value, bold))
+    if rows is None:
+        if len(_glyphs) > 4096:
+            _glyphs.clear()
+        segments = DigitsRenderable(value).render(Style(bold=bold))
+        rows = _glyphs[(value, bold)] = [seg.text for seg in segments if seg.text != "\n"]
+    return rows
+
+
+class BoardDigits(Digits):
+    """``Digits`` drawn straight from its glyph rows: the same characters and styles,
+    without Rich's Align and render pipeline (a page turn redraws 16 of them)."""
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        style = self.rich_style
+        rows = glyph_rows(self.value, bool(style.bold))
+        if y >= len(rows):
+            return Strip.blank(width, style)
+        text = rows[y]
+        size = cell_len(text)
+        if size >= width:
+            return Strip([Segment(text, style + OFFSET)], size).crop(0, width)
+        return Strip([Segment(text, style + OFFSET), Segment(" " * (width - size), style)], width)
+
+
 class AttemptCard(Vertical):
     DEFAULT_CSS = """
     AttemptCard { border: heavy $primary; padding: 0 1; height: 1fr; }
@@ -96,51 +154,86 @@ class AttemptCard(Vertical):
     AttemptCard.-infra { border: heavy $error; background: $error 25%; }
     """
 
-    def __init__(self, attempt: str) -> None:
-        super().__init__(id=f"card-{attempt}")
-        self.attempt = attempt
-        self.sig: Any = None
+    def __init__(self, serial: int) -> None:
+        super().__init__(id=f"card-{serial}")
+        self.attempt: str | None = None
+        self._shown: dict[str, Any] = {}  # part -> what it shows now
+        self._parts: tuple | None = None
+        self._state: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="card-title")
-        yield Digits("--:--")
+        yield BoardDigits("--:--")
         yield Static("", classes="card-state")
         yield Static("", classes="card-feedback")
         yield Sparkline([], summary_function=max)
 
+    def assign(self, attempt: str | None) -> None:
+        """Point the card at another attempt (a page turn); it redraws on ``show``."""
+        if attempt != self.attempt:
+            self.attempt = attempt
+            self._shown.clear()
+        if self.display != (attempt is not None):
+            self.display = attempt is not None
+
+    def _set(self, part: str, value: Any) -> bool:
+        if self._shown.get(part, self) == value:
+            return False
+        self._shown[part] = value
+        return True
+
     def show(self, view: AttemptView, elapsed: float) -> None:
-        state = card_state(view, elapsed)
-        clock = clock_text(view, elapsed)
-        sig = (view.version, state, clock)
-        if sig == self.sig:
+        """Write what changed: the state class, title, digits, state line, feedback, spark."""
+        if not self.is_mounted or not self.children:
             return
-        self.sig = sig
-        for s in STATES:
-            self.set_class(s == state, f"-{s}")
-        self.query_one(".card-title", Static).update(
-            f"{view.title or view.challenge} · {view.agent} · {view.format}")
-        self.query_one(Digits).update(clock)
-        self.query_one(".card-state", Static).update(state_line(view, elapsed))
-        spark = self.query_one(Sparkline)
-        if list(spark.data or []) != view.trajectory:
-            spark.data = list(view.trajectory)
-        self.query_one(".card-feedback", Static).update(feedback_line(view))
+        if self._parts is None:  # found once: a DOM query per part per refresh adds up
+            self._parts = (self.query_one(".card-title", Static), self.query_one(Digits),
+                           self.query_one(".card-state", Static), self.query_one(".card-feedback", Static),
+                           self.query_one(Sparkline))
+        title, digits, line, feedback, spark = self._parts
+        state = card_state(view, elapsed)
+        if state != self._state:  # the class it has, kept across page turns
+            self._state = state
+            self.remove_class(*(f"-{s}" for s in STATES if s != state), update=False)
+            self.add_class(f"-{state}", update=False)
+            # restyle the card and its digits only: no other part has a rule on the state
+            self.app.stylesheet.update_nodes([self, digits], animate=False)
+        if self._set("title", f"{view.title or view.challenge} · {view.agent} · {view.format}"):
+            title.update(self._shown["title"], layout=False)
+        if self._set("clock", clock_text(view, elapsed)):
+            digits.update(self._shown["clock"])
+        if self._set("line", state_line(view, elapsed)):
+            line.update(self._shown["line"], layout=False)
+        if self._set("feedback", feedback_line(view)):
+            feedback.update(self._shown["feedback"], layout=False)
+        if self._set("trajectory", view.trajectory):
+            spark.data = list(self._shown["trajectory"])
 
 
-class BigBoardScreen(Screen):
+class BigBoardScreen(KeptScreen):
     DEFAULT_CSS = """
     BigBoardScreen #board { grid-gutter: 0 1; height: 1fr; }
+    BigBoardScreen #board-pages { display: none; height: 1; padding: 0 1; background: $panel; }
+    BigBoardScreen.-paged #board-pages { display: block; }
     BigBoardScreen #board-empty { padding: 2 4; color: $text-muted; }
     """
     BINDINGS = [keys.BACK, Binding("v", "app.back", "Table", id="board-table",
-                                   tooltip="Back to the dashboard table")]
+                                   tooltip="Back to the dashboard table"),
+                keys.PAGE_NEXT, keys.PAGE_PREV]
 
     def __init__(self, adapter: Any) -> None:
         super().__init__(name="bigboard")
         self.adapter = adapter
-        self.cards: dict[str, AttemptCard] = {}
+        self.page = 0
+        self.pages = 1
+        self.slots: list[AttemptCard] = []  # mounted cards, one per place on the page
+        self.cards: dict[str, AttemptCard] = {}  # attempt -> its card, this page's only
+        self._grid: tuple[int, int] | None = None
+        self._mounting = False
+        self._serial = 0  # card ids are never reused (a removed card may still be leaving)
 
     def compose(self) -> ComposeResult:
+        yield Static("", id="board-pages")
         yield Grid(id="board")
         yield GauntletFooter()
 
@@ -150,26 +243,76 @@ class BigBoardScreen(Screen):
     def on_screen_resume(self) -> None:
         self.refresh_view()
 
-    def _layout(self, n: int) -> None:
-        cols = max(1, math.ceil(math.sqrt(n * 2)) // 2 + (1 if n > 1 else 0))
-        cols = min(cols, n) if n else 1
-        rows = max(1, math.ceil(n / cols))
-        grid = self.query_one("#board", Grid)
-        grid.styles.grid_size_columns = cols
-        grid.styles.grid_size_rows = rows
+    def on_resize(self) -> None:
+        self.refresh_view()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The page keys are there (and in the footer) only when there are pages."""
+        return self.pages > 1 if action == "page" else True
+
+    def action_page(self, step: int) -> None:
+        self.page = max(0, min(self.pages - 1, self.page + step))
+        self.refresh_view()
+
+    def _place(self, n: int) -> int:
+        """Lay the grid out for ``n`` attempts on this screen; returns cards per page."""
+        width, height = self.size.width, self.size.height - 1  # the footer
+        cols, rows, per_page = grid_for(n, width, height)
+        if per_page < n:  # paged: the page line takes a row
+            cols, rows, per_page = grid_for(n, width, height - 1)
+        pages = max(1, math.ceil(n / per_page))
+        if (pages > 1) != (self.pages > 1):
+            self.refresh_bindings()
+        self.pages = pages
+        self.set_class(pages > 1, "-paged")
+        if (cols, rows) != self._grid:
+            self._grid = (cols, rows)
+            grid = self.query_one("#board", Grid)
+            grid.styles.grid_size_columns = cols
+            grid.styles.grid_size_rows = rows
+        return per_page
 
     def refresh_view(self, changed: Any = None) -> None:
-        ids = list(self.adapter.order)
-        new = [a for a in ids if a not in self.cards]
+        if self._mounting or not self.size.height:
+            return
+        ids = self.adapter.order
+        per_page = self._place(len(ids))
+        if len(self.slots) != per_page:
+            self._resize_pool(per_page)
+            return
+        self.page = min(self.page, self.pages - 1)
+        first = self.page * per_page
+        shown = ids[first:first + per_page]
+        self.cards = {}
+        for i, card in enumerate(self.slots):
+            attempt = shown[i] if i < len(shown) else None
+            card.assign(attempt)
+            if attempt is not None:
+                self.cards[attempt] = card
+        if self.pages > 1:
+            self.query_one("#board-pages", Static).update(
+                f"page {self.page + 1}/{self.pages} · attempts {first + 1}–{first + len(shown)} of "
+                f"{len(ids)} · PgDn/PgUp or ]/[ to turn", layout=False)
+        for attempt, card in self.cards.items():
+            view = self.adapter.views.get(attempt)
+            if view is not None:
+                card.show(view, self.adapter.elapsed(attempt))
+
+    def _resize_pool(self, per_page: int) -> None:
+        """Mount or remove cards so there is one per place; redraw once they are there."""
+        grid = self.query_one("#board", Grid)
+        extra, self.slots = self.slots[per_page:], self.slots[:per_page]
+        for card in extra:
+            card.remove()
+        new = [AttemptCard(self._serial + i) for i in range(per_page - len(self.slots))]
+        self._serial += len(new)
+        self.slots += new
+        self._mounting = True
+
+        def done() -> None:
+            self._mounting = False
+            self.refresh_view()
+
         if new:
-            grid = self.query_one("#board", Grid)
-            for a in new:
-                self.cards[a] = AttemptCard(a)
-            grid.mount(*(self.cards[a] for a in new))
-            self._layout(len(ids))
-            return  # the new cards draw on the next tick, once composed
-        for a in ids:
-            view = self.adapter.views.get(a)
-            card = self.cards[a]
-            if view is not None and card.is_mounted:
-                card.show(view, self.adapter.elapsed(a))
+            grid.mount(*new)
+        self.call_after_refresh(done)

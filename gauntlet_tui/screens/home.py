@@ -13,7 +13,6 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.events import Resize
 from gauntlet_tui.text import esc as escape
-from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from gauntlet_tui import keys
@@ -22,10 +21,11 @@ from gauntlet_tui.screens.confirm import ConfirmScreen
 from gauntlet_tui.widgets import AttemptTable
 from gauntlet_tui.widgets.cluster_line import ClusterLine
 from gauntlet_tui.widgets.detail import MIN_WIDTH, DetailPane
+from gauntlet_tui.screens.kept import KeptScreen
 from gauntlet_tui.widgets.footer import GauntletFooter
 
 
-class HomeScreen(Screen):
+class HomeScreen(KeptScreen):
     DEFAULT_CSS = """
     HomeScreen #home-title { height: 1; padding: 0 1; background: $panel; color: $foreground; }
     HomeScreen #home-filter { display: none; height: 3; border: tall $accent; }
@@ -47,6 +47,7 @@ class HomeScreen(Screen):
         self.title_text = title
         self.paused = False
         self._title = ""
+        self._table: AttemptTable | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="home-title")
@@ -54,7 +55,7 @@ class HomeScreen(Screen):
         yield Static("PAUSED — live updates held (p to resume)", id="paused-banner")
         yield Input(placeholder="filter: challenge, agent, format, class, status…", id="home-filter")
         with Horizontal(id="home-body"):
-            yield AttemptTable(id="attempts")
+            yield AttemptTable(self._row, id="attempts")
             yield DetailPane(id="home-detail")
         yield Static("No attempts yet. Press l for the challenge library, or run `gauntlet demo`.",
                      id="home-empty")
@@ -76,10 +77,22 @@ class HomeScreen(Screen):
 
     @property
     def table(self) -> AttemptTable:
-        return self.query_one(AttemptTable)
+        if self._table is None:
+            self._table = self.query_one(AttemptTable)
+        return self._table
+
+    def _row(self, attempt: str) -> tuple | None:
+        """What the table shows of an attempt: (view, elapsed now, scorecard total)."""
+        ad = self.adapter
+        view = ad.views.get(attempt)
+        if view is None:
+            return None
+        totals = getattr(self.app, "totals", None)
+        return view, ad.elapsed(attempt), totals.values.get(attempt) if totals else None
 
     def refresh_view(self, changed: set[str] | None) -> None:
-        """Redraw the rows of ``changed`` attempts and of running ones; None = all."""
+        """Redraw the rows of ``changed`` attempts and of running ones; None = all. The
+        table writes only the rows in sight (``AttemptTable.sync``)."""
         if self.paused:
             return
         ad = self.adapter
@@ -89,8 +102,12 @@ class HomeScreen(Screen):
         if ad.cluster is not None:
             self.query_one(ClusterLine).show(ad.cluster)
         with self.app.batch_update():
-            self.table.sync(((a, ad.views[a], ad.elapsed(a)) for a in ids),
-                            getattr(self.app, "totals", None) and self.app.totals.values)
+            self.table.sync(ids)
+        self._refresh_title()
+        self._show_detail()
+
+    def _refresh_title(self) -> None:
+        ad = self.adapter
         running = sum(1 for v in ad.views.values() if not v.finished)
         title = (f"[b]{escape(self.title_text)}[/] · {running} running · {len(ad.views) - running} finished"
                  + (f" · filter: {escape(self.table.filter_text)}" if self.table.filter_text else ""))
@@ -101,7 +118,6 @@ class HomeScreen(Screen):
             self.query_one("#home-title", Static).update(title, layout=False)
         if self.has_class("-empty") != (not ad.views):
             self.set_class(not ad.views, "-empty")
-        self._show_detail()
 
     def _show_detail(self) -> None:
         if self.has_class("-narrow"):
@@ -117,8 +133,9 @@ class HomeScreen(Screen):
 
     @on(DataTable.HeaderSelected)
     def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
-        self.table.sort_by(str(event.column_key.value))
-        self.refresh_view(set())
+        self.table.sort_by(str(event.column_key.value))  # sorts and writes the rows in sight
+        self._refresh_title()
+        self._show_detail()
 
     # -- keys -----------------------------------------------------------------------
     def action_filter(self) -> None:
@@ -143,8 +160,9 @@ class HomeScreen(Screen):
             self.table.focus()
 
     def action_sort(self) -> None:
-        self.table.cycle_sort()
-        self.refresh_view(set())  # the title shows the sort; no toast (a toast re-lays out the screen)
+        self.table.cycle_sort()  # sorts and writes the rows in sight
+        self._refresh_title()  # the title shows the sort; no toast (a toast re-lays out the screen)
+        self._show_detail()
 
     def selected(self) -> str | None:
         table = self.table

@@ -44,4 +44,4 @@ class DetailPane(Static):
         self._shown = key
         self.attempt = attempt
         self.update("Select an attempt." if view is None or attempt is None
-                    else detail_text(attempt, view, elapsed))
+                    else detail_text(attempt, view, elapsed), layout=False)  # fixed size: no re-layout

@@ -46,6 +46,8 @@ async def test_cards_follow_the_views_and_v_toggles():
         await _ready(pilot)
         board = app.screen
         assert isinstance(board, BigBoardScreen) and len(board.cards) == 4
+        assert not board.query_one("#board-pages").display  # one page: no page line, no page keys
+        assert "Next page" not in {k.description for k in board.query("FooterKey")}
         card = board.cards["a-00000002"]
         assert card.has_class("-urgent")  # 1645 s of 1800: past 90%
         assert "score 58.0" in str(card.query_one(".card-state").render())
@@ -107,3 +109,91 @@ def test_standings_snapshot(snap_compare):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 30), run_before=show)
+
+
+async def test_more_attempts_than_fit_are_paged_and_cards_are_reused():
+    """1,000 attempts do not mount 1,000 cards: one page of cards that fit the screen,
+    PgDn/PgUp turn it (the same card widgets re-pointed), a line says which page."""
+    from textual.widgets._footer import FooterKey
+
+    from gauntlet_tui.screens.bigboard import AttemptCard, BigBoardScreen, grid_for
+
+    rig = Rig()
+    for i in range(40):
+        rig.start(f"a-{i:08d}", ("sprint", "standard", "marathon")[i % 3], title=f"Challenge {i}",
+                  agent=f"scripted:agent{i % 5}", head_start=10 * i)
+    rig.time.set(30)
+    S.submit(rig.bus, "a-00000017", 1, 20, S.doc("standard", 1, 20), 77.0)
+    app = rig.app(theme="gauntlet-projector", board=True)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _ready(pilot)
+        board = app.screen
+        assert isinstance(board, BigBoardScreen)
+        cols, rows, per_page = grid_for(40, 160, 43)
+        assert (cols, rows, per_page) == (4, 4, 16) and board.pages == 3
+        assert len(board.query(AttemptCard)) == 16 and list(board.cards)[0] == "a-00000000"
+        first = dict(board.cards)
+        line = str(board.query_one("#board-pages").render())
+        assert "page 1/3" in line and "attempts 1–16 of 40" in line
+        assert {"Next page", "Prev page"} <= {k.description for k in board.query(FooterKey)}
+        await pilot.press("pagedown")
+        await _ready(pilot)
+        assert list(board.cards)[0] == "a-00000016" and "page 2/3" in str(board.query_one("#board-pages").render())
+        assert set(board.cards.values()) == set(first.values())  # the same widgets, re-pointed
+        assert "score 77.0" in str(board.cards["a-00000017"].query_one(".card-state").render())
+        await pilot.press("pagedown", "pagedown")  # the last page: 8 cards shown, the rest hidden
+        await _ready(pilot)
+        assert board.page == 2 and len(board.cards) == 8
+        assert sum(1 for c in board.query(AttemptCard) if c.display) == 8
+        await pilot.press("pageup")
+        await _ready(pilot)
+        assert board.page == 1
+        app.save_screenshot("paged-board.svg", str(_shots()))
+
+
+def _shots():
+    import os
+    from pathlib import Path
+
+    path = Path(os.environ.get("GAUNTLET_SHOTS", "/tmp/gauntlet-shots"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def test_grid_fits_cards_to_the_screen():
+    from gauntlet_tui.screens.bigboard import grid_for
+
+    assert grid_for(4, 160, 44) == (2, 2, 4)  # few: a near-square grid, as before
+    assert grid_for(6, 160, 44) == (3, 2, 6)
+    assert grid_for(16, 160, 44) == (4, 4, 16)
+    assert grid_for(1000, 160, 48) == (4, 4, 16)  # many: the page holds what fits
+    assert grid_for(1000, 80, 23) == (2, 2, 4)
+    assert grid_for(1000, 30, 8) == (1, 1, 1)  # never less than one card
+
+
+async def test_a_theme_switch_while_the_board_is_away_restyles_it_on_return():
+    """The board stays mounted between toggles and skips Textual's restyle on return
+    when nothing changed (screens.kept); a theme switch meanwhile must still restyle it."""
+    from textual.color import Color
+
+    rig = _board_rig()
+    app = rig.app(theme="gauntlet-dark", board=True)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _ready(pilot)
+        board = app.screen
+        card = board.cards["a-00000003"]  # marathon, 1200 s of 3600: ok, the primary border
+        before = card.styles.border_top[1]
+        await pilot.press("v")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HomeScreen"
+        await pilot.press("v")
+        await _ready(pilot)
+        assert app.screen is board and card.styles.border_top[1] == before  # back, same styles
+        await pilot.press("v")
+        await pilot.pause()
+        app.theme = "gauntlet-light"
+        await pilot.pause()
+        await pilot.press("v")
+        await _ready(pilot)
+        assert app.screen is board
+        assert card.styles.border_top[1] == Color.parse(app.theme_variables["primary"]) != before

@@ -120,6 +120,43 @@ async def test_node_column_appears_when_a_remote_attempt_comes(rig):
         assert "w2" in table.render_line(table.get_row_index("a-9") + 1).text
 
 
+async def test_node_column_at_scale_keeps_selection_sorts_and_filters(rig):
+    """200 rows, the selected one out of the first screen: the rebuild for the Node column
+    keeps it selected and written; the column sorts (s cycles through it) and filters."""
+    for i in range(200):
+        rig.start(f"a-{i:04d}", "sprint", title=f"Local {i:04d}")
+    app = rig.app()
+    async with app.run_test(size=(170, 24)) as pilot:
+        app.tick(full=True)
+        await pilot.pause()
+        table = app.screen.query_one(AttemptTable)
+        table.move_cursor(row=150)
+        await pilot.pause()
+        rig.start("z-remote", "sprint", title="Remote", extra=_node("w2"))
+        app.tick()
+        await pilot.pause()
+        assert [c for c, _, _ in table.active][table.active.index(("status", "Status", 9)) + 1] == "node"
+        assert table.row_count == 201 and app.screen.selected() == "a-0150"
+        assert _cell(table, "a-0150", "node") == "local"  # in sight after the rebuild: written
+        assert _cell(table, "a-0080", "node") == ""  # never in sight: the rebuild did not write it
+        assert "Local 0150" in table.render_line(table.cursor_row - int(table.scroll_y) + 1).text
+        keys = [c for c, _, _ in table.active]
+        for _ in range(keys.index("node")):
+            await pilot.press("s", "s")
+        await pilot.press("s", "s")  # node, descending: "w2" before every "local"
+        assert (table.sort_column, table.sort_reverse) == ("node", True)
+        assert table.attempt_ids[0] == "z-remote"
+        await pilot.press("g")  # to the top: its row is written as it comes into sight
+        await pilot.pause()
+        assert _cell(table, "z-remote", "node") == "w2" and "w2" in table.render_line(1).text
+        await pilot.press("s")  # on to the next column: Format
+        assert table.sort_column == "format"
+        await pilot.press("slash")
+        await pilot.press("w", "2")
+        await pilot.pause()
+        assert table.attempt_ids == ["z-remote"]
+
+
 def test_followed_clock_reads_the_latest_event_and_the_scale():
     now = [100.0]
     ad = EngineAdapter(now=lambda: now[0])

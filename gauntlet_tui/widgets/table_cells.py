@@ -1,0 +1,161 @@
+"""The dashboard table's cells and sort keys, computed from an ``AttemptView`` (and the
+live elapsed time, and the scorecard total once known). No Textual here: the table
+(``attempt_table``) writes them and the tests read them.
+
+Every cell has a *signature* (what it shows, as a comparable value), so the table
+writes a cell only when its signature changed. Sort keys come from the views, never
+from the cells written, so rows out of sight (whose cells are only written when they
+scroll into view) still sort where they belong.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from arena.view import AttemptView
+from gauntlet_tui.widgets.clock import fmt_clock
+
+# (key, label, width): fixed widths, so a changed cell never re-measures its column. The
+# columns that change come first, so at 80 columns only the static facts scroll off.
+COLUMNS: tuple[tuple[str, str, int], ...] = (
+    ("challenge", "Challenge", 14),
+    ("agent", "Agent", 14),
+    ("clock", "Clock", 16),
+    ("subs", "Subs", 4),
+    ("score", "Score", 6),
+    ("phase", "Phase", 5),
+    ("usage", "Tokens/$", 11),
+    ("status", "Status", 9),
+    ("format", "Format", 8),
+    ("weight", "Class", 12),
+)
+COLUMN_KEYS = tuple(c for c, _, _ in COLUMNS)
+# the cluster node an attempt ran on ("local": this machine), after Status, shown only
+# once some attempt has a node (``AttemptTable.show_nodes``)
+NODE_COLUMN = ("node", "Node", 10)
+BAR = 6
+
+
+def columns(nodes: bool) -> tuple[tuple[str, str, int], ...]:
+    """The table's columns, with the Node column or without it."""
+    if not nodes:
+        return COLUMNS
+    at = COLUMN_KEYS.index("status") + 1
+    return (*COLUMNS[:at], NODE_COLUMN, *COLUMNS[at:])
+
+
+def clock_cell(view: AttemptView, elapsed: float, colours: dict[str, str]) -> tuple[Any, Text]:
+    """(signature, cell) of the clock bar: warning style at the soft mark, urgent at the hard."""
+    stage = view.stage(elapsed)
+    level = view.clock_level(elapsed)
+    frac = min(1.0, view.fraction(elapsed))
+    filled = int(frac * BAR)
+    if stage == "running":
+        label = fmt_clock(view.remaining(elapsed))
+        style = {"ok": colours.get("success", ""), "warning": colours.get("warning", ""),
+                 "urgent": "bold " + colours.get("error", "")}[level]
+    elif stage == "grace":
+        label = fmt_clock(max(0.0, view.cutoff_s() + view.grace_s - elapsed))  # status says "grace"
+        style = "bold italic " + colours.get("warning", "")
+    else:
+        left = max(0.0, view.time_limit_s - view.elapsed_s)
+        if view.finished and left >= 1:  # ended early: say so, and how much time was left
+            label = f"done, {fmt_clock(left)} left"
+            return (0, "done", stage, label, "dim"), Text(label, style="dim")
+        label, style, level = "over", "dim", "over"
+    style = style.strip()
+    sig = (filled, level, stage, label, style)  # the style too: a theme switch restyles it
+    return sig, Text("█" * filled + "░" * (BAR - filled) + " " + label, style=style)
+
+
+def score_cell(view: AttemptView, total: float | None) -> str:
+    """The scorecard total once it is known (finished attempts); before that the last
+    submission's score, marked ``~`` (provisional: the scorecard adds process and
+    strategy adjustments)."""
+    if total is not None:
+        return f"{total:.1f}"
+    score = view.last_score
+    return "—" if score is None else f"~{score:.1f}"
+
+
+def _usage_cell(view: AttemptView) -> str:
+    """Tokens and cost of a real agent's model calls (``—`` for agents without a model)."""
+    if not view.model and not view.calls:
+        return "—"
+    tok = f"{view.tokens / 1000:.1f}k" if view.tokens >= 1000 else str(view.tokens)
+    return tok if view.cost_usd is None else f"{tok} ${view.cost_usd:.2f}"
+
+
+def _status(view: AttemptView, elapsed: float) -> str:
+    if view.finished:
+        return view.status
+    return "replaced" if view.recently_replaced(elapsed) else view.stage(elapsed)
+
+
+def _phase(view: AttemptView) -> str:
+    phases = len(view.phases)
+    return f"{view.current_phase}/{phases}" if phases > 1 else "—"
+
+
+# column -> text of the cell (every column but the clock)
+TEXT: dict[str, Any] = {
+    "challenge": lambda v, e, t: v.title or v.challenge or v.attempt,
+    "agent": lambda v, e, t: v.agent,
+    "format": lambda v, e, t: v.format,
+    "weight": lambda v, e, t: v.weight_class,
+    "subs": lambda v, e, t: f"{v.submissions_used}/{v.budget}",
+    "score": lambda v, e, t: score_cell(v, t),
+    "phase": lambda v, e, t: _phase(v),
+    "usage": lambda v, e, t: _usage_cell(v),
+    "status": lambda v, e, t: _status(v, e),
+    "node": lambda v, e, t: v.node or "local",
+}
+
+
+def _text_cells(view: AttemptView, elapsed: float, total: float | None = None) -> dict[str, str]:
+    return {col: cell(view, elapsed, total) for col, cell in TEXT.items()}
+
+
+def row_cells(view: AttemptView, elapsed: float, total: float | None,
+              colours: dict[str, str], nodes: bool = False) -> dict[str, tuple[Any, Any]]:
+    """column -> (signature, cell value) for one row (the node cell only with ``nodes``).
+    Text cells are plain ``str``: the table draws them as they are, never parsed as
+    markup (titles and agents are untrusted)."""
+    out: dict[str, tuple[Any, Any]] = {}
+    for col, cell in TEXT.items():
+        if col == "node" and not nodes:
+            continue
+        value = cell(view, elapsed, total)
+        out[col] = (value, value)
+    out["clock"] = clock_cell(view, elapsed, colours)
+    return out
+
+
+def _sort_value(plain: str) -> Any:
+    head = plain.lstrip("~").split("/")[0]
+    if head[:1].isdigit() or head[:1] in ("-", "."):
+        try:
+            return (0, float(head), plain)
+        except ValueError:
+            pass
+    return (1, 0.0, plain.lower())
+
+
+# columns whose value never changes once the attempt started: their sort keys are
+# computed when a row is added, not on every refresh
+STATIC = frozenset({"challenge", "agent", "format", "weight"})
+
+
+def sort_key(column: str, view: AttemptView, elapsed: float, total: float | None) -> Any:
+    """The sort key of a row for ``column``: numbers as numbers, text case-blind; the
+    clock by the time left (running and grace first, least time left first; then the
+    ones that ended, most time left first)."""
+    if column == "clock":
+        stage = view.stage(elapsed)
+        if stage == "running":
+            return (0, view.remaining(elapsed))
+        if stage == "grace":
+            return (0, 0.0)
+        return (1, -max(0.0, view.time_limit_s - view.elapsed_s) if view.finished else 0.0)
+    return _sort_value(TEXT[column](view, elapsed, total))
