@@ -50,6 +50,7 @@ class AttemptTable(TableRender, DataTable):
         self._cells: dict[str, dict[str, Any]] = {}  # row key -> column -> signature written
         self._stale: set[str] = set()  # rows whose cells may be behind their view
         self._keys: dict[str, Any] = {}  # row key -> sort key of the sort column
+        self._static: dict[str, dict[str, Any]] = {}  # row key -> sort keys of the STATIC columns
         self.filter_text = ""
         self.sort_column: str | None = None
         self.sort_reverse = False
@@ -123,6 +124,7 @@ class AttemptTable(TableRender, DataTable):
             if not present:  # written once in sight, like any stale row
                 self.add_row(*([""] * len(COLUMNS)), key=attempt, height=1)
                 self._cells[attempt] = {}
+                self._static[attempt] = {c: sort_key(c, view, elapsed, total) for c in STATIC}
                 reorder = True
             self._stale.add(attempt)
             if sort and (not present or not static):
@@ -198,6 +200,7 @@ class AttemptTable(TableRender, DataTable):
             del self._cells[attempt]
             self._stale.discard(attempt)
             self._keys.pop(attempt, None)
+            self._static.pop(attempt, None)
             self.forget_row(row_key)
             for column_key in self._data[row_key]:
                 self._updated_cells.discard(CellKey(row_key, column_key))
@@ -218,6 +221,7 @@ class AttemptTable(TableRender, DataTable):
         self._cells.clear()
         self._stale.clear()
         self._keys.clear()
+        self._static.clear()
         self.forget_renders()
 
     def action_first_row(self) -> None:
@@ -231,15 +235,17 @@ class AttemptTable(TableRender, DataTable):
     # -- sorting ---------------------------------------------------------------------
     def sort_by(self, column: str) -> None:
         """A header click: sort by that column; again: reversed; a third time: unsorted."""
+        flip = self.sort_column == column and not self.sort_reverse
         if self.sort_column != column:
             self.sort_column, self.sort_reverse = column, False
         elif not self.sort_reverse:
             self.sort_reverse = True
         else:
             self.sort_column, self.sort_reverse = None, False
-        self.apply_sort()
+        self.apply_sort(reuse=flip)
 
     def cycle_sort(self) -> str:
+        flip = self.sort_column is not None and not self.sort_reverse
         if self.sort_column is None:
             self.sort_column, self.sort_reverse = COLUMN_KEYS[0], False
         elif not self.sort_reverse:
@@ -247,18 +253,26 @@ class AttemptTable(TableRender, DataTable):
         else:
             i = COLUMN_KEYS.index(self.sort_column) + 1
             self.sort_column, self.sort_reverse = (COLUMN_KEYS[i], False) if i < len(COLUMN_KEYS) else (None, False)
-        self.apply_sort()
+        self.apply_sort(reuse=flip)
         return self.sort_column or "none"
 
-    def apply_sort(self) -> None:
-        """Sort every row by the sort column, keys read afresh from the views."""
-        self._keys.clear()
-        if not self.sort_column:
+    def apply_sort(self, reuse: bool = False) -> None:
+        """Sort every row by the sort column, keys read afresh from the views (a column
+        that never changes: from when each row was added). ``reuse``: the column is the
+        same, only the direction flipped: the keys the refreshes kept current are used."""
+        column = self.sort_column
+        if not column:
+            self._keys.clear()
             return
-        for attempt in self._cells:
-            row = self.source(attempt)
-            if row is not None:
-                self._keys[attempt] = sort_key(self.sort_column, *row)
+        if not (reuse and len(self._keys) == len(self._cells)):
+            self._keys.clear()
+            if column in STATIC:
+                self._keys = {a: keys[column] for a, keys in self._static.items()}
+            else:
+                for attempt in self._cells:
+                    row = self.source(attempt)
+                    if row is not None:
+                        self._keys[attempt] = sort_key(column, *row)
         self._reorder()
         self.sync_visible()
 
