@@ -6,8 +6,10 @@ refresh costs what is on screen, not what is in the store:
 
 - only rows in sight are written (and only their cells whose signature changed); the
   others are marked stale and written the moment they scroll into view;
-- sorting uses keys from the views (``table_cells.sort_key``), fresh for every row in
-  sight or not, and reorders only when a key changed;
+- sorting uses keys from the views (``table_cells.sort_key``), for every row in sight or
+  not; new rows and a sort key take their place at once, live changes reorder the rows at
+  most once a ``resort_interval`` (1 s: a thousand rows re-sorted and redrawn four times a
+  second cost more than anything else on the table, and jumped under the reader's eyes);
 - rows are drawn by ``TableRender`` (``table_render``), cached per cell and per line, so
   a sort or a cursor move re-assembles lines from cached cells.
 
@@ -15,6 +17,7 @@ Rows that do not match the filter are left out; sorting is by any column.
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Iterable
 
 from textual.binding import Binding
@@ -31,6 +34,7 @@ from gauntlet_tui.widgets.table_render import TableRender
 # attempt id -> (view, elapsed attempt seconds now, scorecard total or None), or None
 Source = Callable[[str], "tuple[AttemptView, float, float | None] | None"]
 MARGIN = 2  # rows above and below the window kept up to date too
+RESORT_S = 1.0  # live changes reorder a sorted table at most this often (new rows: at once)
 
 
 class AttemptTable(TableRender, DataTable):
@@ -50,6 +54,9 @@ class AttemptTable(TableRender, DataTable):
         self._cells: dict[str, dict[str, Any]] = {}  # row key -> column -> signature written
         self._stale: set[str] = set()  # rows whose cells may be behind their view
         self._keys: dict[str, Any] = {}  # row key -> sort key of the sort column
+        self._rekey: set[str] = set()  # rows whose view changed since their key was read
+        self._sorted_at = 0.0  # time.monotonic() of the last reorder
+        self.resort_interval = RESORT_S
         self._static: dict[str, dict[str, Any]] = {}  # row key -> sort keys of the STATIC columns
         self.filter_text = ""
         self.sort_column: str | None = None
@@ -110,8 +117,10 @@ class AttemptTable(TableRender, DataTable):
         dropped: list[str] = []
         for attempt in ids:
             present = attempt in self._cells
-            if present and (not sort or static) and not filtering:
+            if present and not filtering:
                 self._stale.add(attempt)  # nothing to decide before it is in sight
+                if sort and not static:
+                    self._rekey.add(attempt)  # its key is read when a re-sort is due
                 continue
             row = self.source(attempt)
             if row is None:
@@ -127,16 +136,28 @@ class AttemptTable(TableRender, DataTable):
                 self._static[attempt] = {c: sort_key(c, view, elapsed, total) for c in STATIC}
                 reorder = True
             self._stale.add(attempt)
-            if sort and (not present or not static):
-                key = sort_key(sort, view, elapsed, total)
-                if self._keys.get(attempt) != key:
-                    self._keys[attempt] = key
-                    reorder = True
+            if sort and not present:
+                self._keys[attempt] = sort_key(sort, view, elapsed, total)
+            elif sort and not static:
+                self._rekey.add(attempt)
         if dropped:
             self._drop_rows(dropped)
-        if reorder and sort:
-            self._reorder()
+        if sort:
+            due = time.monotonic() - self._sorted_at >= self.resort_interval
+            if reorder or (self._rekey and due):  # new rows sort in at once
+                self._resort()
         return self.sync_visible()
+
+    def _resort(self) -> None:
+        """Re-read the keys of rows whose views changed since the last sort; reorder."""
+        column = self.sort_column
+        for attempt in self._rekey:
+            row = self.source(attempt) if attempt in self._cells else None
+            if row is not None:
+                self._keys[attempt] = sort_key(column, *row)
+        self._rekey.clear()
+        self._sorted_at = time.monotonic()
+        self._reorder()
 
     def visible_rows(self) -> list[str]:
         """Row keys in the window (and ``MARGIN`` rows either side), top to bottom."""
@@ -259,20 +280,25 @@ class AttemptTable(TableRender, DataTable):
     def apply_sort(self, reuse: bool = False) -> None:
         """Sort every row by the sort column, keys read afresh from the views (a column
         that never changes: from when each row was added). ``reuse``: the column is the
-        same, only the direction flipped: the keys the refreshes kept current are used."""
+        same, only the direction flipped: only rows whose views changed are re-keyed."""
         column = self.sort_column
         if not column:
             self._keys.clear()
             return
-        if not (reuse and len(self._keys) == len(self._cells)):
-            self._keys.clear()
-            if column in STATIC:
-                self._keys = {a: keys[column] for a, keys in self._static.items()}
-            else:
-                for attempt in self._cells:
-                    row = self.source(attempt)
-                    if row is not None:
-                        self._keys[attempt] = sort_key(column, *row)
+        self._sorted_at = time.monotonic()
+        if reuse and len(self._keys) == len(self._cells):
+            self._resort()  # the rows whose views changed meanwhile are re-keyed
+            self.sync_visible()
+            return
+        self._rekey.clear()
+        self._keys.clear()
+        if column in STATIC:
+            self._keys = {a: keys[column] for a, keys in self._static.items()}
+        else:
+            for attempt in self._cells:
+                row = self.source(attempt)
+                if row is not None:
+                    self._keys[attempt] = sort_key(column, *row)
         self._reorder()
         self.sync_visible()
 
