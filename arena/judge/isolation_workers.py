@@ -232,7 +232,7 @@ class Worker:
             c_w.close()
         pid = self.proc.pid
         self.peer = Peer(b_r, a_w, self.export, self.resolve, self.handle, self.enc_exc, self.dec_exc, ctrl=ctrl,
-                         wake=lambda: os.kill(pid, signal.SIGUSR1))
+                         wake=lambda: os.kill(pid, signal.SIGRTMIN + 4))  # worker.py: _wake
 
     def stop(self):
         try:

@@ -11,7 +11,7 @@ and processes started after it), and at its first request puts the submission on
 ``sys.path`` (and starts coverage in the coverage pass). It serves requests (import,
 getattr, call, a few operators, tracemalloc) on objects it exports as handles; values
 that are not plain data never leave it. It starts no thread of its own until the trusted
-side signals ``SIGUSR1`` for a test's second thread.
+side signals ``SIGRTMIN+4`` for a test's second thread.
 """
 
 from __future__ import annotations
@@ -343,10 +343,18 @@ if ZYGOTE:
         pass
 peer = Peer(RFD, WFD, export, resolve, handle, enc_exc, dec_exc, ctrl=socket.socket(fileno=CTRL))
 sys.argv = ["pytest"]
-# No thread until a test's second thread needs one: the trusted side signals SIGUSR1 with
-# its first extra channel (the handler runs in the main thread even while it waits in a
-# call). A worker without threads survives a submission's kill loop over the pids above it.
-signal.signal(signal.SIGUSR1, lambda _s, _f: peer.start_accepting())
+# No thread until a test's second thread needs one: the trusted side sends WAKE (a
+# real-time signal, which a submission is unlikely to want for itself) with its first
+# extra channel; the handler runs in the main thread even while it waits in a call. A
+# worker without threads survives a submission's kill loop over the pids above it.
+def _wake(_s, _f):
+    try:
+        peer.start_accepting()
+    except Exception:  # never into whatever the main thread was running
+        pass
+
+
+signal.signal(signal.SIGRTMIN + 4, _wake)
 peer.send({"hello": {"seccomp": bool(SECCOMP), "pid": os.getpid()}})
 while True:
     try:
