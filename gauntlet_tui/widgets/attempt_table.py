@@ -6,8 +6,10 @@ refresh costs what is on screen, not what is in the store:
 
 - only rows in sight are written (and only their cells whose signature changed); the
   others are marked stale and written the moment they scroll into view;
-- sorting uses keys from the views (``table_cells.sort_key``), fresh for every row in
-  sight or not, and reorders only when a key changed;
+- sorting uses keys from the views (``table_cells.sort_key``), for every row in sight or
+  not; new rows and a sort key take their place at once, live changes reorder the rows at
+  most once a ``resort_interval`` (1 s: a thousand rows re-sorted and redrawn four times a
+  second cost more than anything else on the table, and jumped under the reader's eyes);
 - rows are drawn by ``TableRender`` (``table_render``), cached per cell and per line, so
   a sort or a cursor move re-assembles lines from cached cells.
 
@@ -18,6 +20,7 @@ keeping the selected row.
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Iterable
 
 from textual.binding import Binding
@@ -35,6 +38,7 @@ from gauntlet_tui.widgets.table_render import TableRender
 # attempt id -> (view, elapsed attempt seconds now, scorecard total or None), or None
 Source = Callable[[str], "tuple[AttemptView, float, float | None] | None"]
 MARGIN = 2  # rows above and below the window kept up to date too
+RESORT_S = 1.0  # live changes reorder a sorted table at most this often (new rows: at once)
 
 
 class AttemptTable(TableRender, DataTable):
@@ -54,6 +58,10 @@ class AttemptTable(TableRender, DataTable):
         self._cells: dict[str, dict[str, Any]] = {}  # row key -> column -> signature written
         self._stale: set[str] = set()  # rows whose cells may be behind their view
         self._keys: dict[str, Any] = {}  # row key -> sort key of the sort column
+        self._rekey: set[str] = set()  # rows whose view changed since their key was read
+        self._sorted_at = 0.0  # time.monotonic() of the last reorder
+        self.resort_interval = RESORT_S
+        self._static: dict[str, dict[str, Any]] = {}  # row key -> sort keys of the STATIC columns
         self.filter_text = ""
         self.sort_column: str | None = None
         self.sort_reverse = False
@@ -134,8 +142,10 @@ class AttemptTable(TableRender, DataTable):
         dropped: list[str] = []
         for attempt in ids:
             present = attempt in self._cells
-            if present and (not sort or static) and not filtering:
+            if present and not filtering:
                 self._stale.add(attempt)  # nothing to decide before it is in sight
+                if sort and not static:
+                    self._rekey.add(attempt)  # its key is read when a re-sort is due
                 continue
             row = self.source(attempt)
             if row is None:
@@ -148,21 +158,34 @@ class AttemptTable(TableRender, DataTable):
             if not present:  # written once in sight, like any stale row
                 self.add_row(*([""] * len(self.active)), key=attempt, height=1)
                 self._cells[attempt] = {}
+                self._static[attempt] = {c: sort_key(c, view, elapsed, total) for c in STATIC}
                 reorder = True
             self._stale.add(attempt)
-            if sort and (not present or not static):
-                key = sort_key(sort, view, elapsed, total)
-                if self._keys.get(attempt) != key:
-                    self._keys[attempt] = key
-                    reorder = True
+            if sort and not present:
+                self._keys[attempt] = sort_key(sort, view, elapsed, total)
+            elif sort and not static:
+                self._rekey.add(attempt)
         if dropped:
             self._drop_rows(dropped)
-        if reorder and sort:
-            self._reorder()
+        if sort:
+            due = time.monotonic() - self._sorted_at >= self.resort_interval
+            if reorder or (self._rekey and due):  # new rows sort in at once
+                self._resort()
         reselect, self._reselect = self._reselect, None
         if reselect is not None and reselect in self.rows:  # the row selected before a rebuild
             self.move_cursor(row=self.get_row_index(reselect))
         return self.sync_visible()
+
+    def _resort(self) -> None:
+        """Re-read the keys of rows whose views changed since the last sort; reorder."""
+        column = self.sort_column
+        for attempt in self._rekey:
+            row = self.source(attempt) if attempt in self._cells else None
+            if row is not None:
+                self._keys[attempt] = sort_key(column, *row)
+        self._rekey.clear()
+        self._sorted_at = time.monotonic()
+        self._reorder()
 
     def visible_rows(self) -> list[str]:
         """Row keys in the window (and ``MARGIN`` rows either side), top to bottom."""
@@ -226,6 +249,7 @@ class AttemptTable(TableRender, DataTable):
             del self._cells[attempt]
             self._stale.discard(attempt)
             self._keys.pop(attempt, None)
+            self._static.pop(attempt, None)
             self.forget_row(row_key)
             for column_key in self._data[row_key]:
                 self._updated_cells.discard(CellKey(row_key, column_key))
@@ -246,6 +270,7 @@ class AttemptTable(TableRender, DataTable):
         self._cells.clear()
         self._stale.clear()
         self._keys.clear()
+        self._static.clear()
         self.forget_renders()
 
     def action_first_row(self) -> None:
@@ -259,17 +284,19 @@ class AttemptTable(TableRender, DataTable):
     # -- sorting ---------------------------------------------------------------------
     def sort_by(self, column: str) -> None:
         """A header click: sort by that column; again: reversed; a third time: unsorted."""
+        flip = self.sort_column == column and not self.sort_reverse
         if self.sort_column != column:
             self.sort_column, self.sort_reverse = column, False
         elif not self.sort_reverse:
             self.sort_reverse = True
         else:
             self.sort_column, self.sort_reverse = None, False
-        self.apply_sort()
+        self.apply_sort(reuse=flip)
 
     def cycle_sort(self) -> str:
         """The s key: each column in turn (the columns shown), up then down, then unsorted."""
         keys = [c for c, _, _ in self.active]
+        flip = self.sort_column is not None and not self.sort_reverse
         if self.sort_column is None:
             self.sort_column, self.sort_reverse = keys[0], False
         elif not self.sort_reverse:
@@ -277,18 +304,31 @@ class AttemptTable(TableRender, DataTable):
         else:
             i = keys.index(self.sort_column) + 1
             self.sort_column, self.sort_reverse = (keys[i], False) if i < len(keys) else (None, False)
-        self.apply_sort()
+        self.apply_sort(reuse=flip)
         return self.sort_column or "none"
 
-    def apply_sort(self) -> None:
-        """Sort every row by the sort column, keys read afresh from the views."""
-        self._keys.clear()
-        if not self.sort_column:
+    def apply_sort(self, reuse: bool = False) -> None:
+        """Sort every row by the sort column, keys read afresh from the views (a column
+        that never changes: from when each row was added). ``reuse``: the column is the
+        same, only the direction flipped: only rows whose views changed are re-keyed."""
+        column = self.sort_column
+        if not column:
+            self._keys.clear()
             return
-        for attempt in self._cells:
-            row = self.source(attempt)
-            if row is not None:
-                self._keys[attempt] = sort_key(self.sort_column, *row)
+        self._sorted_at = time.monotonic()
+        if reuse and len(self._keys) == len(self._cells):
+            self._resort()  # the rows whose views changed meanwhile are re-keyed
+            self.sync_visible()
+            return
+        self._rekey.clear()
+        self._keys.clear()
+        if column in STATIC:
+            self._keys = {a: keys[column] for a, keys in self._static.items()}
+        else:
+            for attempt in self._cells:
+                row = self.source(attempt)
+                if row is not None:
+                    self._keys[attempt] = sort_key(column, *row)
         self._reorder()
         self.sync_visible()
 

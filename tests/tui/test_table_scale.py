@@ -74,12 +74,39 @@ async def test_sorting_uses_rows_out_of_sight_too(rig):
         await pilot.press("s")  # score, ascending: scored rows first
         assert (table.sort_column, table.sort_reverse) == ("score", False)
         assert table.attempt_ids[0] == far
+        table.resort_interval = 0  # live changes reorder at the next refresh (default: within 1 s)
         S.submit(rig.bus, farther, 1, 20, S.doc("marathon", 1, 20), 40.0)  # while sorted: re-sorts
         app.tick()
         await pilot.pause()
         assert table.attempt_ids[:2] == [farther, far]
         assert [table.render_line(y).text.split()[1] for y in (1, 2)] == ["0299", "0280"]
         assert "~40.0" in table.render_line(1).text and "~50.0" in table.render_line(2).text
+
+
+async def test_live_changes_reorder_a_sorted_table_at_most_once_an_interval(rig):
+    _many(rig)
+    app = rig.app()
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = await _home(app, pilot)
+        for _ in range(9):  # score, ascending
+            await pilot.press("s")
+        table.resort_interval = 3600.0
+        S.submit(rig.bus, "a-0100", 1, 20, S.doc("standard", 1, 20), 10.0)
+        app.tick()
+        await pilot.pause()
+        assert table.attempt_ids[0] != "a-0100"  # not yet: the last reorder was just now
+        assert _cell(table, "a-0000", "score") == "—"  # rows in sight are written meanwhile
+        table.resort_interval = 0.0  # the interval has passed
+        app.tick()
+        await pilot.pause()
+        assert table.attempt_ids[0] == "a-0100"
+        rig.start("a-9999", "sprint", title="Challenge new")  # a new row sorts in at once
+        table.resort_interval = 3600.0
+        S.submit(rig.bus, "a-0200", 1, 20, S.doc("marathon", 1, 20), 5.0)
+        app.tick()
+        await pilot.pause()
+        assert table.attempt_ids[0] == "a-0200"  # the re-sort the new row made took it along
+        assert "a-9999" in table.attempt_ids
 
 
 async def test_the_app_freezes_what_is_there_once_up_and_releases_it_on_exit(rig):
