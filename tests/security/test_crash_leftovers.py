@@ -44,12 +44,17 @@ def _leftovers(pid: int, sandbox: str, store_dir: Path) -> list[str]:
 
 def _judging(pid: int, sandbox: str) -> bool:
     if sandbox == "docker":
+        # A pooled judge container's PID 1 is the bootstrap (``run.py``, arena/judge/
+        # launcher.py) waiting for its request; once the request came it has forked the
+        # run (and, under process isolation, the submission's worker): judging means a
+        # container of this arena running more than its bootstrap, or an exec'd pytest.
         for c in _containers(pid):
             try:
-                if any("pytest" in " ".join(p) for p in c.top().get("Processes") or []):
-                    return True
+                procs = [" ".join(p) for p in c.top().get("Processes") or []]
             except Exception:  # noqa: BLE001 - not running yet
-                pass
+                continue
+            if any("pytest" in p for p in procs) or sum("run.py" in p for p in procs) >= 2:
+                return True
         return False
     groups = [g for g in cgroups.stale_groups() if registry.owner_of(g) == pid]
     return any(cgroups.CgroupSet(g).pids() for g in groups)
