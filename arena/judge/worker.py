@@ -1,13 +1,14 @@
 """The submission's own process under ``judge.isolation: process`` (the default).
 
-``WORKER`` (``_HEAD``, seccomp.py's ``SECCOMP``, ``_BODY``) follows ``WIRE``
-(arena/judge/wire.py) in ``/judge/config/gauntlet_worker.py``, run as ``__main__`` by
+``WORKER`` (``_HEAD``, seccomp.py's ``SECCOMP``, landlock.py's ``LANDLOCK``, ``_BODY``)
+follows ``WIRE`` (arena/judge/wire.py) in ``/judge/config/gauntlet_worker.py``, run as ``__main__`` by
 ``wire.BOOT`` (``python3 -I -B -c <boot> ...``, from its bytecode). Normally as a fork
 server (``zygote FD``) started before the submission exists, which forks one worker per
 request of the trusted plugin (arena/judge/isolation_workers.py), fresh per suite, in its
 own session; ``RFD WFD CTRL`` when started directly. Before any submission code runs a
 worker installs a seccomp filter (no ``ptrace``/``process_vm_*``; signals only to itself
-and processes started after it), and at its first request puts the submission on
+and processes started after it) and a Landlock ruleset (nothing under ``/judge`` or
+``/judge-out`` in reach), and at its first request puts the submission on
 ``sys.path`` (and starts coverage in the coverage pass). It serves requests (import,
 getattr, call, a few operators, tracemalloc) on objects it exports as handles; values
 that are not plain data never leave it. It starts no thread of its own until the trusted
@@ -16,6 +17,7 @@ side signals ``SIGRTMIN+4`` for a test's second thread.
 
 from __future__ import annotations
 
+from arena.judge.landlock import LANDLOCK
 from arena.judge.seccomp import SECCOMP
 
 _HEAD = r"""
@@ -45,6 +47,10 @@ try:
     SECCOMP = _seccomp()
 except Exception:
     SECCOMP = False
+try:  # the fork server, before its first fork: no worker ever has the judge's files in view
+    LANDLOCKED = _landlock()
+except Exception:
+    LANDLOCKED = False
 
 objs, ids, sent = {}, {}, {}  # ref -> object, id(object) -> ref, ref -> copies sent
 stubs = weakref.WeakValueDictionary()  # the trusted side's objects, while the submission holds them
@@ -355,7 +361,7 @@ def _wake(_s, _f):
 
 
 signal.signal(signal.SIGRTMIN + 4, _wake)
-peer.send({"hello": {"seccomp": bool(SECCOMP), "pid": os.getpid()}})
+peer.send({"hello": {"seccomp": bool(SECCOMP), "landlock": bool(LANDLOCKED), "pid": os.getpid()}})
 while True:
     try:
         msg = peer.recv()
@@ -365,4 +371,4 @@ while True:
         peer.serve(msg["q"])
 '''
 
-WORKER = _HEAD + SECCOMP + _BODY
+WORKER = _HEAD + SECCOMP + LANDLOCK + _BODY

@@ -1,8 +1,11 @@
-"""Judge-side test text never reaches feedback, however the submission encodes it
-(issue 11, item 2). Each case reads the hidden and adversarial test files at run time
-(through the calling test's own path) and tries to carry them out in a feedback field;
-the one filter (arena/judge/redact.py) must withhold it and raise ``judge.leak_redacted``,
-and the honest part of the code must still earn its score. Both backends.
+"""Judge-side test text never reaches feedback (issue 11, item 2).
+
+In-process (``judge.isolation: in_process``), where the submission can read the hidden and
+adversarial test files (through the calling test's own path), each case tries to carry
+them out in a feedback field, however encoded: the one filter (arena/judge/redact.py)
+must withhold it and raise ``judge.leak_redacted``, and the honest part of the code must
+still earn its score. Under process isolation (the default) the worker cannot read them
+at all (Landlock: arena/judge/landlock.py), by any path. Both backends.
 """
 from __future__ import annotations
 
@@ -17,8 +20,6 @@ _READ_HIDDEN = """
     import os, sys
     here = sys._getframe(1).f_code.co_filename  # the calling judge test's own file (in-process)
     root = os.path.dirname(os.path.dirname(here))
-    if not os.path.isdir(os.path.join(root, "hidden")):  # isolated: the caller is the worker; /judge is read
-        root = "/judge/tests/1"
     blob = b""
     for d, _dirs, files in sorted(os.walk(root)):
         for n in sorted(files):
@@ -86,8 +87,10 @@ def assert_no_hidden_text(result, challenge):
 
 
 @pytest.mark.parametrize("case", sorted(LEAKS))
-async def test_encoded_hidden_tests_are_withheld(case, backend, calc_challenge, tmp_path):
+async def test_encoded_hidden_tests_are_withheld(case, backend, calc_in_process, tmp_path):
+    calc_challenge = calc_in_process
     result, _, work = await judge_files(tmp_path, backend, calc_challenge, {"calc.py": LEAKS[case]})
+    assert result.isolation == "in_process"
     assert result.infra_error is None, result.infra_error
     passed = {t.id for t in result.tests if t.outcome == "passed"}
     assert passed == ALL - {MUL}, sorted(passed)  # the honest add and sub still count
@@ -95,6 +98,42 @@ async def test_encoded_hidden_tests_are_withheld(case, backend, calc_challenge, 
     assert "judge.leak_redacted" in {f.check for f in result.integrity}, result.integrity
     mul = next(t for t in result.tests if t.id == MUL)
     assert "withheld" in mul.message, mul.message
+    assert_nothing_left_behind(work)
+
+
+PEEK = calc("""
+    import os
+    got = []
+    for how, path in (("read", "/judge/tests/1/hidden/test_calc_hidden.py"), ("list", "/judge/tests/1"),
+                      ("list", "/judge"), ("read", "/proc/self/root/judge/tests/1/hidden/test_calc_hidden.py"),
+                      ("list", "/judge-out")):
+        try:
+            got.append(str(len(open(path).read()) if how == "read" else len(os.listdir(path))))
+        except PermissionError:
+            got.append("refused")
+    return " ".join(got)""")
+
+
+def _landlock_abi() -> int:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+
+
+async def test_isolated_worker_cannot_read_judge_files(backend, calc_challenge, tmp_path):
+    """Under process isolation the submission's process has no judge-side file in its view:
+    every read or listing of ``/judge`` and ``/judge-out``, by any path, is refused."""
+    if _landlock_abi() < 1:
+        pytest.skip("this kernel has no Landlock: the worker runs with /judge in reach (README)")
+    result, _, work = await judge_files(tmp_path, backend, calc_challenge, {"calc.py": PEEK})
+    assert result.isolation == "process" and result.infra_error is None, result.infra_error
+    passed = {t.id for t in result.tests if t.outcome == "passed"}
+    assert passed == ALL - {MUL}, sorted(passed)
+    mul = next(t for t in result.tests if t.id == MUL)
+    assert "'refused refused refused refused refused' == 42" in mul.message, mul.message
+    assert_no_hidden_text(result, calc_challenge)
     assert_nothing_left_behind(work)
 
 
