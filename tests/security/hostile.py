@@ -63,6 +63,7 @@ class Case:
     notice: str | None = None  # a notice containing this text
     verdict_forged: bool = False  # in-process runner patching: only detection is possible
     no_judge_source: bool = False  # no line of the judge-side tests may reach the result
+    in_process: bool = False  # judged with ``judge.isolation: in_process`` (the calc copy)
 
 
 
@@ -142,6 +143,27 @@ _r.TestReport.from_item_and_call = classmethod(_forged)
 import forgeries  # noqa: E402
 
 FORGERIES = forgeries._cases()
+
+_FORGE_PROGRESS = {"calc.py": calc("""\
+    import json
+    ids = ["1/static/test_calc_static.py::" + n for n in ("test_add_small", "test_add_negative", "test_sub", "test_mul")]
+    ids += ["1/hidden/test_calc_hidden.py::test_add_big", "1/hidden/test_calc_hidden.py::test_sub_big"]
+    ids += ["1/adversarial/test_calc_adversarial.py::test_edge_add_floats[0.5-0.25-0.75]",
+            "1/adversarial/test_calc_adversarial.py::test_edge_add_floats[1e+308-0-1e+308]"]
+    try:
+        with open("/judge-out/progress.jsonl", "a") as f:
+            for i in ids:
+                f.write(json.dumps({"event": "test", "nodeid": i, "when": "call", "outcome": "passed",
+                                    "message": "", "seq": 99, "mac": "0" * 64}) + "\\n")
+            f.write(json.dumps({"event": "finish", "exitstatus": 0}) + "\\n")
+        with open("/judge-out/report.xml", "w") as f:
+            f.write("<testsuites><testsuite>" + "".join(
+                '<testcase classname="%s" name="%s"/>' % tuple(i.replace(".py::", "::").replace("/", ".").split("::"))
+                for i in ids) + "</testsuite></testsuites>")
+    except OSError:
+        pass
+    while True:
+        pass""")}
 
 CASES = [
     Case("fork_bomb", {"calc.py": calc("""\
@@ -246,7 +268,9 @@ CASES = [
             except OSError:
                 pass
     return "".join(found) if found else a * b""")},
-         passed=ALL - {MUL}, failed={MUL}, findings={"tamper.judge_paths"}, no_judge_source=True),
+         # isolated, the worker has no /judge in view (Landlock): nothing found, its
+         # fallback is the honest product
+         passed=ALL, findings={"tamper.judge_paths"}, no_judge_source=True),
     Case("symlink_to_judge_tests", {
         "calc.py": calc("""\
     import os
@@ -260,7 +284,7 @@ CASES = [
         "peekdir": Link("/judge/tests"),
         "shadow": Link("/etc/shadow"),
         "up": Link("../../../.."),
-    }, passed=ALL - {MUL}, failed={MUL}, findings={"tamper.judge_paths", "tamper.symlink"},
+    }, passed=ALL, findings={"tamper.judge_paths", "tamper.symlink"},  # links not followed into /judge
          no_judge_source=True),
     Case("write_outside_workspace", {"calc.py": calc("""\
     wrote = []
@@ -311,9 +335,12 @@ CASES = [
                         f.write(chunk)
             except OSError:
                 break
-    for name in os.listdir("/judge-out"):
-        if name.startswith("GHOSTILE"):
-            os.remove(os.path.join("/judge-out", name))
+    try:  # isolated, /judge-out is out of the worker's view (Landlock)
+        for name in os.listdir("/judge-out"):
+            if name.startswith("GHOSTILE"):
+                os.remove(os.path.join("/judge-out", name))
+    except OSError:
+        pass
     return a * b""")}, passed=ALL),
     Case("forcing_conftest", {"calc.py": calc("    return 0"), "conftest.py": """
 import pytest
@@ -342,26 +369,14 @@ def pytest_runtest_makereport(item, call):
          findings={"tamper.exit_tricks"}),
     Case("atexit_rewrites_report", {"calc.py": calc("    return 0", prelude=_atexit_writes_report(FORGED_XML))},
          passed=ALL - {MUL}, failed={MUL}, findings={"tamper.exit_tricks"}),
-    # The documented hole of a same-uid worker: append passes to the progress log, write a
-    # report, then hang until the timeout so the trusted side never writes the real one.
-    # Progress lines are signed with a key only the trusted process holds.
-    Case("forged_progress_then_timeout", {"calc.py": calc("""\
-    import json
-    ids = ["1/static/test_calc_static.py::" + n for n in ("test_add_small", "test_add_negative", "test_sub", "test_mul")]
-    ids += ["1/hidden/test_calc_hidden.py::test_add_big", "1/hidden/test_calc_hidden.py::test_sub_big"]
-    ids += ["1/adversarial/test_calc_adversarial.py::test_edge_add_floats[0.5-0.25-0.75]",
-            "1/adversarial/test_calc_adversarial.py::test_edge_add_floats[1e+308-0-1e+308]"]
-    with open("/judge-out/progress.jsonl", "a") as f:
-        for i in ids:
-            f.write(json.dumps({"event": "test", "nodeid": i, "when": "call", "outcome": "passed", "message": "",
-                                "seq": 99, "mac": "0" * 64}) + "\\n")
-        f.write(json.dumps({"event": "finish", "exitstatus": 0}) + "\\n")
-    with open("/judge-out/report.xml", "w") as f:
-        f.write("<testsuites><testsuite>" + "".join(
-            '<testcase classname="%s" name="%s"/>' % tuple(i.replace(".py::", "::").replace("/", ".").split("::"))
-            for i in ids) + "</testsuite></testsuites>")
-    while True:
-        pass""")}, passed=BEFORE_MUL, failed=ALL - BEFORE_MUL, timed_out=True, findings={"judge.forged_progress"}),
+    # A same-uid process appends passes to the progress log, writes a report, then hangs
+    # until the timeout so the trusted side never writes the real one. Isolated, the worker
+    # cannot open /judge-out at all (Landlock); in-process, the lines are written, and they
+    # are signed with a key only the trusted process holds, so they do not count.
+    Case("forged_progress_then_timeout", _FORGE_PROGRESS, passed=BEFORE_MUL, failed=ALL - BEFORE_MUL,
+         timed_out=True, findings={"tamper.judge_paths"}),
+    Case("forged_progress_then_timeout_in_process", _FORGE_PROGRESS, passed=BEFORE_MUL, failed=ALL - BEFORE_MUL,
+         timed_out=True, findings={"judge.forged_progress"}, in_process=True),
     Case("fake_passed_lines", {"calc.py": calc("""\
     import os
     fake = b"static/test_calc_static.py::test_mul PASSED\\n========== 8 passed in 0.01s ==========\\n"

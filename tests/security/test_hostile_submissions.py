@@ -95,8 +95,11 @@ def outcome(result, tid):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-async def test_hostile_submission_is_contained(case, backend, calc_challenge, tmp_path):
+async def test_hostile_submission_is_contained(case, backend, calc_challenge, tmp_path, request):
+    if case.in_process:
+        calc_challenge = request.getfixturevalue("calc_in_process")
     result, snap, work = await judge_files(tmp_path, backend, calc_challenge, case.files)
+    assert result.isolation == ("in_process" if case.in_process else "process")
     assert_verdict(case, result)
     dump = result.model_dump_json()
     assert "EGRESS" not in dump and "DNS (" not in dump and "SHADOW" not in dump
