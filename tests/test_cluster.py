@@ -109,13 +109,23 @@ def comparable(doc: dict) -> dict:
 
     judged = [(e["submission"], e["score"], e["phase"], counts(e["result"]))
               for e in evs if e["kind"] == "submission.judged"]
-    fin = next(e for e in evs if e["kind"] == "attempt.finished")
-    return {"status": doc["status"], "finished": scrub(fin),
+    fin = scrub(next(e for e in evs if e["kind"] == "attempt.finished"))
+    # Whether a script whose last step falls near the time limit ends before the cutoff
+    # ("agent done: script finished") or at it ("time limit reached", with the cutoff and
+    # grace marks) moves with real judge latency x the time scale: seen both ways under
+    # load for the same plan on one machine. Which of the two it was is not compared; what
+    # the agent did (submissions, hashes, scores, feedback) is.
+    raced = fin.get("reason") in {"agent done: script finished", "time limit reached"}
+    if raced:
+        fin["reason"] = "script finished or time limit reached"
+    ends = {"clock.cutoff", "clock.grace_end"} if raced else set()
+    return {"status": doc["status"], "finished": fin,
             "kinds": [e["kind"] for e in evs if e["kind"].startswith(key_kinds)],
             # The 80%/90% warnings an agent that ends early lives to see move with real latency
-            # x the time scale (seen both ways under load); the cutoff and grace end do not.
+            # x the time scale (seen both ways under load); the cutoff and grace end with the
+            # reason above.
             "clock": sorted({e["kind"] for e in evs if e["kind"].startswith("clock.")
-                             and not e["kind"].endswith("_warning")}),
+                             and not e["kind"].endswith("_warning")} - ends),
             "judged": judged,
             "hashes": [e["hash"] for e in evs if e["kind"] == "submission.received"],
             "submissions": [(s["submission"], s["feedback"] is not None) for s in doc["submissions"]]}
@@ -155,8 +165,11 @@ def test_plan_on_cluster_equals_local_run(cluster, tmp_path):
         # time scale real latency moves that by a few seconds between any two runs.
         same = ("scored_submission", "status", "flags", "trajectory")
         assert {k: sa.get(k) for k in same} == {k: sb.get(k) for k in same}, key
+        # process weighs how the agent's steps fell in attempt seconds too (seen 92 vs 93
+        # for the same script under load 11); objective and integrity must be identical.
         ca, cb = dict(sa["components"]), dict(sb["components"])
-        assert abs(ca.pop("strategy") - cb.pop("strategy")) <= 10 and ca == cb, key
+        assert abs(ca.pop("strategy") - cb.pop("strategy")) <= 10, key
+        assert abs(ca.pop("process") - cb.pop("process")) <= 2 and ca == cb, key
 
 
 HOST_KEY = "sk-host-cluster-5e6f7a8b9c0d"
