@@ -197,9 +197,12 @@ class Judge:
             result.isolation = spec.isolation
         result.integrity = scan(snapshot, starter=spec.starter, judge_test_names=judge_names)
         result.lint = lint_snapshot(snapshot)
-        result.quality, result.security = await asyncio.to_thread(static_reports, spec, snapshot)
+        # The static judges (ruff, bandit: host processes over the snapshot, a few hundred
+        # ms) run while the tests run in the sandbox, not before them.
+        static = asyncio.ensure_future(asyncio.to_thread(static_reports, spec, snapshot))
         result.notices = list(snapshot.notices)
         if errors:
+            result.quality, result.security = await static
             result.infra_error = "; ".join(errors)
             return result
         self._mark("checks", t0)
@@ -210,6 +213,8 @@ class Judge:
                 log.exception("judge run failed")
                 result.infra_error = f"judge: {type(e).__name__}: {e}"
                 result.tests = []
+            finally:
+                result.quality, result.security = await static
             if self.coverage_pass and coverage_pass.wanted(spec, result):
                 timed = dict(self.last_phases)  # the profile stays the timed run's
                 await coverage_pass.run(self, spec, snapshot, expected, result)
