@@ -135,7 +135,7 @@ async def main() -> None:
         series = {"bare pytest": lambda: asyncio.to_thread(lambda: (bare_once(tmp), 0.0, 0.0)),
                   "bare +cov": lambda: asyncio.to_thread(lambda: (bare_once(tmp, True), 0.0, 0.0))}
         for name, j in judges.items():
-            series[name] = (lambda j=j, c=chs.get(name, ch): judge_once(j, c, snap))
+            series[name] = (lambda j=j, c=chs.get(name, ch): judge_once(j, c, snap))  # noqa: B008 - bound per name
         acc = {name: ([], [], []) for name in series}
         try:
             for fn in series.values():

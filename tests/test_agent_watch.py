@@ -15,7 +15,8 @@ def test_line_delta():
 
 async def test_scan_reports_created_modified_deleted(tmp_path: Path):
     ws1, ws2 = tmp_path / "a-1", tmp_path / "a-2"
-    ws1.mkdir(); ws2.mkdir()
+    ws1.mkdir()
+    ws2.mkdir()
     (ws1 / "keep.py").write_text("one\ntwo\nthree\n")
     (ws1 / "gone.py").write_text("x\ny\n")
     seen: dict[str, list[dict]] = {"a-1": [], "a-2": []}

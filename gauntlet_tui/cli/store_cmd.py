@@ -93,7 +93,6 @@ async def show_doc(store: Path, attempt: str) -> dict[str, Any] | None:
     return {
         "attempt": row["id"], "challenge": row.get("challenge"), "agent": row.get("agent"),
         "format": row.get("format"), "status": row.get("status"),
-        "node": next((e.data.get("node") for e in events if e.kind == "attempt.started"), None),
         "submissions": [{"submission": s["n"], "at": None if s.get("at_t") is None else round(s["at_t"], 3),
                          "feedback": (fbs.get(s["n"]) or {}).get("document")} for s in subs],
         "usage": usage_from_events(events),
