@@ -5,16 +5,19 @@ The hostile cases of the security suite (tests/security/hostile.py) run again th
 pre-started container whose launcher is PID 1 and takes one request: the same
 containment and the same verdicts as an exec'd run. Docker cases fail without an engine.
 """
+
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 from arena.challenge import load_challenge
-from arena.judge import Judge, take_snapshot
+from arena.judge import Judge, coverage_pass, take_snapshot
+from arena.judge.runner import JudgeSpec
 from arena.sandbox import get_backend, registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "security"))
@@ -36,11 +39,13 @@ def _mine_left() -> list[str]:
     return left
 
 
-def _prepared(judge: Judge):
+def _prepared(judge: Judge, trace: bool = False):
+    """The one prepared sandbox (local) or pooled launcher (Docker) of the timed runs, or
+    (``trace``) of the coverage pass: keyed apart, with the tracer set up."""
     if judge.local is not None:
-        (p,) = judge.local.ready.values()
+        (p,) = [p for key, p in judge.local.ready.items() if key[-1] is trace]
         return p
-    (pool,) = judge.pools.pools.values()
+    (pool,) = [pool for key, pool in judge.pools.pools.items() if key[5] is trace]
     (sb,) = pool.ready
     assert sb.launcher
     return sb
@@ -65,9 +70,11 @@ async def test_hostile_submission_in_a_prepared_sandbox(case, backend, calc, tmp
     judge = Judge(get_backend(backend), pool_size=1, work_root=work)
     try:
         await judge.warm(calc, [1])
-        prepared = _prepared(judge)
+        prepared, traced = _prepared(judge), _prepared(judge, trace=True)
         result = await judge.run(calc, snap, submission=1, phases=[1])
         assert prepared not in _ready(judge)  # taken, never handed out again
+        if coverage_pass.wanted(JudgeSpec.from_challenge(calc, [1]), result):  # so was the pass's
+            assert traced not in _ready(judge)
     finally:
         await judge.aclose()
     assert_verdict(case, result)
@@ -95,4 +102,37 @@ async def test_prepared_sandboxes_serve_one_run_each_and_leave_nothing(calc, tmp
         assert seen[0] is not seen[1]
     finally:
         await judge.aclose()
+    assert _mine_left() == []
+
+
+@pytest.mark.parametrize("isolation", ["process", "in_process"])
+async def test_the_coverage_pass_takes_its_own_prepared_sandbox(calc, isolation, tmp_path):
+    """Warmed, a judge keeps a second sandbox prepared for the coverage pass (its fork
+    server has the tracer set up); the coverage it measures is the cold pass's, line for
+    line, and the pass never takes the timed runs' sandbox."""
+    ch = calc
+    if isolation == "in_process":
+        shutil.copytree(FIXTURE, tmp_path / "calc")
+        y = tmp_path / "calc" / "challenge.yaml"
+        y.write_text(y.read_text().replace("  timeout: 6s\n", "  timeout: 6s\n  isolation: in_process\n"))
+        ch = load_challenge(tmp_path / "calc")
+        assert ch.manifest.judge.isolation == "in_process"
+    snap = take_snapshot(FIXTURE / "solution", tmp_path / "snaps")
+    cold = Judge(get_backend("local"), pool_size=1, prestart=0)
+    warm = Judge(get_backend("local"), pool_size=1)
+    try:
+        r0 = await cold.run(ch, snap, submission=1, phases=[1])
+        await warm.warm(ch, [1])
+        timed, traced = _prepared(warm), _prepared(warm, trace=True)
+        r = await warm.run(ch, snap, submission=1, phases=[1])
+        assert timed not in _ready(warm) and traced not in _ready(warm)  # each served one run
+        await warm.drain()
+        assert not timed.alive() and not traced.alive()
+        assert not timed.run_dir.exists() and not traced.run_dir.exists()
+    finally:
+        await cold.aclose()
+        await warm.aclose()
+    assert r0.coverage is not None and r0.coverage.line_percent
+    assert r.coverage == r0.coverage
+    assert [(t.id, t.outcome) for t in r.tests] == [(t.id, t.outcome) for t in r0.tests]
     assert _mine_left() == []

@@ -100,3 +100,12 @@ def judge_env() -> dict[str, str]:
         "GAUNTLET_JUDGE_OUT": OUT_DIR,
         "GAUNTLET_JUDGE_WORKSPACE": "/workspace",
     }
+
+
+REQUEST_ENV, TRACE_ENV = "GAUNTLET_JUDGE_REQUEST", "GAUNTLET_JUDGE_TRACE"
+
+
+def launcher_env(trace: bool = False) -> dict[str, str]:
+    """A launcher's environment (a bootstrap started before its submission exists,
+    waiting on the request FIFO); ``trace``: prepared for the coverage pass."""
+    return {**judge_env(), REQUEST_ENV: f"{OUT_DIR}/.request", **({TRACE_ENV: "1"} if trace else {})}

@@ -118,7 +118,7 @@ async def prepare(backend, spec, root: Path, wait: bool) -> Prepared:
         p.sandbox = sandbox
         # after create: each local sandbox runs as a uid of its own (arena/sandbox/quota.py)
         proto.make_fifos(p.out, sandbox.uid if getattr(backend, "privileged", False) else None)
-        env = {**cmd.judge_env(), "GAUNTLET_JUDGE_REQUEST": f"{cmd.OUT_DIR}/{proto.REQUEST}"}
+        env = cmd.launcher_env(trace=bool(getattr(spec, "coverage", False)))
         p.task = asyncio.ensure_future(sandbox.exec(list(cmd.BOOTSTRAP), env=env, timeout=IDLE_MAX_S, as_pid_1=True))
         if wait:
             await asyncio.to_thread(proto.wait_ready, p.out, p.alive, f"local sandbox {sandbox.id}")
@@ -140,7 +140,7 @@ class LocalPools:
 
     @staticmethod
     def key(spec) -> tuple:
-        return (spec.limits, spec.image, digest(spec.test_dirs))
+        return (spec.limits, spec.image, digest(spec.test_dirs), bool(getattr(spec, "coverage", False)))
 
     async def warm(self, spec) -> None:
         key = self.key(spec)

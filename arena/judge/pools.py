@@ -63,9 +63,10 @@ class JudgePools:
             registry.register(cache.name, lambda: shutil.rmtree(cache, ignore_errors=True))
         return self._cache
 
-    def pool(self, image: str, limits: Limits, judge_dir: Path, pytest: bool):
+    def pool(self, image: str, limits: Limits, judge_dir: Path, pytest: bool, trace: bool = False):
+        """``trace``: launchers prepared for the coverage pass (their own pool)."""
         launch = pytest and self.launcher
-        key = (image, limits, judge_dir.name, pytest and self.warm, launch)
+        key = (image, limits, judge_dir.name, pytest and self.warm, launch, trace and launch)
         pool = self.pools.get(key)
         if pool is not None:
             self.pools.move_to_end(key)
@@ -80,9 +81,7 @@ class JudgePools:
             scratch_mb=OUT_MB,
             warm=WARM_ARGV if key[3] else None,
             warm_env=cmd.judge_env(),
-            launcher=(list(cmd.BOOTSTRAP), {**cmd.judge_env(), "GAUNTLET_JUDGE_REQUEST": f"{cmd.OUT_DIR}/.request"})
-            if launch
-            else None,
+            launcher=(list(cmd.BOOTSTRAP), cmd.launcher_env(trace=key[5])) if launch else None,
         )
         self.pools[key] = pool
         while len(self.pools) > self.max_pools:

@@ -36,6 +36,7 @@ from arena.judge.pools import JudgePools
 from arena.judge.redact import redact_result, redactor_for, withhold_all
 from arena.judge.scratch import make_out_dir, release_out_dir
 from arena.judge.snapshot import Snapshot, materialize
+from arena.judge import static_checks
 from arena.judge.static_checks import static_reports
 from arena.judge.tamper import scan
 from arena.judge.tests_cache import judge_dir
@@ -151,17 +152,22 @@ class Judge:
     async def warm(self, challenge, phases: list[int] | None = None) -> None:
         """Fill the pool for this challenge + phases now (Docker), or prepare a local
         sandbox for it (and keep one prepared after each run from now on)."""
+        await asyncio.to_thread(static_checks.prestart)
         if not self.pooled and self.local is None:
             return
         phases = sorted(set(phases or [1]))
         spec = challenge if isinstance(challenge, JudgeSpec) else JudgeSpec.from_challenge(challenge, phases)
+        # and the coverage pass's own (prepared with the tracer set up), when it runs
+        specs = [spec, *([coverage_pass.spec_for(spec)] if self.coverage_pass and coverage_pass.ever(spec) else [])]
         if not self.pooled:
             if self.local is not None and cmd.build_argv(spec.command, [])[1]:
-                await self.local.warm(spec)
+                for s in specs:
+                    await self.local.warm(s)
             return
         jdir, _ = judge_dir(spec.test_dirs, self.pools.cache_root)
         argv, is_pytest = cmd.build_argv(spec.command, [])
-        await self.pools.pool(spec.image, spec.limits, jdir, is_pytest).start()
+        for s in specs:
+            await self.pools.pool(s.image, s.limits, jdir, is_pytest, trace=s.coverage).start()
 
     async def drain(self) -> None:
         """Wait until every sandbox used so far is removed."""
@@ -206,19 +212,27 @@ class Judge:
             result.infra_error = "; ".join(errors)
             return result
         self._mark("checks", t0)
+        # The used sandbox's close and its pool's refill wait until the coverage pass is
+        # done: neither competes with it for the CPU (a submission's verdict is later by
+        # what they cost otherwise).
+        later: list = []
         async with self._sem:
             try:
-                await self._dispatch(spec, snapshot, expected, result)
-            except (OSError, ValueError, RuntimeError) as e:  # the judge's own host-side failure
-                log.exception("judge run failed")
-                result.infra_error = f"judge: {type(e).__name__}: {e}"
-                result.tests = []
+                try:
+                    await self._dispatch(spec, snapshot, expected, result, later)
+                except (OSError, ValueError, RuntimeError) as e:  # the judge's own host-side failure
+                    log.exception("judge run failed")
+                    result.infra_error = f"judge: {type(e).__name__}: {e}"
+                    result.tests = []
+                finally:
+                    result.quality, result.security = await static
+                if self.coverage_pass and coverage_pass.wanted(spec, result):
+                    timed = dict(self.last_phases)  # the profile stays the timed run's
+                    await coverage_pass.run(self, spec, snapshot, expected, result, later)
+                    self.last_phases = timed
             finally:
-                result.quality, result.security = await static
-            if self.coverage_pass and coverage_pass.wanted(spec, result):
-                timed = dict(self.last_phases)  # the profile stays the timed run's
-                await coverage_pass.run(self, spec, snapshot, expected, result)
-                self.last_phases = timed
+                for step in later:
+                    step()
         result.deliverables = deliverables(spec, snapshot, result)
         try:
             redact_result(result, redactor_for(spec.test_dirs, snapshot))
@@ -228,14 +242,25 @@ class Judge:
         result.duration_s = round(time.monotonic() - t0, 3)
         return result
 
-    async def _dispatch(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult):
+    async def _dispatch(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult, later=None):
+        """One run of ``spec``'s tests: pooled (Docker), prepared (local) or cold.
+        ``later``: the used sandbox's close and the refill are appended to it (run by
+        the caller when it is done), else started at once."""
         if self.pooled:
-            await self._run_pooled(spec, snapshot, expected, result)
+            await self._run_pooled(spec, snapshot, expected, result, later)
         elif self.local is not None and cmd.build_argv(spec.command, [])[1]:
-            if not await self._run_prepared(spec, snapshot, expected, result):
+            if not await self._run_prepared(spec, snapshot, expected, result, later):
                 await self._run_sandboxed(spec, snapshot, expected, result)
         else:
             await self._run_sandboxed(spec, snapshot, expected, result)
+
+    @staticmethod
+    def _after(later, *steps) -> None:
+        if later is None:
+            for step in steps:
+                step()
+        else:
+            later.extend(steps)
 
     def _mark(self, phase: str, since: float) -> float:
         now = time.monotonic()
@@ -258,13 +283,13 @@ class Judge:
             result.infra_error = "sandbox: the judge run did not end after its timeout"
         return None
 
-    async def _run_pooled(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult):
+    async def _run_pooled(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult, later=None):
         """Docker: a pre-started sandbox (or a cold one created while the snapshot is
         copied in), removed in the background once the verdict is built."""
         t = time.monotonic()
         jdir, tests_args = await asyncio.to_thread(judge_dir, spec.test_dirs, self.pools.cache_root)
         argv, is_pytest = cmd.build_argv(spec.command, tests_args, coverage=spec.coverage, isolated=spec.isolated)
-        pool = self.pools.pool(spec.image, spec.limits, jdir, is_pytest)
+        pool = self.pools.pool(spec.image, spec.limits, jdir, is_pytest, trace=spec.coverage)
         t = self._mark("layout", t)
         try:
             sandbox = await pool.acquire(fill=lambda ws: materialize(snapshot, ws), refill=False)
@@ -280,10 +305,9 @@ class Judge:
                 self._verdict(spec, expected, sandbox.scratch_dir, res, is_pytest, result, key)
             self._mark("verdict", t)
         finally:
-            self.pools.close_later(sandbox)
-            pool.refill()
+            self._after(later, lambda: self.pools.close_later(sandbox), pool.refill)
 
-    async def _run_prepared(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult):
+    async def _run_prepared(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult, later=None):
         """Local pytest run in a prepared sandbox, closed in the background once the
         verdict is built; False (nothing done) when none is ready."""
         local = self.local
@@ -312,8 +336,7 @@ class Judge:
                 self._verdict(spec, expected, prepared.out, res, True, result, mac_key)
             self._mark("verdict", t)
         finally:
-            self.pools._later(prepared.close())
-            local.refill(key, spec)
+            self._after(later, lambda: self.pools._later(prepared.close()), lambda: local.refill(key, spec))
         return True
 
     async def _run_sandboxed(self, spec: JudgeSpec, snapshot: Snapshot, expected, result: JudgeResult):

@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable, Literal
 
+from arena.judge.bandit_server import BanditServer
 from arena.results import StaticFinding, StaticReport
 
 TOOL_TIMEOUT_S = 60.0
@@ -53,24 +54,28 @@ def python_files(root: Path, rels: Iterable[str] | None = None) -> list[str]:
     return sorted(out)
 
 
-def _run(argv: list[str], cwd: Path) -> tuple[str | None, str]:
-    """(stdout, error) of one analyser run; stdout None when it failed to run."""
+def _env(home: str) -> dict[str, str]:
     # HOME and caches in a directory of their own: the analysed tree (a snapshot, or the
     # package's starter) must never receive a tool's cache or settings files.
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": home,
+        "XDG_CACHE_HOME": home,
+        # the arena's own import path, so bandit (and arena.judge.bandit_server) are found
+        # wherever the arena was installed (a venv, --target tree of a cluster node)
+        "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p)),
+        "XDG_CONFIG_HOME": home,
+        "RUFF_CACHE_DIR": home,
+        "LANG": "C.UTF-8",
+        "NO_COLOR": "1",
+        "SEMGREP_SEND_METRICS": "off",
+    }
+
+
+def _run(argv: list[str], cwd: Path) -> tuple[str | None, str]:
+    """(stdout, error) of one analyser run; stdout None when it failed to run."""
     with tempfile.TemporaryDirectory(prefix="gauntlet-static-") as home:
-        env = {
-            "PATH": os.environ.get("PATH", ""),
-            "HOME": home,
-            "XDG_CACHE_HOME": home,
-            # the arena's own import path, so `python -m bandit` finds the arena's bandit
-            # wherever the arena was installed (a venv, --target tree of a cluster node)
-            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p)),
-            "XDG_CONFIG_HOME": home,
-            "RUFF_CACHE_DIR": home,
-            "LANG": "C.UTF-8",
-            "NO_COLOR": "1",
-            "SEMGREP_SEND_METRICS": "off",
-        }
+        env = _env(home)
         try:
             p = subprocess.run(
                 argv, cwd=cwd, capture_output=True, timeout=TOOL_TIMEOUT_S, env=env, stdin=subprocess.DEVNULL
@@ -146,19 +151,24 @@ def ruff_findings(
     return found, None
 
 
+_BANDIT = BanditServer(_env("/nonexistent"))  # bandit writes nothing: no home needed
+
+
+def prestart() -> None:
+    """Start the bandit process now (a judge warming up), not at the first submission."""
+    _BANDIT.start()
+
+
 def bandit_findings(root: Path, files: list[str]) -> tuple[list[StaticFinding], str | None]:
+    """Bandit's findings, from the arena's long-lived bandit process (bandit_server.py:
+    what ``bandit -f json -q --ignore-nosec -- ./f ...`` reports, without its start-up)."""
     if not files:
         return [], None
-    argv = [sys.executable, "-m", "bandit", "-f", "json", "-q", "--ignore-nosec", "--"]
-    out, err = _run(argv + [f"./{f}" for f in files], root)
-    try:
-        doc = json.loads(out) if out else None
-    except ValueError:
-        doc = None
-    if not isinstance(doc, dict):
-        return [], f"bandit: {err or 'unreadable output'}".strip()
+    results, err = _BANDIT.query(os.path.abspath(root), [f"./{f}" for f in files], TOOL_TIMEOUT_S)
+    if results is None:
+        return [], f"bandit: {err}".strip()
     found = []
-    for it in doc.get("results", []):
+    for it in results:
         rel = os.path.normpath(str(it.get("filename", ""))).replace(os.sep, "/")
         sev = _SEVERITY.get(str(it.get("issue_severity", "LOW")).lower(), "low")
         found.append(

@@ -100,6 +100,8 @@ import json, os, sys
 OUT = os.environ.get("GAUNTLET_JUDGE_OUT", "/judge-out")
 WS = os.environ.get("GAUNTLET_JUDGE_WORKSPACE", "/workspace")
 REQUEST = os.environ.pop("GAUNTLET_JUDGE_REQUEST", "")
+# A launcher prepared for the coverage pass: its fork server sets the tracer up too.
+TRACE = os.environ.pop("GAUNTLET_JUDGE_TRACE", "") == "1"
 KEY = os.environ.pop("GAUNTLET_JUDGE_KEY", "")  # signs the progress log; never in a worker's env
 if not REQUEST:
     # Written before any submission code can run: proof the runner started.
@@ -155,6 +157,11 @@ if coverage is not None:
 args = sys.argv[1:]
 if REQUEST:  # a pooled container's launcher: wait for the submission (see launcher.py)
     import gauntlet_judge_launcher
+    if TRACE:
+        try:  # before the fork server starts (worker.py reads it at its start)
+            open("/tmp/.gauntlet-trace", "w").close()
+        except OSError:
+            pass
     _start_zygote()  # while no submission exists
     args = gauntlet_judge_launcher.serve(REQUEST, OUT)
     KEY = next((a.split("=", 1)[1] for a in args if a.startswith("--gauntlet-key=")), KEY)
@@ -176,6 +183,9 @@ else:
 ISOLATED = "gauntlet_isolation" in args  # the submission runs in its own process (isolation.py)
 if ISOLATED:
     cov = None  # measured in the submission's process, merged by the isolation plugin
+    # Imported here, not by ``-p``: pytest would rewrite its asserts (parse, rewrite and
+    # compile a large module on every run; there are none to rewrite).
+    import gauntlet_isolation  # noqa: F401
 else:
     sys.path.insert(1, WS)
     src = os.path.join(WS, "src")
@@ -212,7 +222,11 @@ if cov is not None:
         cov.json_report(outfile=os.path.join(OUT, "coverage.json"))
     except Exception:
         pass
-sys.exit(int(rc))
+try:
+    sys.stdout.flush()
+    sys.stderr.flush()
+finally:
+    os._exit(int(rc))
 '''
 
 PYTEST_INI = """[pytest]
