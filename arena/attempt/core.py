@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import secrets
 import shutil
 from pathlib import Path
@@ -26,6 +25,7 @@ from arena import clock as clk
 from arena.agents.base import Agent
 from arena.agents.bounds import Bounds
 from arena.agents.server import AgentServer
+from arena.attempt import runner_lock
 from arena.attempt.phases import PhaseState
 from arena.attempt.realagent import AgentSupport
 from arena.attempt.protocol import ProtocolHandler
@@ -286,7 +286,9 @@ class Attempt:
             self.shared.bus.start_seq(self.id, self.resume.last_seq)
             self.desk.restore(self.resume)
             self.phases.restore(self.resume)
-            self.publish(ev.ATTEMPT_RESUMED, {"elapsed_s": round(self.resume.elapsed_s, 3), "runner_pid": os.getpid()})
+            self.publish(
+                ev.ATTEMPT_RESUMED, {"elapsed_s": round(self.resume.elapsed_s, 3), "runner_pid": runner_lock.held_pid()}
+            )
         else:
             self.publish(ev.ATTEMPT_STARTED, self._started_data(), t=0.0)
         await self.support.setup()  # before the clock starts: images, trees, the grant
@@ -341,7 +343,7 @@ class Attempt:
             "challenge_path": str(Path(self.challenge.root).resolve()),
             "agent_spec": self.agent.spec,
             "workspace": str(self.workspace),
-            "runner_pid": os.getpid(),
+            "runner_pid": runner_lock.held_pid(),
             **({"run": self.run_id} if self.run_id else {}),
             **self.support.started_data(),
         }

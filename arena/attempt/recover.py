@@ -106,7 +106,12 @@ def owned_by_live_runner(state: ResumeState) -> bool:
     pid = state.runner_pid
     if not pid or pid == os.getpid():
         return False
-    try:
+    from arena.attempt.runner_lock import is_live
+
+    live = is_live(pid)  # the runner's own lock, when it took one (runner_lock.py)
+    if live is not None:
+        return live
+    try:  # a runner of an older version: its command line
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False

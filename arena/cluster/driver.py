@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena import events as ev
+from arena.attempt import runner_lock
 from arena.cluster import ship
 from arena.cluster.gwlink import GatewayLink
 from arena.errors import UsageError
@@ -228,7 +229,7 @@ class ClusterPlacer:
                 **d,
                 "challenge_path": str(Path(attempt.challenge.root).resolve()),
                 "workspace": str(self.shared.workspaces / attempt.id),
-                "runner_pid": os.getpid(),
+                "runner_pid": runner_lock.held_pid(),
                 "agent": attempt.agent.spec,
                 "agent_spec": attempt.agent.spec,
                 "node": node,
