@@ -90,6 +90,23 @@ def test_a_server_that_does_not_answer_is_killed_and_reported(tmp_path):
     liar = BanditServer(static_checks._env("/nonexistent"), argv=[sys.executable, "-c", "print('not json')"])
     got, err = liar.query(str(tmp_path), ["./a.py"], 10)
     assert got is None and "unreadable" in err
+    gone = BanditServer(static_checks._env("/nonexistent"), argv=[sys.executable, "-c", "pass"])
+    got, err = gone.query(str(tmp_path), ["./a.py"], 10)
+    assert got is None and err == "the bandit process exited without an answer"
+
+
+def test_without_bandit_the_reason_is_given(tmp_path):
+    """A python that cannot import bandit: every query says so (and no finding, no score)."""
+    import arena.judge.bandit_server as module
+
+    # run as a script (stdlib imports only): Debian's python3 has no bandit
+    server = BanditServer({"PATH": "/usr/bin:/bin"}, argv=["/usr/bin/python3", "-I", module.__file__])
+    try:
+        for _ in range(2):
+            got, err = server.query(str(tmp_path), ["./a.py"], 30)
+            assert got is None and err.startswith("bandit is not installed")
+    finally:
+        server.close()
 
 
 def test_the_server_ends_with_the_arena(tmp_path):

@@ -28,10 +28,15 @@ import time
 
 
 def _serve() -> None:
-    from bandit.core import config as b_config  # noqa: PLC0415
-    from bandit.core import constants as b_constants  # noqa: PLC0415
-    from bandit.core import manager as b_manager  # noqa: PLC0415
-
+    try:
+        from bandit.core import config as b_config  # noqa: PLC0415
+        from bandit.core import constants as b_constants  # noqa: PLC0415
+        from bandit.core import manager as b_manager  # noqa: PLC0415
+    except ImportError as e:  # every request gets the reason
+        for _ in sys.stdin:
+            sys.stdout.write(json.dumps({"error": f"bandit is not installed ({e})"}) + "\n")
+            sys.stdout.flush()
+        return
     conf = b_config.BanditConfig()
     for line in sys.stdin:
         try:
@@ -89,10 +94,12 @@ class BanditServer:
                 line = _read_line(proc.stdout.fileno(), timeout)
             except OSError as e:
                 self._kill()
-                return None, f"the bandit server failed: {e}"
-            if line is None:
+                return None, f"the bandit process failed: {e}"
+            if line is None or line == b"":
                 self._kill()
-                return None, f"bandit did not finish in {timeout:g} s"
+                if line is None:
+                    return None, f"bandit did not finish in {timeout:g} s"
+                return None, "the bandit process exited without an answer"
             try:
                 doc = json.loads(line)
             except ValueError:
@@ -110,7 +117,8 @@ class BanditServer:
 
 
 def _read_line(fd: int, timeout: float) -> bytes | None:
-    """One line from ``fd`` within ``timeout`` (None: none came, or end of file)."""
+    """One line from ``fd`` within ``timeout``: None when none came in time, b"" at end
+    of file."""
     buf = bytearray()
     deadline = time.monotonic() + timeout
     with selectors.DefaultSelector() as sel:
@@ -121,7 +129,7 @@ def _read_line(fd: int, timeout: float) -> bytes | None:
                 return None
             chunk = os.read(fd, 1 << 16)
             if not chunk:
-                return None
+                return b""
             buf += chunk
     return bytes(buf.split(b"\n", 1)[0])
 
