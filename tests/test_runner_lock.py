@@ -57,8 +57,11 @@ def test_a_recycled_pid_is_not_taken_for_the_runner(locks):
     "gauntlet": the runner's lock file, free, says it is gone."""
     impostor = subprocess.Popen(["gauntlet-arena-pytest", "600"], executable="/bin/sleep")
     try:
-        while not Path(f"/proc/{impostor.pid}/cmdline").read_bytes().startswith(b"gauntlet-arena-pytest"):
-            pass  # (until its exec shows: a moment after Popen returns)
+        for _ in range(100_000):  # until its exec shows (a moment after Popen returns)
+            if Path(f"/proc/{impostor.pid}/cmdline").read_bytes().startswith(b"gauntlet-arena-pytest"):
+                break
+        else:
+            raise AssertionError("the impostor's command line never showed")
         locks.mkdir()
         (locks / f"{impostor.pid}.lock").touch()  # what the dead runner left
         assert recover.owned_by_live_runner(_state(impostor.pid)) is False
