@@ -34,11 +34,7 @@ from gauntlet_wire import Peer, WireError, SCALARS, start_zygote, worker_argv, z
 WS = os.environ.get("GAUNTLET_JUDGE_WORKSPACE", "/workspace")
 OUT = os.environ.get("GAUNTLET_JUDGE_OUT", "/judge-out")
 HERE = os.path.dirname(os.path.abspath(__file__))
-try:
-    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
-except Exception:
-    pass
-_STDOUT, _STDERR = os.dup(1), os.dup(2)  # before pytest's capture: the worker writes here
+_STDOUT = _STDERR = None  # the run's stdout and stderr, before pytest's capture (activate())
 
 
 def _roots():
@@ -66,7 +62,7 @@ def _module_names():
     return {n: p for n, p in names.items() if n.isidentifier() and n not in skip and not n.startswith("gauntlet_")}
 
 
-NAMES = _module_names()
+NAMES = {}  # the workspace's top-level modules (activate(): after the submission is there)
 MIRRORS = {}
 
 

@@ -35,7 +35,7 @@ class _Child:
         return 0
 
 
-_ENV = {k: v for k, v in os.environ.items() if not k.startswith(("GAUNTLET_JUDGE_REQUEST", "GAUNTLET_JUDGE_ZYGOTE"))}
+_ENV = {}  # the workers' environment (activate())
 
 
 def _zygote():
@@ -53,7 +53,7 @@ def _zygote():
         return None
 
 
-ZYGOTE = _zygote()
+ZYGOTE = None  # (the fork server, its control socket), activate()
 
 
 class _Spares:
@@ -107,7 +107,7 @@ class _Spares:
                 pass
 
 
-SPARES = _Spares(ZYGOTE[1]) if ZYGOTE else None
+SPARES = None  # activate()
 
 
 class _Listener:
@@ -146,7 +146,7 @@ class _Listener:
                     self.drop(key.data)
 
 
-LISTENER = _Listener()
+LISTENER = None  # activate()
 
 
 def _take_spare():
@@ -374,7 +374,7 @@ class Worker:
         return e
 
 
-STATE = {"worker": None, "suite": None, "coverage": {}, "in_test": False, "first_pid": None}
+STATE = {"worker": None, "suite": None, "coverage": {}, "in_test": False, "first_pid": None, "one_process": False}
 
 
 def kill_workers():

@@ -218,7 +218,44 @@ class _Finder:
         pass
 
 
-sys.meta_path.insert(0, _Finder)
+_ACTIVE = []
+
+
+def activate(one_process=False):
+    """Everything that depends on the run, once, before ``pytest.main`` (so before its
+    capture). A pooled launcher imports this module while it waits for the submission
+    (definitions and imports only: that costs nothing once the request is in, and a run
+    that is not isolated never activates it); the run, once forked off the pump, calls
+    this: not dumpable, the run's stdout and stderr kept for the workers, the workspace
+    listed, the fork server taken over, the spare and listener threads started (threads
+    do not survive the launcher's fork), the import hook installed.
+
+    ``one_process``: the coverage pass. Its only output is the coverage of the
+    submission's own lines (its test results and output are discarded), so nothing it
+    sees reaches feedback the way a suite's results do: one process serves collection and
+    every suite, as one interpreter does in-process (the same import-time lines and
+    state), without three process switches."""
+    global _STDOUT, _STDERR, NAMES, _ENV, ZYGOTE, SPARES, LISTENER
+    if _ACTIVE:
+        return
+    _ACTIVE.append(True)
+    try:
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+    except Exception:
+        pass
+    _STDOUT, _STDERR = os.dup(1), os.dup(2)  # the worker writes here
+    NAMES = _module_names()
+    _ENV = {k: v for k, v in os.environ.items() if not k.startswith(("GAUNTLET_JUDGE_REQUEST", "GAUNTLET_JUDGE_ZYGOTE"))}
+    ZYGOTE = _zygote()
+    SPARES = _Spares(ZYGOTE[1]) if ZYGOTE else None
+    LISTENER = _Listener()
+    sys.meta_path.insert(0, _Finder)
+    STATE["one_process"] = bool(one_process)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    activate()  # loaded by ``-p`` alone (run.py activates it first): late, but never inert
 
 
 # A judge test's tracemalloc measures the submission's process: there its objects are
@@ -265,9 +302,14 @@ def _suite_of(item):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    key = _suite_of(item)
+    key = None if STATE["one_process"] else _suite_of(item)
     if STATE["suite"] != key:
-        if STATE["worker"] is not None:
+        # The process that imported the submission at collection goes on as the first
+        # suite's: it saw only which of the submission's modules the test modules import,
+        # which it could have left in /tmp for any later process anyway (so a fresh one
+        # would learn no less), and the first suite then sees the imports of collection
+        # as in one interpreter. Every later suite gets a fresh process.
+        if STATE["worker"] is not None and STATE["suite"] is not None:
             _retire(STATE["worker"])
         STATE["suite"] = key
     STATE["in_test"] = True

@@ -157,6 +157,10 @@ if coverage is not None:
 args = sys.argv[1:]
 if REQUEST:  # a pooled container's launcher: wait for the submission (see launcher.py)
     import gauntlet_judge_launcher
+    try:  # definitions and imports only, off the run (activated below when it is isolated)
+        import gauntlet_isolation  # noqa: F401
+    except Exception:
+        pass
     if TRACE:
         try:  # before the fork server starts (worker.py reads it at its start)
             open("/tmp/.gauntlet-trace", "w").close()
@@ -170,7 +174,8 @@ if REQUEST:  # a pooled container's launcher: wait for the submission (see launc
     sys.stdout.write("GAUNTLET-JUDGE-RUNNER-START\n")
     sys.stdout.flush()
 # Only the coverage pass (after the timed run, not timed against the agent) traces.
-if args[:1] == ["--gauntlet-coverage"]:
+TRACED = args[:1] == ["--gauntlet-coverage"]
+if TRACED:
     args = args[1:]
     sys.argv[1:] = args
     try:  # tells the isolation worker (worker.py) to trace too: this sandbox's own /tmp
@@ -180,12 +185,19 @@ if args[:1] == ["--gauntlet-coverage"]:
 else:
     cov = None
 
-ISOLATED = "gauntlet_isolation" in args  # the submission runs in its own process (isolation.py)
+ISOLATED = args[-2:] == ["-p", "gauntlet_isolation"]  # the submission in its own process (isolation.py)
+more_plugins = []
 if ISOLATED:
     cov = None  # measured in the submission's process, merged by the isolation plugin
-    # Imported here, not by ``-p``: pytest would rewrite its asserts (parse, rewrite and
-    # compile a large module on every run; there are none to rewrite).
-    import gauntlet_isolation  # noqa: F401
+    # Imported here and registered as an object, not loaded by ``-p``: pytest would
+    # rewrite its asserts (parse, rewrite and compile a large module on every run; there
+    # are none to rewrite) and scan every installed distribution's entry points for it.
+    args = args[:-2]
+    sys.argv[1:] = args
+    import gauntlet_isolation
+
+    gauntlet_isolation.activate(one_process=TRACED)
+    more_plugins.append(gauntlet_isolation)
 else:
     sys.path.insert(1, WS)
     src = os.path.join(WS, "src")
@@ -214,8 +226,25 @@ class CoverageWindow:
             cov.stop()
 
 
+def _serialized_ast_parse():
+    """CPython 3.11 keeps the AST constructor's recursion depth per interpreter, not per
+    thread: two threads in ``ast.parse`` at once (pytest's failure formatting or assert
+    rewriting in the main thread, ``traceback``'s caret anchors in a test's thread) can
+    fail with ``SystemError: AST constructor recursion depth mismatch`` (cpython#106905,
+    pytest#10763). The judge's own process parses one at a time."""
+    import ast, threading
+    lock, parse = threading.RLock(), ast.parse
+
+    def locked_parse(*a, **kw):
+        with lock:
+            return parse(*a, **kw)
+
+    ast.parse = locked_parse
+
+
+_serialized_ast_parse()
 plugin.KEY = KEY
-rc = pytest.main(args, plugins=[plugin, CoverageWindow()])
+rc = pytest.main(args, plugins=[plugin, CoverageWindow(), *more_plugins])
 if cov is not None:
     try:
         cov.stop()
