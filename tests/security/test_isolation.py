@@ -125,3 +125,66 @@ async def test_in_process_mode_is_marked(backend, calc_in_process, tmp_path):
     assert all(t.outcome == "passed" for t in result.tests)
     assert '"isolation":"in_process"' in result.model_dump_json()
     assert_nothing_left_behind(work)
+
+
+# Suites and processes: the process that imported the submission at collection serves the
+# first suite (its state goes on within the suite), every later suite gets a fresh one
+# (module state starts over); in-process, one interpreter keeps it across all suites. The
+# untimed coverage pass runs everything in one process: its coverage still counts what
+# each suite ran (a line only the hidden suite reaches is covered).
+COUNTER = calc("    return a * b", prelude='''
+N = [0]
+
+
+def bump():
+    N[0] += 1
+    return N[0]
+
+
+def only_hidden(x):
+    if x > 0:
+        return "positive"
+    return "not positive"
+''')
+
+SUITES = {
+    "static/test_calc_static.py": "from calc import bump\n\n\ndef test_first():\n    assert bump() == 1\n\n\n"
+                                  "def test_second_in_the_same_process():\n    assert bump() == 2\n",
+    "hidden/test_calc_hidden.py": "import calc\n\n\ndef test_hidden_fresh():\n"
+                                  "    assert calc.only_hidden(1) == 'positive'\n    assert calc.bump() == 1\n",
+    "adversarial/test_calc_adversarial.py": "from calc import bump\n\n\ndef test_edge_fresh():\n"
+                                            "    assert bump() == 1\n",
+}
+
+
+def _counter_challenge(root: Path, in_process: bool):
+    from arena.challenge import load_challenge
+
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "calc", root)
+    for rel, text in SUITES.items():
+        (root / "tests" / rel).write_text(text)
+    if in_process:
+        y = root / "challenge.yaml"
+        y.write_text(y.read_text().replace("  timeout: 6s\n", "  timeout: 6s\n  isolation: in_process\n"))
+    return load_challenge(root)
+
+
+async def test_each_later_suite_gets_a_fresh_process(backend, tmp_path):
+    ch = _counter_challenge(tmp_path / "calc-counter", in_process=False)
+    result, _, work = await judge_files(tmp_path, backend, ch, {"calc.py": COUNTER})
+    assert result.infra_error is None and result.isolation == "process"
+    outcomes = {t.name: t.outcome for t in result.tests}
+    assert outcomes == {"test_first": "passed", "test_second_in_the_same_process": "passed",
+                        "test_hidden_fresh": "passed", "test_edge_fresh": "passed"}, result.tests
+    isolated_coverage = result.coverage
+    assert_nothing_left_behind(work)
+    # The same tests in one interpreter: the counter goes on across suites.
+    ch_in = _counter_challenge(tmp_path / "calc-counter-in", in_process=True)
+    result, _, work = await judge_files(tmp_path, backend, ch_in, {"calc.py": COUNTER}, name="in")
+    outcomes = {t.name: t.outcome for t in result.tests}
+    assert outcomes["test_first"] == outcomes["test_second_in_the_same_process"] == "passed"
+    assert outcomes["test_hidden_fresh"] == outcomes["test_edge_fresh"] == "failed", result.tests
+    # The coverage pass measured in one process what one interpreter measures: the same
+    # lines and branches, the hidden suite's call included (10 of 14 statements; 8 without).
+    assert isolated_coverage is not None and isolated_coverage == result.coverage, (isolated_coverage, result.coverage)
+    assert isolated_coverage.line_percent == 71.4, isolated_coverage
