@@ -1,9 +1,10 @@
 """The trusted side of process isolation: a pytest plugin that never imports the submission.
 
 ``PLUGIN`` (proxies.py: ``CORE`` here, ``WORKERS`` of isolation_workers.py, ``PROXIES``)
-is written to ``/judge/config/gauntlet_isolation.py`` (with its bytecode) and loaded with
-``-p gauntlet_isolation`` (arena/judge/command.py) when the package's
-``judge.isolation`` is ``process`` (the default for Python packages). It:
+is written to ``/judge/config/gauntlet_isolation.py`` (with its bytecode). When the
+package's ``judge.isolation`` is ``process`` (the default for Python packages) the argv
+ends ``-p gauntlet_isolation`` (arena/judge/command.py); the bootstrap (trusted.py) strips
+that, calls ``activate()`` and registers the module with ``pytest.main`` itself. It:
 
 - installs an import hook: a judge test's ``import sorter`` / ``from taskstore import
   TaskStore`` gives proxies of the submission's module (names found by listing the
