@@ -247,8 +247,11 @@ def activate(one_process=False):
     NAMES = _module_names()
     _ENV = {k: v for k, v in os.environ.items() if not k.startswith(("GAUNTLET_JUDGE_REQUEST", "GAUNTLET_JUDGE_ZYGOTE"))}
     ZYGOTE = _zygote()
-    SPARES = _Spares(ZYGOTE[1]) if ZYGOTE else None
+    # Both threads before the first fork: a thread's id is a pid, and a worker may signal
+    # any pid above its own (its seccomp filter), so a thread started after the first
+    # spare was forked could be killed by the first worker, and with it this process.
     LISTENER = _Listener()
+    SPARES = _Spares(ZYGOTE[1]) if ZYGOTE else None
     sys.meta_path.insert(0, _Finder)
     STATE["one_process"] = bool(one_process)
 
