@@ -21,7 +21,7 @@ from arena.judge.runner import JudgeSpec
 from arena.sandbox import get_backend, registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "security"))
-from hostile import CASES, assert_verdict, write_submission  # noqa: E402
+from hostile import CASES, assert_verdict, make_in_process, write_submission  # noqa: E402
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "calc"
 
@@ -113,8 +113,7 @@ async def test_the_coverage_pass_takes_its_own_prepared_sandbox(calc, isolation,
     ch = calc
     if isolation == "in_process":
         shutil.copytree(FIXTURE, tmp_path / "calc")
-        y = tmp_path / "calc" / "challenge.yaml"
-        y.write_text(y.read_text().replace("  timeout: 6s\n", "  timeout: 6s\n  isolation: in_process\n"))
+        make_in_process(tmp_path / "calc")
         ch = load_challenge(tmp_path / "calc")
         assert ch.manifest.judge.isolation == "in_process"
     snap = take_snapshot(FIXTURE / "solution", tmp_path / "snaps")

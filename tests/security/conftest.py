@@ -27,12 +27,13 @@ def calc_in_process(tmp_path_factory):
     the test process, as before issue 11)."""
     import shutil
 
+    from hostile import make_in_process
+
     from arena.challenge import load_challenge
 
     root = tmp_path_factory.mktemp("calc-in-process") / "calc"
     shutil.copytree(FIXTURE, root)
-    y = root / "challenge.yaml"
-    y.write_text(y.read_text().replace("  timeout: 6s\n", "  timeout: 6s\n  isolation: in_process\n"))
+    make_in_process(root)
     ch = load_challenge(root)
     assert ch.manifest.judge.isolation == "in_process"
     return ch

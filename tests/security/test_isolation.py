@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hostile import calc
+from hostile import calc, make_in_process
 from test_hostile_submissions import assert_nothing_left_behind, judge_files
 
 STATIC = '''
@@ -164,8 +164,7 @@ def _counter_challenge(root: Path, in_process: bool):
     for rel, text in SUITES.items():
         (root / "tests" / rel).write_text(text)
     if in_process:
-        y = root / "challenge.yaml"
-        y.write_text(y.read_text().replace("  timeout: 6s\n", "  timeout: 6s\n  isolation: in_process\n"))
+        make_in_process(root)
     return load_challenge(root)
 
 
