@@ -24,7 +24,7 @@ def entry(tmp_path):
     (e / "metadata.json").write_text("{}")
     (e / "lifecycle.json").write_text(json.dumps(life))
     meta = {"calibration_scores": {"naive": 60, "standard": 85, "elite": 95, "reference": 99}}
-    (e / "monitors.json").write_text(json.dumps({"monitors": monitors(meta, life)}))
+    (e / "monitors.json").write_text(json.dumps(monitors(dict(meta, id="tiny-add", version=1), life)))
     return e
 
 
@@ -63,9 +63,12 @@ def test_monitors_run_every_10_attempts_and_quarantine_blocks(entry):
     assert run_monitors(entry, rows, T0) is None  # 9: not due
     rows.append(row(9, agent="x9", score=100.0))
     check = run_monitors(entry, rows, T0)
-    assert check["attempts"] == 10 and check["solve_rate"] == 1.0 and check["action"] == "quarantined"
+    # seed 003: retire_if_solve_rate_above 0.90 (the solve-rate monitor's quarantine threshold
+    # is the same number; retirement, the stronger state, acts)
+    assert check["attempts"] == 10 and check["solve_rate"] == 1.0 and check["action"] == "retired"
+    assert check["retire"] == ["solve rate 1.00 above 0.9"] and check["quarantine"] == ["solve rate 1.00 above 0.9"]
     assert run_monitors(entry, rows, T0) is None  # checked at 10 already
-    with pytest.raises(UsageError, match=r"quarantined \(solve rate 1.00 above 0.9 after 10 attempts\): rule lifecycle.state"):
+    with pytest.raises(UsageError, match=r"retired \(solve rate 1.00 above 0.9 after 10 attempts\): rule lifecycle.state"):
         admit(entry, "new", [], T0 + timedelta(hours=1))
 
 
@@ -96,7 +99,7 @@ def test_gauntlet_run_refuses_a_quarantined_published_challenge(tmp_path):
     life = dict(lifecycle(T0), state="quarantined", reason="solve rate 0.97 above 0.95")
     (e / "metadata.json").write_text("{}")
     (e / "lifecycle.json").write_text(json.dumps(life))
-    (e / "monitors.json").write_text(json.dumps({"monitors": []}))
+    (e / "monitors.json").write_text(json.dumps({"challenge": "off-by-one", "version": 1, "monitors": []}))
     root = Path(__file__).resolve().parents[1]
     p = subprocess.run([sys.executable, "-m", "gauntlet_tui", "run", "off-by-one", "--agent", "scripted:naive",
                         "--headless", "--sandbox", "local", "--store", str(store)],

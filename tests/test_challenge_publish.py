@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.challenge import load_challenge
+from arena.pipeline.lifecycle_gate import load_monitors
 from arena.pipeline.package import validate
 from arena.pipeline.publish_records import asset_class, package_hash, read_entries
 from arena.pipeline.published import open_published, restore_published
@@ -118,7 +119,9 @@ def test_metadata_lifecycle_lineage_and_monitors_follow_the_seed(published):
     t = lin["stage_timings"]
     assert t["architect"] is None and t["builder"] is None and t["calibrator"] is None  # not run here: not invented
     assert t["validator"] > 0 and t["auditor"] >= 0 and t["publisher"] >= 0
-    solve = next(m for m in mons if m["metric"] == "solve_rate")
+    assert mons["challenge"] == "tiny-add" and mons["version"] == 1  # one shape: an object, read by its writer's model
+    assert load_monitors(entry).dump() == mons
+    solve = next(m for m in mons["monitors"] if m["metric"] == "solve_rate")
     assert solve["check_interval"] == 10
     assert solve["thresholds"] == {"auto_quarantine_above": 0.90, "auto_quarantine_below": 0.02, "alert_if_deviation_from_expected": 0.20}
 

@@ -9,28 +9,28 @@ finished attempts.
 - ``lifecycle.max_instances``: that many attempts of the challenge still running;
 - ``lifecycle.cooldown_period_s``: this agent started an attempt of it less than that ago.
 
-``run_monitors(entry, attempts, now)`` (after an attempt ends) counts the finished
-attempts of the challenge; at every multiple of the solve-rate monitor's
-``check_interval`` (10) not checked yet it computes the solve rate (a finished attempt
-whose last score is >= ``SOLVED_AT``), the abandonment rate (an attempt that did not end
-``finished``) and the count, and quarantines (solve rate above/below its thresholds) or
-retires (abandonment above, attempts at ``retire_after_attempts``) by rewriting
-``lifecycle.json``. ``attempts`` are store rows (``challenge``, ``agent``, ``status``,
-``started_at``, ``last_score``); ``now`` is injected.
+``run_monitors(entry, attempts, now)`` (after attempts end) reads ``monitors.json``
+with the model publish wrote it with (pipeline/monitors.py) and, when the ended attempts
+of the publication reach a multiple of the solve-rate monitor's ``check_interval`` (10)
+not checked yet, evaluates seed 003's retire, quarantine and review triggers and acts:
+``lifecycle.json`` gets the check under ``monitor_checks``, review flags under
+``review``, and ``state`` ``retired`` or ``quarantined`` (then ``admit`` refuses).
+``attempts`` are store rows (``challenge``, ``agent``, ``status``, ``started_at``,
+``last_score``); ``now`` is injected.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from arena.errors import UsageError
+from arena.pipeline.monitors import RUNNING, SOLVED_AT, MonitorsFile, counted, due, evaluate, parse_monitors
 from arena.pipeline.published import published_root, read_record, versions
-
-SOLVED_AT = 90.0
-RUNNING = ("running", "created", "starting", "grace")
+from arena.pipeline.sealing import SealError
 
 
 def _when(text: object) -> datetime | None:
@@ -87,47 +87,50 @@ def admit(entry: Path, agent: str, attempts: list[dict], now: datetime) -> None:
                 )
 
 
+def load_monitors(entry: Path) -> MonitorsFile:
+    """The entry's ``monitors.json`` read by the model publish wrote it with; ``SealError``
+    (one line naming the file and key) when it is not that."""
+    where = entry / "monitors.json"
+    try:
+        doc = json.loads(where.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SealError(f"{where}: unreadable ({exc.__class__.__name__}): expected the monitors publish wrote") from None
+    try:
+        return parse_monitors(doc, str(where))
+    except ValueError as exc:
+        raise SealError(str(exc)) from None
+
+
+def write_lifecycle(entry: Path, life: dict[str, Any]) -> None:
+    """Rewrite ``lifecycle.json`` whole (a temporary file renamed over it: a reader never
+    sees half a record)."""
+    tmp = entry / f".lifecycle.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(life, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, entry / "lifecycle.json")
+
+
 def run_monitors(entry: Path, attempts: list[dict], now: datetime) -> dict[str, Any] | None:
-    """The monitors' check when one is due: the check's record (also written to
-    ``lifecycle.json`` under ``monitor_checks``), else None."""
+    """The monitors' check when one is due (pipeline/monitors.py): its record, also
+    appended to ``lifecycle.json`` under ``monitor_checks``, with the state changed when a
+    retire or quarantine trigger fired and review flags under ``review``; else None."""
     life = read_record(entry, "lifecycle")
-    mons = read_record(entry, "monitors")
-    mons = mons if isinstance(mons, list) else mons.get("monitors", [])
-    interval = next((int(m.get("check_interval") or 10) for m in mons if m.get("metric") == "solve_rate"), 10)
-    mine = [a for a in _mine(attempts, entry.parent.name) if a.get("status") not in RUNNING]
-    n = len(mine)
-    done = {c.get("attempts") for c in life.get("monitor_checks", [])}
-    if n == 0 or n % interval or n in done:
+    mons = load_monitors(entry)
+    mine = counted(attempts, entry.parent.name, life.get("published_at"))
+    checked = [int(c.get("attempts") or 0) for c in life.get("monitor_checks", [])]
+    if not due(len(mine), mons.interval, checked):
         return None
-    solve = sum(a.get("status") == "finished" and float(a.get("last_score") or 0) >= SOLVED_AT for a in mine) / n
-    abandon = sum(a.get("status") != "finished" for a in mine) / n
-    check: dict[str, Any] = {
-        "attempts": n,
-        "at": now.isoformat(),
-        "solve_rate": round(solve, 3),
-        "abandonment_rate": round(abandon, 3),
-        "action": None,
-    }
-    if life.get("state", "live") == "live":
-        if solve > float(life.get("retire_if_solve_rate_above", 1.0)):
-            check["action"], reason = (
-                "quarantined",
-                f"solve rate {solve:.2f} above {life['retire_if_solve_rate_above']}",
-            )
-        elif solve < float(life.get("retire_if_solve_rate_below", 0.0)):
-            check["action"], reason = (
-                "quarantined",
-                f"solve rate {solve:.2f} below {life['retire_if_solve_rate_below']}",
-            )
-        elif abandon > float(life.get("retire_if_abandonment_above", 1.0)):
-            check["action"], reason = (
-                "retired",
-                f"abandonment rate {abandon:.2f} above {life['retire_if_abandonment_above']}",
-            )
-        elif life.get("retire_after_attempts") and n >= int(life["retire_after_attempts"]):
-            check["action"], reason = "retired", f"{n} attempts, retire_after_attempts {life['retire_after_attempts']}"
-        if check["action"]:
-            life.update(state=check["action"], reason=f"{reason} after {n} attempts", changed_at=now.isoformat())
+    check = {"at": now.isoformat(), **evaluate(mons, life, mine)}
+    state = life.get("state", "live")
+    if check["action"] and state in ("live", "quarantined") and check["action"] != state:
+        why = "; ".join(check["retire"] if check["action"] == "retired" else check["quarantine"])
+        life.update(state=check["action"], reason=f"{why} after {check['attempts']} attempts", changed_at=check["at"])
+    elif check["action"] and state != "live":
+        check["action"] = None  # already out of service: nothing more to do
+    for flag in check["review"]:
+        life.setdefault("review", []).append({"at": check["at"], "attempts": check["attempts"], "flag": flag})
     life.setdefault("monitor_checks", []).append(check)
-    (entry / "lifecycle.json").write_text(json.dumps(life, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_lifecycle(entry, life)
     return check
+
+
+__all__ = ["RUNNING", "SOLVED_AT", "admit", "load_monitors", "newest_entry", "run_monitors", "write_lifecycle"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import statistics
 from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -227,43 +226,14 @@ def lineage(
     }
 
 
-def monitors(meta: dict[str, Any], life: dict[str, Any]) -> list[dict[str, Any]]:
-    """Step 5.5. The seed's text gives the solve-rate monitor and breaks off after it; the
-    others watch the step 5.2 triggers (``source: lifecycle``) with the same thresholds."""
-    scores = meta["calibration_scores"]
-    return [
-        {
-            "metric": "solve_rate",
-            "check_interval": SOLVE_RATE_CHECK_INTERVAL,
-            "source": "seed",
-            "thresholds": {
-                "auto_quarantine_above": life["retire_if_solve_rate_above"],
-                "auto_quarantine_below": life["retire_if_solve_rate_below"],
-                "alert_if_deviation_from_expected": ALERT_IF_DEVIATION_FROM_EXPECTED,
-            },
-            "expected": None,
-        },
-        {
-            "metric": "abandonment_rate",
-            "check_interval": SOLVE_RATE_CHECK_INTERVAL,
-            "source": "lifecycle",
-            "thresholds": {"auto_retire_above": life["retire_if_abandonment_above"]},
-        },
-        {"metric": "attempts", "source": "lifecycle", "thresholds": {"auto_retire_at": life["retire_after_attempts"]}},
-        {
-            "metric": "score_distribution",
-            "check_interval": SOLVE_RATE_CHECK_INTERVAL,
-            "source": "lifecycle",
-            "thresholds": {"flag_if_bimodal": life["flag_if_score_bimodal"]},
-        },
-        {
-            "metric": "avg_score",
-            "check_interval": SOLVE_RATE_CHECK_INTERVAL,
-            "source": "lifecycle",
-            "expected": round(statistics.fmean(scores.values()), 2),
-            "thresholds": {"flag_if_drift_above": life["flag_if_avg_score_drifts"]},
-        },
-    ]
+def monitors(meta: dict[str, Any], life: dict[str, Any]) -> dict[str, Any]:
+    """Step 5.5: the ``monitors.json`` document (pipeline/monitors.py's ``MonitorsFile``,
+    the model its reader uses too)."""
+    from arena.pipeline.monitors import build  # noqa: PLC0415
+
+    return build(
+        meta, life, interval=SOLVE_RATE_CHECK_INTERVAL, deviation=ALERT_IF_DEVIATION_FROM_EXPECTED
+    ).dump()
 
 
 __all__ = [
