@@ -52,6 +52,14 @@ class Finding(BaseModel):
     detail: str
 
 
+class IsolationNotice(BaseModel):
+    """A construct of a test that process isolation could not carry faithfully (docs/judge.md 4b)."""
+
+    test: str  # TestResult.id of the test (the raw node id when it matches none)
+    construct: str  # "eq-test-value", "setattr-test-object", "patch-target", "isinstance", "unsupported"
+    detail: str = ""
+
+
 class StaticFinding(BaseModel):
     """One finding of a static analyser (ruff, bandit, semgrep) on a submission."""
 
@@ -100,6 +108,9 @@ class JudgeResult(BaseModel):
     # How a pytest judge ran the submission: "process" (its own process, behind a
     # data-only pipe) or "in_process" (imported into the test process); None: not pytest.
     isolation: str | None = None
+    # Constructs the isolated judge could not carry across the process boundary (issue 27):
+    # the counts of those tests may differ from plain pytest's (docs/judge.md 4b).
+    isolation_notices: list[IsolationNotice] = Field(default_factory=list)
 
     def suite(self, suite: Suite, phase: int | None = None) -> list[TestResult]:
         return [t for t in self.tests if t.suite == suite and (phase is None or t.phase == phase)]

@@ -28,6 +28,7 @@ from arena.judge import command as cmd
 from arena.judge import coverage_pass
 from arena.judge import trusted
 from arena.judge.expected import Matcher, collect_expected, is_test_file
+from arena.judge.isolation_notices import notice_lines, read_isolation_notices
 from arena.judge.junit import JUnitError, parse_junit, read_report
 from arena.judge.lint import lint_snapshot
 from arena.results import Finding, JudgeResult
@@ -402,8 +403,10 @@ class Judge:
             result.integrity.append(
                 Finding(severity="error", check="judge.hostile_report", detail=f"JUnit report refused: {e}")
             )
+        progress_data = None
         try:
-            progress = parse_progress(read_report(str(out / "progress.jsonl")), key) if is_pytest else Progress()
+            progress_data = read_report(str(out / "progress.jsonl")) if is_pytest else None
+            progress = parse_progress(progress_data, key) if is_pytest else Progress()
         except JUnitError:
             progress = Progress()
         started = progress.started or START_MARK in res.stdout or START_MARK in res.stderr
@@ -445,6 +448,9 @@ class Judge:
             result.build = v.build
         result.integrity += v.integrity
         result.notices += v.notices
+        if spec.isolated:
+            result.isolation_notices = read_isolation_notices(progress_data, key, matcher)
+            result.notices += notice_lines(result.isolation_notices)
         if res.truncated:
             result.notices.append("Test output was over the sandbox's output cap and was cut.")
         result.coverage = read_coverage(out / "coverage.json")
