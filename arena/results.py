@@ -8,6 +8,7 @@ is a pure function of stored events.
 
 from __future__ import annotations
 
+import warnings
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -52,12 +53,15 @@ class Finding(BaseModel):
     detail: str
 
 
-class IsolationNotice(BaseModel):
-    """A construct of a test that process isolation could not carry faithfully (docs/judge.md 4b)."""
+with warnings.catch_warnings():  # the field ``construct`` shadows BaseModel.construct (deprecated)
+    warnings.simplefilter("ignore", UserWarning)
 
-    test: str  # TestResult.id of the test (the raw node id when it matches none)
-    construct: str  # "eq-test-value", "setattr-test-object", "patch-target", "isinstance", "unsupported"
-    detail: str = ""
+    class IsolationNotice(BaseModel):
+        """A construct of a test that process isolation could not carry faithfully (docs/judge.md 4b)."""
+
+        test: str  # TestResult.id of the test (the raw node id when it matches none)
+        construct: str  # "eq-test-value", "setattr-test-object", "patch-target", "isinstance", "unsupported"
+        detail: str = ""
 
 
 class StaticFinding(BaseModel):
