@@ -94,7 +94,9 @@ def load_monitors(entry: Path) -> MonitorsFile:
     try:
         doc = json.loads(where.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SealError(f"{where}: unreadable ({exc.__class__.__name__}): expected the monitors publish wrote") from None
+        raise SealError(
+            f"{where}: unreadable ({exc.__class__.__name__}): expected the monitors publish wrote"
+        ) from None
     try:
         return parse_monitors(doc, str(where))
     except ValueError as exc:

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from datetime import datetime, timedelta, timezone
-from pathlib import Path, PurePosixPath
 from typing import Any
 
+from arena.challenge.content import hash_entries, package_files, package_hash, read_entries
 from arena.challenge.loader import Challenge
 
 PIPELINE_VERSION = "v2"
@@ -33,26 +32,10 @@ ALERT_IF_DEVIATION_FROM_EXPECTED = 0.20
 # any other file). Only the briefing and starter/ stay in plain text.
 ASSETS = ("challenge_manifest", "reference_solution", "hidden_tests", "judge_configs", "withheld")
 PLAINTEXT_TOP = ("briefing.md", "starter")
-SKIP_DIRS = {"__pycache__", ".git", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 
 
 def iso(t: datetime) -> str:
     return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def package_files(root: Path) -> list[str]:
-    """Package-relative paths of every file and symlink (links kept, never followed),
-    sorted; caches (``__pycache__``, ``.git`` ...) and ``*.pyc`` left out."""
-    out: list[str] = []
-    for d, dirs, files in os.walk(root, followlinks=False):
-        base = Path(d)
-        for name in list(dirs):
-            if name in SKIP_DIRS:
-                dirs.remove(name)
-            elif (base / name).is_symlink():
-                out.append((base / name).relative_to(root).as_posix())
-        out += [(base / f).relative_to(root).as_posix() for f in files if not f.endswith(".pyc")]
-    return sorted(out)
 
 
 def asset_class(rel: str) -> str | None:
@@ -87,31 +70,6 @@ def classify(rels: list[str]) -> tuple[list[str], dict[str, list[str]]]:
 
 def sha256(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def hash_entries(entries: dict[str, bytes | PurePosixPath]) -> str:
-    """One hash over package-relative paths and their contents (a symlink by its target)."""
-    h = hashlib.sha256()
-    for rel in sorted(entries):
-        v = entries[rel]
-        if isinstance(v, PurePosixPath):
-            h.update(f"{rel}\0link\0{v}\n".encode())
-        else:
-            h.update(f"{rel}\0file\0{hashlib.sha256(v).hexdigest()}\n".encode())
-    return "sha256:" + h.hexdigest()
-
-
-def read_entries(root: Path, rels: list[str]) -> dict[str, bytes | PurePosixPath]:
-    out: dict[str, bytes | PurePosixPath] = {}
-    for rel in rels:
-        p = root / rel
-        out[rel] = PurePosixPath(os.readlink(p)) if p.is_symlink() else p.read_bytes()
-    return out
-
-
-def package_hash(root: Path) -> str:
-    """One hash over every package file's path and content (symlinks by their target)."""
-    return hash_entries(read_entries(root, package_files(root)))
 
 
 def canonical(doc: object) -> bytes:
@@ -231,9 +189,7 @@ def monitors(meta: dict[str, Any], life: dict[str, Any]) -> dict[str, Any]:
     the model its reader uses too)."""
     from arena.pipeline.monitors import build  # noqa: PLC0415
 
-    return build(
-        meta, life, interval=SOLVE_RATE_CHECK_INTERVAL, deviation=ALERT_IF_DEVIATION_FROM_EXPECTED
-    ).dump()
+    return build(meta, life, interval=SOLVE_RATE_CHECK_INTERVAL, deviation=ALERT_IF_DEVIATION_FROM_EXPECTED).dump()
 
 
 __all__ = [

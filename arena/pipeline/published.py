@@ -172,6 +172,10 @@ def list_published(store: Path) -> list[dict[str, Any]]:
                 "version": vs[-1],
                 "versions": len(vs),
                 "state": life.get("state"),
+                "state_reason": life.get("reason"),
+                "calibration_verified": verified(entry, meta),
+                "monitor_checks": len(life.get("monitor_checks") or []),
+                "review_flags": [r.get("flag") for r in life.get("review") or [] if isinstance(r, dict)],
                 "category": meta.get("category"),
                 "weight_class": meta.get("weight_class"),
                 "discriminator_traits": meta.get("discriminator_traits"),
@@ -183,8 +187,82 @@ def list_published(store: Path) -> list[dict[str, Any]]:
     return out
 
 
+def verified(entry: Path, meta: dict[str, Any] | None = None) -> bool | None:
+    """Whether the publication's calibration was re-judged at publish: ``metadata.json``'s
+    ``calibration_verified`` (entries written before it was there: ``lineage.json``'s);
+    None when neither says."""
+    meta = meta if meta is not None else read_record(entry, "metadata")
+    v = meta.get("calibration_verified")
+    if isinstance(v, bool):
+        return v
+    try:
+        v = read_record(entry, "lineage").get("calibration_verified")
+    except SealError:
+        return None
+    return v if isinstance(v, bool) else None
+
+
+def _published_at(entry: Path) -> str:
+    try:
+        return str(read_record(entry, "lifecycle").get("published_at") or "")
+    except SealError:
+        return ""
+
+
+def publication_at(store: Path, challenge_id: str, started_at: str) -> Path | None:
+    """The publication of ``challenge_id`` an attempt started at ``started_at`` (ISO
+    text, UTC) ran under: the newest version published at or before it; None when the
+    challenge was not published then. Reading only."""
+    cdir = store.with_name(store.name + ".d") / "published" / challenge_id
+    for v in reversed(versions(cdir)):
+        at = _published_at(cdir / str(v))
+        if at and _utc(at) <= _utc(started_at):
+            return cdir / str(v)
+    return None
+
+
+def _utc(text: str) -> str:
+    """ISO timestamps compared as text once both are ``YYYY-MM-DDTHH:MM:SS`` in UTC."""
+    from datetime import datetime, timezone  # noqa: PLC0415
+
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return text
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=timezone.utc)
+    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")
+
+
+def unverified_attempts(store: Path, rows: list[dict[str, Any]]) -> set[str]:
+    """Ids of the attempts (store rows: ``id``, ``challenge``, ``started_at``) that ran
+    under a publication whose calibration was not verified (``--unverified-calibration``):
+    the mark the Standings and leaderboard rows of those attempts show (issue 20)."""
+    out: set[str] = set()
+    seen: dict[tuple[str, str], bool] = {}
+    for r in rows:
+        cid, at = str(r.get("challenge") or ""), str(r.get("started_at") or "")
+        if not cid or not at:
+            continue
+        entry = publication_at(store, cid, at)
+        if entry is None:
+            continue
+        key = (cid, entry.name)
+        if key not in seen:
+            try:
+                seen[key] = verified(entry) is False
+            except SealError:
+                seen[key] = False
+        if seen[key]:
+            out.add(str(r.get("id")))
+    return out
+
+
 __all__ = [
     "list_published",
+    "publication_at",
+    "unverified_attempts",
+    "verified",
     "open_published",
     "published_root",
     "read_record",

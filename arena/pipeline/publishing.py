@@ -61,6 +61,7 @@ class Publication:
     findings: list[Finding] = field(default_factory=list)
     entry: Path | None = None
     version: int | None = None
+    calibration_verified: bool | None = None  # None: not published
 
     @property
     def unreadable(self) -> bool:
@@ -150,7 +151,15 @@ def calibration_findings(
             error("calibration_report", f"{rep.source}: a calibration of {rep.challenge!r}: expected one of {ch.id!r}")
         ]
     out: list[Finding] = []
-    if rep.package_hash is None:
+    if rep.package_hash is None and not verify and rep.source != "calibrate run":
+        out.append(
+            error(
+                "calibration_report",
+                f"{rep.source}: carries no package_hash: --unverified-calibration publishes a report only "
+                f"for the package it names (key 'package_hash', as `gauntlet challenge calibrate --json` prints it)",
+            )
+        )
+    elif rep.package_hash is None:
         out.append(
             info(
                 "calibration_report",
@@ -182,7 +191,7 @@ def calibration_findings(
     if verify and rep.source != "calibrate run":
         from arena.pipeline.reproduce import reproduce  # noqa: PLC0415
 
-        out += reproduce(rep, ch.id)
+        out += reproduce(rep, ch.id, run_hash(ch))
     elif rep.source != "calibrate run":
         out.append(
             info(
@@ -191,6 +200,22 @@ def calibration_findings(
             )
         )
     return out
+
+
+def run_hash(ch: Challenge) -> str:
+    """The hash of the package as calibrate runs it (a copy with the baseline agents
+    added): what every calibration attempt of this package records."""
+    import shutil  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    from arena.pipeline.baselines import with_baselines  # noqa: PLC0415
+    from arena.pipeline.publish_records import package_hash  # noqa: PLC0415
+
+    tmp = Path(tempfile.mkdtemp(prefix="gauntlet-publish-"))
+    try:
+        return package_hash(with_baselines(Path(ch.root), tmp))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def run_calibration(
@@ -318,6 +343,8 @@ def publish(
         "publisher": None,
     }
 
+    verified = calibration.source == "calibrate run" or verify_calibration
+
     def records(version: int) -> dict[str, Any]:
         meta = metadata(
             ch,
@@ -330,6 +357,7 @@ def publish(
             key=key_id(key),
             sealed=sealed,
         )
+        meta["calibration_verified"] = verified  # issue 20: an unverified publication says so
         timings["publisher"] = round(timer() - t3, 3)
         lin = lineage(
             meta,
@@ -340,7 +368,7 @@ def publish(
             calibration_source=calibration.source,
             previous_version=version - 1 if version > 1 else None,
         )
-        lin["calibration_verified"] = calibration.source == "calibrate run" or verify_calibration
+        lin["calibration_verified"] = verified
         return {
             "metadata": meta,
             "lifecycle": life,
@@ -352,10 +380,18 @@ def publish(
     entry, version = write_entry(
         store, ch.id, entries, plain=plain, sealed=sealed, key=key, package_hash=phash, records=records, stage=run_id
     )
-    pub.entry, pub.version = entry, version
+    pub.entry, pub.version, pub.calibration_verified = entry, version, verified
     if integ["flags"]:
         pub.findings.append(
             info("publish", f"{ch.id}: published with integrity flags (audit verdict {integ['verdict']})")
+        )
+    if not verified:
+        pub.findings.append(
+            info(
+                "publish",
+                f"{ch.id}: published UNVERIFIED: its calibration was not re-judged "
+                f"(calibration_verified false in metadata.json and lineage.json)",
+            )
         )
     pub.findings.append(info("publish", f"{ch.id}: published version {version} at {entry}"))
     return pub

@@ -9,15 +9,22 @@ reported one by more than ``TOLERANCE`` is an error, and so is a report that nam
 attempts (nothing to reproduce). The null and attack baselines are checked the same way
 and re-assessed (pipeline/baselines.py).
 
+Each named attempt must also have been made by the agent it is named for (its stored
+``agent_spec`` is ``scripted:<name>``: naming the null agent's attempt as the copy attack
+is refused) and on the package the report names: ``attempt.started`` records the hash of
+the package it ran (``package_hash``), which must equal the hash of the package now with
+calibration's baseline agents added (pipeline/baselines.py ``with_baselines``), as
+calibrate runs it.
+
 Limits (stated, not hidden): re-judging proves the report's numbers are what these
 stored events score, not that the events were made by a real run; a store fabricated
-event by event would pass. The stored attempt's challenge id is checked, not the package
-hash (calibration runs a copy of the package with the baseline agents added).
+event by event would pass.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.challenge.errors import error, info
@@ -37,25 +44,76 @@ def _store_path(rep) -> Path | None:
     return p
 
 
-async def _rejudge(store: Path, attempts: dict[str, list[str]]) -> dict[str, list[tuple[str, float | None, str]]]:
+@dataclass
+class Judged:
+    """One named attempt as the store has it, judged again."""
+
+    attempt: str
+    total: float | None = None  # None: it could not be read (``note`` says why)
+    note: str = ""
+    challenge: str = ""
+    agent: str = ""  # the spec it was made with (``agent_spec``, else ``agent``)
+    package_hash: str | None = None  # ``attempt.started``'s, None when not recorded
+
+
+async def _rejudge(store: Path, attempts: dict[str, list[str]]) -> dict[str, list[Judged]]:
+    from arena import events as ev  # noqa: PLC0415
     from arena.scoring import judge_attempt  # noqa: PLC0415
     from arena.scoring.load import attempt_events  # noqa: PLC0415
 
-    out: dict[str, list[tuple[str, float | None, str]]] = {}
+    out: dict[str, list[Judged]] = {}
     for agent, ids in attempts.items():
         for aid in ids:
             try:
                 row, events = await attempt_events(store, aid)
             except Exception as exc:  # noqa: BLE001 — NotFound, an unreadable store: say which
-                out.setdefault(agent, []).append((aid, None, str(exc)))
+                out.setdefault(agent, []).append(Judged(aid, note=str(exc)))
                 continue
-            cid = str((row or {}).get("challenge_id") or (row or {}).get("challenge") or "")
-            out.setdefault(agent, []).append((aid, round(float(judge_attempt(events).total), 2), cid))
+            row = row or {}
+            started: dict = next((e.data for e in events if e.kind == ev.ATTEMPT_STARTED), {})
+            ph = started.get("package_hash")
+            out.setdefault(agent, []).append(
+                Judged(
+                    aid,
+                    total=round(float(judge_attempt(events).total), 2),
+                    challenge=str(row.get("challenge_id") or row.get("challenge") or ""),
+                    agent=str(row.get("agent_spec") or started.get("agent_spec") or row.get("agent") or ""),
+                    package_hash=ph if isinstance(ph, str) else None,
+                )
+            )
     return out
 
 
-def reproduce(rep, challenge_id: str) -> list[Finding]:
-    """Findings of re-judging the attempts ``rep`` names (errors when it cannot be reproduced)."""
+def _made_by(rep, agent: str, j: Judged, run_hash: str | None) -> list[Finding]:
+    """An attempt named for ``agent`` must have been made by that agent (``scripted:<agent>``,
+    the spec calibrate runs it with) on the package the report names (with calibration's
+    baseline agents added: ``run_hash``)."""
+    out = []
+    want = f"scripted:{agent}"
+    if j.agent != want:
+        out.append(
+            error(
+                "calibration_report",
+                f"{rep.source}: agent {agent}: attempt {j.attempt} was made by {j.agent or 'an unnamed agent'!r}: "
+                f"expected {want!r} (an attempt named for an agent must be that agent's)",
+            )
+        )
+    if run_hash is not None and j.package_hash != run_hash:
+        made = j.package_hash or "a package whose hash it does not record"
+        out.append(
+            error(
+                "calibration_report",
+                f"{rep.source}: agent {agent}: attempt {j.attempt} was made on {made}: expected the package "
+                f"the report names with calibration's baseline agents ({run_hash}); calibrate it again",
+            )
+        )
+    return out
+
+
+def reproduce(rep, challenge_id: str, run_hash: str | None = None) -> list[Finding]:
+    """Findings of re-judging the attempts ``rep`` names (errors when it cannot be
+    reproduced, or when an attempt was not made by the agent it is named for, or not on
+    ``run_hash``: the hash of the package as calibrate runs it)."""
     from arena.pipeline.baselines import BASELINES  # noqa: PLC0415
     from arena.pipeline.calibration import AGENTS  # noqa: PLC0415
 
@@ -100,28 +158,31 @@ def reproduce(rep, challenge_id: str) -> list[Finding]:
             )
     judged = asyncio.run(_rejudge(store, {a: clean[a] for a in AGENTS + BASELINES if a in clean}))
     for agent, rows in judged.items():
-        for i, (aid, total, note) in enumerate(rows):
-            if total is None:
+        for i, j in enumerate(rows):
+            if j.total is None:
                 out.append(
                     error(
-                        "calibration_report", f"{rep.source}: agent {agent}: attempt {aid}: {note}: cannot re-judge it"
+                        "calibration_report",
+                        f"{rep.source}: agent {agent}: attempt {j.attempt}: {j.note}: cannot re-judge it",
                     )
                 )
                 continue
-            if note and note != challenge_id:
+            if j.challenge and j.challenge != challenge_id:
                 out.append(
                     error(
                         "calibration_report",
-                        f"{rep.source}: agent {agent}: attempt {aid} is of challenge {note!r}: expected {challenge_id!r}",
+                        f"{rep.source}: agent {agent}: attempt {j.attempt} is of challenge {j.challenge!r}: "
+                        f"expected {challenge_id!r}",
                     )
                 )
+            out += _made_by(rep, agent, j, run_hash)
             reported = rep.runs.get(agent, [])
-            if i < len(reported) and abs(reported[i] - total) > TOLERANCE:
+            if i < len(reported) and abs(reported[i] - j.total) > TOLERANCE:
                 out.append(
                     error(
                         "calibration_report",
-                        f"{rep.source}: agent {agent}: reported {reported[i]:g} for attempt {aid}, "
-                        f"re-judged {total:g}: the report cannot be reproduced",
+                        f"{rep.source}: agent {agent}: reported {reported[i]:g} for attempt {j.attempt}, "
+                        f"re-judged {j.total:g}: the report cannot be reproduced",
                     )
                 )
     if not out:

@@ -20,7 +20,8 @@ def register_publish(sub: argparse._SubParsersAction) -> None:
                    help="the report of `gauntlet challenge calibrate DIR --json` (default: calibrate here, --quick unless --flakiness)")
     p.add_argument("--unverified-calibration", action="store_true",
                    help="publish on a --calibration report without re-judging its stored attempts "
-                        "(recorded as calibration_verified: false in the lineage)")
+                        "(the report must carry its package_hash; recorded as calibration_verified: false "
+                        "in metadata and lineage, shown by `challenge published`)")
     p.add_argument("--flakiness", action="store_true", help="when calibrating here, run the flakiness repeats too (gate 3 item 7)")
     p.add_argument("--time-scale", type=float, default=None, metavar="X", help="time scale of the calibration attempts run here")
     p.add_argument("--sandbox", choices=("docker", "local"), default=None, help="sandbox for the gate runs (default: docker if it answers)")
@@ -68,7 +69,8 @@ def cmd_publish(args: argparse.Namespace) -> int:
     if args.json:
         doc = {"challenge": pub.challenge, "findings": [f.model_dump() for f in pub.findings], "ok": code == 0,
                "published": None if pub.entry is None else {"id": pub.challenge, "version": pub.version, "entry": str(pub.entry),
-                                                            "key_source": key_source[0] if key_source else None}}
+                                                            "key_source": key_source[0] if key_source else None,
+                                                            "calibration_verified": pub.calibration_verified}}
         print(json.dumps(doc, indent=2))
         return code
     if code == 2:
@@ -93,5 +95,11 @@ def cmd_published(args: argparse.Namespace) -> int:
     if not rows:
         print("no published challenges")
     for r in rows:
-        print(f"{r['id']!s:<24} v{r['version']:<3} {r['state']!s:<8} {r['category']!s:<26} {r['weight_class']!s:<13} expires {r['expires_at']}")
+        mark = {True: "verified", False: "UNVERIFIED", None: "unknown"}[r.get("calibration_verified")]
+        print(f"{r['id']!s:<24} v{r['version']:<3} {r['state']!s:<11} {r['category']!s:<26} {r['weight_class']!s:<13} "
+              f"calibration {mark:<10} expires {r['expires_at']}")
+        if r.get("state_reason"):
+            print(f"    {r['state']}: {r['state_reason']}")
+        for flag in r.get("review_flags") or []:
+            print(f"    review: {flag}")
     return 0
