@@ -63,6 +63,22 @@ def _module_names():
     return {n: p for n, p in names.items() if n.isidentifier() and n not in skip and not n.startswith("gauntlet_")}
 
 
+_NOTICED = set()
+
+
+def notice(construct, detail):
+    """A construct of the current test that cannot cross the boundary faithfully: one signed
+    ``isolation`` line in the progress log (docs/judge.md 4b: JudgeResult.isolation_notices)."""
+    nodeid = STATE.get("nodeid") or ""
+    key = (nodeid, construct, detail)
+    if key in _NOTICED or len(_NOTICED) > 1000:
+        return
+    _NOTICED.add(key)
+    jp = sys.modules.get("gauntlet_judge_plugin")
+    if jp is not None:
+        jp._emit(event="isolation", nodeid=nodeid, construct=construct, detail=detail[:600])
+
+
 NAMES = {}  # the workspace's top-level modules (activate(): after the submission is there)
 MIRRORS = {}
 

@@ -198,6 +198,9 @@ class Worker:
             self.stop()
         if STATE["first_pid"] is None:
             STATE["first_pid"] = self.proc.pid
+        self.peer.on_out = _on_out
+        self.cwd, self.env, self.env_raw = None, None, None  # the test's, as the worker last heard of them
+        self.mirrors = {}  # the test's patches applied in this worker (isolation_patches.py)
         LISTENER.add(self.peer)
         self.info = hello.get("hello") if type(hello) is dict else None
 
@@ -314,7 +317,8 @@ class Worker:
                 "contains": lambda o, k: k in o, "bool": bool, "eq": lambda a, b: a == b,
                 "ne": lambda a, b: a != b, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
                 "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b, "hash": hash, "repr": repr,
-                "str": str, "int": int, "float": float, "index": lambda o: o.__index__()}
+                "str": str, "int": int, "float": float, "index": lambda o: o.__index__(),
+                "enter": lambda o: o.__enter__(), "exit": lambda o, *a: o.__exit__(*a)}
 
     def handle(self, q):  # the submission asking something of a test's object
         op, args = q[0], [self.peer.dec(a) for a in q[1:]]
@@ -322,6 +326,13 @@ class Worker:
             return args[0](*args[1], **args[2])
         if op == "op" and args and args[0] in self.SAFE_OPS:
             return self.SAFE_OPS[args[0]](*args[1:])
+        if op == "setattr" and len(args) == 3 and type(args[1]) is str and not args[1].startswith("_"):
+            import unittest.mock
+            if isinstance(args[0], (unittest.mock.NonCallableMock, types.SimpleNamespace)):
+                return setattr(args[0], args[1], args[2])
+            notice("setattr-test-object", f"the submission set attribute {args[1]!r} on a test's object "
+                   f"({type(args[0]).__name__}); refused across the process boundary")
+            raise PermissionError(f"the judge does not let the submission set {args[1]!r} on a test's object")
         if op == "getattr" and len(args) == 2 and type(args[1]) is str and not args[1].startswith("_"):
             v = getattr(args[0], args[1])
             if isinstance(v, (types.ModuleType, types.FrameType, types.CodeType)):
@@ -442,10 +453,68 @@ def _retire_locked(w):
         STATE["worker"] = None
 
 
+def _on_out(o):
+    """What the worker printed and logged, into this process's (the test's capture)."""
+    if type(o) is not list or len(o) != 3:
+        return
+    out, err, logs = o
+    if type(out) is str and out:
+        sys.stdout.write(out)
+    if type(err) is str and err:
+        sys.stderr.write(err)
+    if type(logs) is list and logs:
+        import logging
+        for r in logs[:1000]:
+            if type(r) is not list or len(r) != 7 or type(r[0]) is not str or type(r[1]) is not int:
+                continue
+            lg = logging.getLogger(r[0]) if r[0] != "root" else logging.getLogger()
+            if not lg.isEnabledFor(r[1]):
+                continue
+            lg.handle(logging.makeLogRecord({
+                "name": r[0], "levelno": r[1], "levelname": logging.getLevelName(r[1]), "msg": str(r[2]),
+                "args": None, "pathname": str(r[3]), "lineno": r[4] if type(r[4]) is int else 0,
+                "funcName": str(r[5]), "exc_text": r[6] if type(r[6]) is str else None}))
+
+
+def _env_now():
+    return {k: v for k, v in os.environ.items() if not k.startswith("GAUNTLET_")}
+
+
+_ENV_RAW = getattr(os.environ, "_data", None)  # compared per call (a C dict comparison)
+
+
+def _follow(w, req):
+    """The test's working directory and environment, sent ahead of a request when changed."""
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = None
+    if cwd is not None and cwd != w.cwd:
+        req = ["cwd", cwd, *req]
+        w.cwd = cwd
+    raw = _ENV_RAW
+    if raw is None or w.env is None or raw != w.env_raw:
+        env = _env_now()
+        w.env_raw = dict(raw) if raw is not None else None
+    else:
+        env = w.env
+    if env != w.env:
+        if w.env is None:
+            diff = {"full": True, "set": env}
+        else:
+            diff = {"set": {k: v for k, v in env.items() if w.env.get(k) != v},
+                    "unset": [k for k in w.env if k not in env]}
+        req = ["env", diff, *req]
+        w.env = env
+    return req
+
+
 def call(q):
     w = worker()
     try:
-        req = [q[0], *[w.peer.enc(a) for a in q[1:]]]
+        if _ACTIVE_MIRRORS or w.mirrors:
+            _sync_mirrors(w)
+        req = _follow(w, [q[0], *[w.peer.enc(a) for a in q[1:]]])
         if w.released:
             req = ["rel", w.take_released(), *req]
         return w.peer.request(req)

@@ -11,6 +11,7 @@ top-level modules and packages; the submission is never imported here.
 from __future__ import annotations
 
 from arena.judge.isolation import CORE
+from arena.judge.isolation_patches import PATCHES
 from arena.judge.isolation_workers import WORKERS
 
 PROXIES = r'''
@@ -63,14 +64,50 @@ class Remote:
     def __call__(self, *args, **kwargs):
         return call(["call", self, args, kwargs])
 
+    # Comparisons (docs/judge.md 4b): two of the submission's objects compare by its own
+    # operators, in its process (as in one interpreter); against a value the test made,
+    # ``==`` is decided here (_eq_value): never by a "yes" of the submission's own __eq__.
+    def _same_gen(self, other):
+        if isinstance(other, (Lazy, BoundCall)):
+            other = other._value()
+        return other, isinstance(other, Remote) and other._gen == self._gen
+
     def __eq__(self, other):
-        return isinstance(other, Remote) and (other._gen, other._ref) == (self._gen, self._ref)
+        other, both = self._same_gen(other)
+        if both:
+            return other._ref == self._ref or self._op("eq", other)
+        if isinstance(other, Remote):
+            return False  # an object of an earlier process
+        return _eq_value(self, other)
 
     def __ne__(self, other):
-        return not self.__eq__(other)
+        other, both = self._same_gen(other)
+        if both:
+            return other._ref != self._ref and self._op("ne", other)
+        if isinstance(other, Remote):
+            return True
+        return not _eq_value(self, other)
+
+    def __lt__(self, other): return self._op("lt", other)
+    def __le__(self, other): return self._op("le", other)
+    def __gt__(self, other): return self._op("gt", other)
+    def __ge__(self, other): return self._op("ge", other)
 
     def __hash__(self):
-        return hash(("gauntlet-remote", self._gen, self._ref))
+        h = self._op("hash")
+        if type(h) is not int:
+            raise TypeError("hash() of a submission object is not an int")
+        return h
+
+    def __format__(self, spec):
+        r = self._op("format", spec)
+        if type(r) is not str:
+            raise TypeError("format() of a submission object is not a str")
+        return r
+
+    def __round__(self, *n): return self._op("round", *n)
+    def __divmod__(self, o): return self._op("divmod", o)
+    def __rdivmod__(self, o): return call(["op", "divmod", o, self])
 
     def __repr__(self):
         try:
@@ -106,6 +143,49 @@ class Remote:
 
     def __instancecheck__(self, obj):
         return call(["op", "isinstance", obj, self]) is True
+
+
+def _binop(name):
+    def op(self, other):
+        return call(["op", name, self, other])
+
+    def rop(self, other):
+        return call(["op", name, other, self])
+
+    return op, rop
+
+
+for _n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and_", "or_", "xor",
+           "matmul"):
+    _d = _n.rstrip("_")
+    _op, _rop = _binop(_n)
+    setattr(Remote, f"__{_d}__", _op)
+    setattr(Remote, f"__r{_d}__", _rop)
+    setattr(Remote, f"__i{_d}__", _binop("i" + _n)[0])
+for _n in ("neg", "pos", "abs", "invert"):
+    setattr(Remote, f"__{_n}__", (lambda n: lambda self: call(["op", n, self]))(_n))
+
+
+def _eq_value(obj, other):
+    """``obj == other``: an object of the submission's, a value the test made."""
+    got = call(["op", "eqv", obj, other])
+    if type(got) is not tuple or len(got) != 2 or got[0] not in ("id", "view", "own"):
+        raise RuntimeError("judge: the submission's process sent a malformed comparison")
+    kind, v = got
+    if kind == "view":  # its built-in base's value (a namedtuple, an IntEnum), compared here
+        return v == other
+    if kind == "own" and v is not False:
+        notice("eq-test-value", f"the submission's own __eq__ said one of its objects ({_short(obj)}) equals "
+               f"a value the test made ({_short(other)}); not believed across the process boundary")
+    return False
+
+
+def _short(x):
+    try:
+        r = repr(x)
+    except Exception:
+        r = "?"
+    return r if len(r) <= 80 else r[:77] + "..."
 
 
 class BoundCall:
@@ -177,8 +257,39 @@ class Lazy:
     def __instancecheck__(self, obj):
         return isinstance(obj, self._value())
 
+    def __setattr__(self, name, value):  # mock.patch.object(Cls, ...): the submission's object
+        setattr(self._value(), name, value)
+
+    def __delattr__(self, name):
+        delattr(self._value(), name)
+
+    def __eq__(self, other):
+        if not STATE["in_test"]:  # pytest's collection looking at what a test module holds
+            return self is other
+        return self._value() == other
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        if not STATE["in_test"]:
+            return object.__hash__(self)
+        return hash(self._value())
+
 
 class RemoteModule(types.ModuleType):
+    def __setattr__(self, name, value):
+        # mock.patch("mod.name") / monkeypatch.setattr(mod, ...): the submission's module,
+        # in its process; module machinery (dunders, a submodule bound on its package) here.
+        if (name.startswith("__") and name.endswith("__")) or isinstance(value, RemoteModule):
+            return types.ModuleType.__setattr__(self, name, value)
+        call(["setpath", self.__dict__["__name__"], name, value])
+
+    def __delattr__(self, name):
+        if name in self.__dict__:
+            return types.ModuleType.__delattr__(self, name)
+        call(["delpath", self.__dict__["__name__"], name])
+
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
@@ -254,6 +365,7 @@ def activate(one_process=False):
     SPARES = _Spares(ZYGOTE[1]) if ZYGOTE else None
     sys.meta_path.insert(0, _Finder)
     STATE["one_process"] = bool(one_process)
+    _instrument_patches()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -315,11 +427,11 @@ def pytest_runtest_protocol(item, nextitem):
         if STATE["worker"] is not None and STATE["suite"] is not None:
             _retire(STATE["worker"])
         STATE["suite"] = key
-    STATE["in_test"] = True
+    STATE["in_test"], STATE["nodeid"] = True, item.nodeid
     try:
         yield
     finally:
-        STATE["in_test"] = False
+        STATE["in_test"], STATE["nodeid"] = False, None
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -347,4 +459,4 @@ def pytest_sessionfinish(session, exitstatus):
             pass
 '''
 
-PLUGIN = CORE + WORKERS + PROXIES
+PLUGIN = CORE + WORKERS + PROXIES + PATCHES

@@ -27,6 +27,11 @@ from __future__ import annotations
 
 WIRE = r'''
 import base64, json, os, threading
+import datetime as _dt, decimal as _decimal, enum as _enum, fractions as _fractions, pathlib as _pathlib, uuid as _uuid
+
+# Bound once: a test (or a submission) that patches json.dumps or os.write must not cut
+# the boundary itself (a patch of a standard-library function is carried into the worker).
+_dumps, _loads, _write, _fdopen, _b64e, _b64d = json.dumps, json.loads, os.write, os.fdopen, base64.b64encode, base64.b64decode
 
 MAX_LINE = 16 << 20
 MAX_DEPTH = 64
@@ -75,12 +80,106 @@ def zygote_spawn(ctrl, out_fd, err_fd):
     return int(msg), fds[0], fds[1]
 
 
+def _tz_enc(tz):
+    if tz is None:
+        return None
+    if tz is _dt.timezone.utc:
+        return ["utc"]
+    if type(tz) is _dt.timezone:
+        off = tz.utcoffset(None)
+        return ["fixed", [off.days, off.seconds, off.microseconds], tz.tzname(None)]
+    if type(tz).__module__ == "zoneinfo" and type(tz).__name__ == "ZoneInfo" and type(getattr(tz, "key", None)) is str:
+        return ["zone", tz.key]
+    raise TypeError("tzinfo")
+
+
+def _tz_dec(p):
+    if p is None:
+        return None
+    if p == ["utc"]:
+        return _dt.timezone.utc
+    if type(p) is list and len(p) == 3 and p[0] == "fixed" and type(p[2]) is str and type(p[1]) is list:
+        return _dt.timezone(_dt.timedelta(*[int(x) for x in p[1][:3]]), p[2])
+    if type(p) is list and len(p) == 2 and p[0] == "zone" and type(p[1]) is str:
+        import zoneinfo
+        return zoneinfo.ZoneInfo(p[1])
+    raise ValueError("tzinfo")
+
+
+_PATHS = {c.__name__: c for c in (_pathlib.PurePosixPath, _pathlib.PosixPath, _pathlib.PurePath, _pathlib.Path)}
+
+
+def _stdlib_enum(x):
+    """(module, qualname, member) of a member of a standard-library enum class, else None."""
+    import sys
+    t = type(x)
+    mod, qual = getattr(t, "__module__", ""), getattr(t, "__qualname__", "")
+    if type(mod) is not str or mod.split(".")[0] not in sys.stdlib_module_names or "<" in qual:
+        return None
+    return [mod, qual, x.name] if type(x.name) is str else None
+
+
+def _enum_dec(p):
+    import importlib, sys
+    if type(p) is not list or len(p) != 3 or not all(type(v) is str for v in p):
+        raise ValueError("enum")
+    mod, qual, name = p
+    if mod.split(".")[0] not in sys.stdlib_module_names:
+        raise ValueError("enum")
+    v = sys.modules.get(mod) or importlib.import_module(mod)
+    for part in qual.split("."):
+        v = vars(v).get(part)
+    if not (isinstance(v, type) and issubclass(v, _enum.Enum)):
+        raise ValueError("enum")
+    return v.__members__[name]
+
+
+# Values of standard-library value types cross by value: each is rebuilt on the other side
+# from plain fields by its own constructor (exact types only; a subclass is a handle).
+VALUE_ENC = {
+    _dt.date: lambda x: ["date", [x.year, x.month, x.day]],
+    _dt.datetime: lambda x: ["datetime", [x.year, x.month, x.day, x.hour, x.minute, x.second, x.microsecond,
+                                          x.fold, _tz_enc(x.tzinfo)]],
+    _dt.time: lambda x: ["time", [x.hour, x.minute, x.second, x.microsecond, x.fold, _tz_enc(x.tzinfo)]],
+    _dt.timedelta: lambda x: ["timedelta", [x.days, x.seconds, x.microseconds]],
+    _dt.timezone: lambda x: ["timezone", _tz_enc(x)],
+    _decimal.Decimal: lambda x: ["decimal", str(x)],
+    _fractions.Fraction: lambda x: ["fraction", [x.numerator, x.denominator]],
+    _uuid.UUID: lambda x: ["uuid", x.hex],
+    complex: lambda x: ["complex", [x.real, x.imag]],
+    bytearray: lambda x: ["bytearray", _b64e(bytes(x)).decode()],
+    range: lambda x: ["range", [x.start, x.stop, x.step]],
+    **{c: (lambda x: ["path", [type(x).__name__, str(x)]]) for c in _PATHS.values()},
+}
+def _ints(p, n):
+    if type(p) is not list or len(p) < n or not all(type(v) is int for v in p[:n]):
+        raise ValueError("fields")
+    return p[:n]
+
+
+VALUE_DEC = {
+    "date": lambda p: _dt.date(*_ints(p, 3)),
+    "datetime": lambda p: _dt.datetime(*_ints(p, 7), tzinfo=_tz_dec(p[8]), fold=_ints(p, 8)[7]),
+    "time": lambda p: _dt.time(*_ints(p, 4), tzinfo=_tz_dec(p[5]), fold=_ints(p, 5)[4]),
+    "timedelta": lambda p: _dt.timedelta(*_ints(p, 3)),
+    "timezone": _tz_dec,
+    "decimal": lambda p: _decimal.Decimal(p) if type(p) is str else _decimal.Decimal(0),
+    "fraction": lambda p: _fractions.Fraction(*_ints(p, 2)),
+    "uuid": lambda p: _uuid.UUID(hex=p) if type(p) is str else _uuid.UUID(int=0),
+    "complex": lambda p: complex(*[float(v) for v in p[:2]] if type(p) is list and all(type(v) in (int, float) for v in p[:2]) else (0, 0)),
+    "bytearray": lambda p: bytearray(_b64d(p)) if type(p) is str else bytearray(),
+    "range": lambda p: range(*_ints(p, 3)),
+    "path": lambda p: _PATHS[p[0]](p[1]) if type(p) is list and len(p) == 2 and p[0] in _PATHS and type(p[1]) is str else None,
+    "enum": _enum_dec,
+}
+
+
 class Chan:
     """One conversation: a socket (or a pipe pair) that exactly one thread per side reads
     and writes, so a call and the callbacks it nests stay on the threads that made them."""
 
     def __init__(self, rfd, wfd):
-        self.r = os.fdopen(os.dup(rfd) if rfd == wfd else rfd, "rb", buffering=1 << 16)
+        self.r = _fdopen(os.dup(rfd) if rfd == wfd else rfd, "rb", buffering=1 << 16)
         self.wfd = wfd
 
     def close(self):
@@ -94,10 +193,10 @@ class Chan:
             pass
 
     def send(self, msg):
-        data = json.dumps(msg, separators=(",", ":")).encode() + b"\n"
+        data = _dumps(msg, separators=(",", ":")).encode() + b"\n"
         view = memoryview(data)
         while view:
-            n = os.write(self.wfd, view)
+            n = _write(self.wfd, view)
             view = view[n:]
 
     def recv(self):
@@ -111,7 +210,7 @@ class Chan:
         if len(line) > MAX_LINE or not line.endswith(b"\n"):
             raise WireError("the submission's process sent an oversized message")
         try:
-            msg = json.loads(line)
+            msg = _loads(line)
         except (ValueError, RecursionError):
             msg = None
         if type(msg) is not dict:
@@ -154,6 +253,10 @@ class Peer:
         self.ctrl_lock = threading.Lock()
         self.serving = 0
         self.broken = None
+        # The worker's printed output and log records travel with its next message
+        # (``"o"``: [stdout text, stderr text, [log records]]): ``outbox()`` gives what is
+        # pending (or None), ``on_out(o)`` takes it on the trusted side.
+        self.outbox = self.on_out = None
 
     # -- values --------------------------------------------------------------------
     def enc(self, x, depth=0):
@@ -172,8 +275,18 @@ class Peer:
             return ["s", [self.enc(v, depth + 1) for v in x]]
         if t is frozenset:
             return ["z", [self.enc(v, depth + 1) for v in x]]
-        if t is bytes or t is bytearray:
-            return ["b", base64.b64encode(bytes(x)).decode()]
+        if t is bytes:
+            return ["b", _b64e(x).decode()]
+        f = VALUE_ENC.get(t)
+        if f is not None:
+            try:
+                return ["v", f(x)]
+            except (TypeError, ValueError, AttributeError):
+                pass  # (a tzinfo of its own): a handle
+        elif isinstance(x, _enum.Enum):
+            got = _stdlib_enum(x)
+            if got is not None:
+                return ["v", ["enum", got]]
         return self.export(x)
 
     def dec(self, v, depth=0):
@@ -192,7 +305,14 @@ class Peer:
                 raise WireError("malformed value")
             return {self.dec(k, depth + 1): self.dec(w, depth + 1) for k, w in p}
         if tag == "b":
-            return base64.b64decode(p) if type(p) is str else b""
+            return _b64d(p) if type(p) is str else b""
+        if tag == "v":
+            if type(p) is not list or len(p) != 2 or p[0] not in VALUE_DEC:
+                raise WireError("malformed value")
+            try:
+                return VALUE_DEC[p[0]](p[1])
+            except Exception:
+                raise WireError(f"malformed {p[0]} value") from None
         return self.resolve(tag, p)
 
     # -- channels ------------------------------------------------------------------
@@ -315,9 +435,13 @@ class Peer:
         if self.broken:
             raise WireError(self.broken)
         c = self.chan()
-        self.send({"q": q}, c)
+        self.send(self._with_out({"q": q}), c)
         while True:
             msg = self.recv(c)
+            if "o" in msg and self.on_out is not None:
+                self.on_out(msg["o"])
+                if len(msg) == 1:
+                    continue
             if "q" in msg:
                 self.serve(msg["q"], c)
             elif "r" in msg:
@@ -339,5 +463,12 @@ class Peer:
             raise
         except BaseException as e:  # the other side gets it by name and message
             reply = {"e": self.enc_exc(e)}
-        self.send(reply, c)
+        self.send(self._with_out(reply), c)
+
+    def _with_out(self, msg):
+        if self.outbox is not None:
+            o = self.outbox()
+            if o is not None:
+                msg["o"] = o
+        return msg
 '''

@@ -21,7 +21,7 @@ from arena.judge.landlock import LANDLOCK
 from arena.judge.seccomp import SECCOMP
 
 _HEAD = r"""
-import builtins, ctypes, importlib, operator, os, signal, socket, struct, sys, threading, tracemalloc, types, weakref
+import builtins, ctypes, importlib, logging, operator, os, signal, socket, struct, sys, threading, tracemalloc, types, weakref
 
 ZYGOTE = sys.argv[1] == "zygote"  # a fork server started before the submission exists
 if ZYGOTE:
@@ -93,6 +93,11 @@ class TrustedStub:
     def __int__(self): return self._op("int")
     def __float__(self): return self._op("float")
     def __index__(self): return self._op("index")
+    def __enter__(self): return self._op("enter")
+    def __exit__(self, *a): return self._op("exit", *a)
+
+    def __setattr__(self, name, value):  # served for a test's mock objects only
+        peer.request(["setattr", peer.enc(self), name, peer.enc(value)])
 
 
 def export(x):
@@ -176,7 +181,33 @@ def dec_exc(p):
         return RuntimeError(str(p.get("msg", "")) if type(p) is dict else "error")
 
 
-OPS = {"len": len, "iter": iter, "next": next, "getitem": operator.getitem, "setitem": operator.setitem,
+_VIEWS = ((tuple, lambda x: tuple.__getitem__(x, slice(None))), (list, lambda x: list.__getitem__(x, slice(None))),
+          (dict, lambda x: dict(dict.items(x))), (frozenset, lambda x: frozenset(frozenset.__iter__(x))),
+          (set, lambda x: set(set.__iter__(x))), (str, str.__str__), (bytes, lambda x: bytes.__getitem__(x, slice(None))),
+          (bool, lambda x: bool(int.__index__(x))), (int, int.__index__), (float, float.__float__))
+
+
+def eqv(obj, other):
+    """How an object of the submission's compares with a value the test made: by identity
+    (``object.__eq__``), by the value of its built-in base when it keeps that base's
+    ``__eq__`` (a namedtuple, an IntEnum), else by its own ``__eq__`` (the trusted side
+    does not take a "yes" from that one)."""
+    eq = getattr(type(obj), "__eq__", None)
+    if eq is object.__eq__:
+        return ("id", False)
+    for base, view in _VIEWS:
+        if isinstance(obj, base) and eq is base.__eq__:
+            return ("view", view(obj))
+    return ("own", obj == other)
+
+
+OPS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
+       "ge": operator.ge, "eqv": eqv, "format": format, "round": round, "divmod": divmod,
+       **{n: getattr(operator, n) for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift",
+                                            "rshift", "and_", "or_", "xor", "matmul", "neg", "pos", "abs",
+                                            "invert", "iadd", "isub", "imul", "itruediv", "ifloordiv", "imod",
+                                            "ipow", "ilshift", "irshift", "iand", "ior", "ixor", "imatmul")},
+       "len": len, "iter": iter, "next": next, "getitem": operator.getitem, "setitem": operator.setitem,
        "delitem": operator.delitem, "contains": operator.contains, "repr": repr, "str": str, "bool": bool,
        "hash": hash, "int": int, "float": float, "index": operator.index, "isinstance": isinstance,
        "enter": lambda o: o.__enter__(), "exit": lambda o, *a: o.__exit__(*a)}
@@ -193,6 +224,134 @@ def coverage_data():
 
 _armed = []
 _arm_lock = threading.Lock()
+
+# What the submission prints and logs goes to the trusted side with the next message
+# (wire.Peer ``outbox``), where the test's capture (capsys, caplog) sees it.
+_out_lock = threading.Lock()
+_outbuf, _logs, _outn = [[], []], [], [0, 0]  # pending text per stream, records, (pending, total)
+OUT_CAP = 16 << 20  # per process: past it, output is dropped (the trusted side keeps it in memory)
+
+
+def _flush_now():
+    c = getattr(peer.tl, "chan", None)
+    if c is None and threading.current_thread() is threading.main_thread():
+        c = peer.main
+    if c is not None:
+        peer.send(peer._with_out({}), c)
+
+
+class _Out:
+    def __init__(self, i):
+        self.i, self.encoding, self.errors = i, "utf-8", "replace"
+
+    def write(self, s):
+        if type(s) is not str:
+            if not isinstance(s, str):
+                raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+            s = str.__str__(s)
+        with _out_lock:
+            if _outn[1] < OUT_CAP:
+                _outbuf[self.i].append(s[: OUT_CAP - _outn[1]])
+                _outn[0] += len(s)
+                _outn[1] += len(s)
+            big = _outn[0] > (1 << 20)
+        if big:
+            _flush_now()
+        return len(s)
+
+    def writelines(self, lines):
+        for x in lines:
+            self.write(x)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return self.i + 1
+
+    def writable(self):
+        return True
+
+
+def outbox():
+    if not _outn[0] and not _logs:
+        return None
+    with _out_lock:
+        o = ["".join(_outbuf[0]), "".join(_outbuf[1]), _logs[:1000]]
+        _outbuf[0].clear()
+        _outbuf[1].clear()
+        del _logs[:1000]
+        _outn[0] = 0
+    return o
+
+
+class _Forward(logging.Handler):
+    def emit(self, record):
+        try:
+            msg = record.getMessage()
+        except Exception:
+            msg = str(record.msg)
+        exc = None
+        if record.exc_info:
+            try:
+                exc = logging.Formatter().formatException(record.exc_info)
+            except Exception:
+                exc = None
+        with _out_lock:
+            if len(_logs) < 10000:
+                _logs.append([str(record.name), int(record.levelno), msg[:100000], str(record.pathname),
+                              int(record.lineno or 0), str(record.funcName), exc])
+
+
+def _set_env(p):
+    if type(p) is not dict:
+        return
+    if p.get("full"):
+        os.environ.clear()
+    for k, v in (p.get("set") or {}).items():
+        if type(k) is str and type(v) is str and k and "=" not in k and "\0" not in k + v:
+            os.environ[k] = v
+    for k in p.get("unset") or []:
+        os.environ.pop(k, None) if type(k) is str else None
+
+
+_MISSING = object()
+_mirrors = {}
+
+
+def mirror(mod, path, name, value, delete=False):
+    """A test's patch of a module (or class) the submission may use, carried here."""
+    v = importlib.import_module(mod)
+    for part in path:
+        v = getattr(v, part)
+    d = getattr(v, "__dict__", None)
+    old = d.get(name, _MISSING) if d is not None else getattr(v, name, _MISSING)
+    if delete:
+        delattr(v, name)
+    else:
+        setattr(v, name, value)
+    token = len(_mirrors) + 1
+    while token in _mirrors:
+        token += 1
+    _mirrors[token] = (v, name, old)
+    return token
+
+
+def unmirror(token):
+    got = _mirrors.pop(token, None)
+    if got is None:
+        return None
+    v, name, old = got
+    if old is _MISSING:
+        try:
+            delattr(v, name)
+        except AttributeError:
+            pass
+    else:
+        setattr(v, name, old)
 
 
 def _arm():
@@ -216,6 +375,11 @@ def _arm():
                 _cov.start()
             except Exception:
                 _cov = None
+        sys.stdout, sys.stderr = _Out(0), _Out(1)
+        peer.outbox = outbox
+        root = logging.getLogger()
+        root.addHandler(_Forward())
+        root.setLevel(1)  # every record goes; the trusted side keeps those its loggers take
         _armed.append(True)
 
 
@@ -253,8 +417,16 @@ def _is_method_of(v, obj):
 def handle(q):
     if not _armed:
         _arm()
-    if q[0] == "rel" and len(q) >= 3:  # handles the trusted side let go of, then the request
-        release(q[1])
+    while len(q) >= 3 and q[0] in ("rel", "cwd", "env"):  # state to follow, then the request
+        if q[0] == "rel":  # handles the trusted side let go of
+            release(q[1])
+        elif q[0] == "cwd" and type(q[1]) is str:  # the test's working directory
+            try:
+                os.chdir(q[1])
+            except OSError:
+                pass
+        elif q[0] == "env":  # the test's environment (monkeypatch.setenv)
+            _set_env(q[1])
         q = q[2:]
     op, args = q[0], [peer.dec(a) for a in q[1:]]
     if op in _NAMED and len(args) >= 2 and type(args[1]) is str:
@@ -282,6 +454,14 @@ def handle(q):
         return args[0](*args[1], **args[2])
     if op == "op" and args and args[0] in OPS:
         return OPS[args[0]](*args[1:])
+    if op == "setpath" and len(args) == 3:  # mock.patch / monkeypatch of the submission's module
+        return setattr(importlib.import_module(args[0]), args[1], args[2])
+    if op == "delpath" and len(args) == 2:
+        return delattr(importlib.import_module(args[0]), args[1])
+    if op == "mirror" and len(args) == 5:
+        return mirror(args[0], args[1], args[2], args[3], args[4])
+    if op == "unmirror" and len(args) == 1:
+        return unmirror(args[0])
     if op == "coverage":
         return coverage_data()
     if op == "tm" and args and args[0] in TM_OPS:
