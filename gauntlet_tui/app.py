@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding
@@ -30,6 +30,7 @@ from themes import DEFAULT_THEME, THEME_NAMES, THEMES, VARIABLE_DEFAULTS, regist
 
 class GauntletApp(App[None]):
     TITLE = "Gauntlet"
+    attempt_status: str | None = None  # set by attempt_app when its attempt ends
     CSS = """
     Screen { background: $background; }
     Footer { background: $panel; }
@@ -95,9 +96,9 @@ class GauntletApp(App[None]):
             self.guard._write("the app (fatal)", error)
             super()._handle_exception(error)  # exits with status 1
 
-    async def run_action(self, action: Any, default_namespace: Any = None) -> bool:
+    async def run_action(self, action: Any, default_namespace: Any = None, namespaces: Any = None) -> bool:
         try:
-            return await super().run_action(action, default_namespace)
+            return await super().run_action(action, default_namespace, namespaces)
         except Exception as exc:  # noqa: BLE001 — a key or a palette entry must not end the room
             if not self.guard.report(f"action {action!r}", exc):
                 super()._handle_exception(exc)
@@ -139,7 +140,7 @@ class GauntletApp(App[None]):
             if self.cluster is not None:
                 self.cluster.start()
         if self.store_path is not None:
-            self.run_worker(self._load_store(), group="store", exclusive=True)
+            self.run_worker(self._load_store(self.store_path), group="store", exclusive=True)
         self._ready_worker = None
         if self._on_ready is not None:
             self._ready_worker = self.run_worker(self._on_ready(self), group="ready")
@@ -149,11 +150,11 @@ class GauntletApp(App[None]):
         if not self._forced_theme and theme.name in THEME_NAMES:
             settings.save(theme=theme.name)
 
-    async def _load_store(self) -> None:
+    async def _load_store(self, store_path: Path) -> None:
         """Show the store's attempts, and follow the ones other processes are running."""
         from gauntlet_tui.follow import StoreFollower
 
-        self.follower = StoreFollower(self.adapter, self.store_path)
+        self.follower = StoreFollower(self.adapter, store_path)
         try:
             await self.follower.poll()
         except Exception as exc:  # noqa: BLE001 — an unreadable store must not crash the UI
@@ -214,7 +215,7 @@ class GauntletApp(App[None]):
     def action_command_palette(self) -> None:
         from gauntlet_tui.palette import GauntletPalette
 
-        if self.use_command_palette and not GauntletPalette.is_open(self):
+        if self.use_command_palette and not GauntletPalette.is_open(cast("App[object]", self)):
             self.push_screen(GauntletPalette(id="--command-palette"))
 
     def pop_screen(self) -> Any:
@@ -226,7 +227,7 @@ class GauntletApp(App[None]):
             return AwaitComplete(asyncio.sleep(0))
         return super().pop_screen()
 
-    def action_back(self) -> None:
+    def action_back(self) -> None:  # type: ignore[override]  # Textual awaits it when async, calls it when not
         if len(self.screen_stack) > 2:
             self.pop_screen()
             self.tick(full=True)

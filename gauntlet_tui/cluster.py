@@ -72,9 +72,9 @@ def ray_logs_to_file() -> Iterator[None]:
         logger = logging.getLogger(name)
         streams = [h for h in logger.handlers if isinstance(h, logging.StreamHandler)
                    and not isinstance(h, logging.FileHandler)]
-        for h in streams:
-            logger.removeHandler(h)
-            moved.append((logger, h))
+        for stream in streams:
+            logger.removeHandler(stream)
+            moved.append((logger, stream))
         if streams:
             logger.addHandler(to_file)
     try:

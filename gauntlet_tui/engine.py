@@ -24,6 +24,12 @@ from arena.events import Event
 from arena.view import AttemptView
 
 Elapsed = Callable[[], float]
+
+
+def attempt_elapsed(attempt: Any) -> Elapsed:
+    """The elapsed-time callable of a live ``arena.attempt.Attempt`` (read from its clock
+    at each call)."""
+    return lambda: attempt.clock.elapsed()
 # Events the dashboard announces as toasts (for this process's live attempts only).
 ALERT_KINDS = frozenset({"clock.soft_warning", "clock.hard_warning", "clock.cutoff",
                          "clock.grace_end", "phase.revealed", "infra.error"})

@@ -11,6 +11,7 @@ attempt's clock runs from its last event at its time scale (``TimeSource``, inje
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,7 @@ class StoreFollower:
                 scale = float(row.get("time_scale") or 1.0)
                 self._anchor[aid] = (events[-1].t, self.source.now(), scale)
                 if aid not in self.adapter._clocks:
-                    self.adapter.attach_clock(aid, lambda a=aid: self._elapsed(a))
+                    self.adapter.attach_clock(aid, functools.partial(self._elapsed, aid))
             else:
                 self._seen.setdefault(aid, 0)
             if row.get("status") not in (None, "running"):  # over: done once fully read

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gauntlet_tui.engine import EngineAdapter
+from gauntlet_tui.engine import EngineAdapter, attempt_elapsed
 
 
 HOST_SHELL_WARNING = ("this attempt has no sandbox: the shell runs on the HOST, unconfined, "
@@ -159,7 +159,7 @@ class LiveRun:
         attempt = self.arena.attempt(challenge, spec.agent, time_scale=spec.time_scale)
         if spec.linger:
             linger(attempt.agent)
-        self.adapter.attach_clock(attempt.id, lambda a=attempt: a.clock.elapsed())
+        self.adapter.attach_clock(attempt.id, attempt_elapsed(attempt))
         self.adapter.attach_handle(attempt.id, LiveHandle(attempt))
         self.tasks.append(asyncio.create_task(self.arena.run_one(attempt), name=f"live:{attempt.id}"))
         return attempt.id

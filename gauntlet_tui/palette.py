@@ -59,7 +59,7 @@ def app_commands(app: Any) -> Iterable[SystemCommand]:
     yield SystemCommand("Leaderboard", "Ratings of the agents over the store", app.action_leaderboard)
     yield SystemCommand("Past attempts", "Finished attempts and their scorecards", app.action_past)
     yield SystemCommand("Big board", "One card per attempt (projectors)", app.action_big_board)
-    if selected:
+    if selected and home is not None:
         yield SystemCommand(f"Open {selected}", "Open the selected attempt's view",
                             lambda: app.open_attempt_screen(selected))
         yield SystemCommand(f"Stop {selected}", "Stop the selected attempt (asks first)", home.action_stop)

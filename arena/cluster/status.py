@@ -83,11 +83,12 @@ def init_ray(address: str, ray: Any = None) -> Any:
 
         quiet_grpc()
         try:
-            import ray  # noqa: PLC0415 - Ray is imported only with --cluster
+            import ray as ray_module  # noqa: PLC0415 - Ray is imported only with --cluster
         except ImportError:
             raise UsageError(
                 f"--cluster {address}: Ray is not installed (pip install 'gauntlet-arena[cluster]')"
             ) from None
+        ray = ray_module
     if ray.is_initialized():
         return ray
     for attempt in range(1, CONNECT_TRIES + 1):

@@ -245,7 +245,7 @@ def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
     import contextlib
 
     app, done = tui_app(store, backend, jobs, parallel=parallel, kind=kind, argv=argv, cluster=cluster)
-    quiet = contextlib.nullcontext()
+    quiet: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if cluster is not None:
         from gauntlet_tui.cluster import ray_logs_to_file
 
@@ -268,7 +268,7 @@ def tui_app(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
     (default an ``arena.cluster.status.ClusterStatus`` on the same connection; the app
     closes it when it ends)."""
     from gauntlet_tui.app import GauntletApp
-    from gauntlet_tui.engine import EngineAdapter
+    from gauntlet_tui.engine import EngineAdapter, attempt_elapsed
 
     from arena.attempt import Arena
     from arena.bus import EventBus
@@ -306,7 +306,7 @@ def tui_app(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
                     adapter.follow_clock(a.id, a.time_scale)
                     adapter.attach_handle(a.id, RemoteHandle(a, task))
                 else:
-                    adapter.attach_clock(a.id, lambda a=a: a.clock.elapsed())
+                    adapter.attach_clock(a.id, attempt_elapsed(a))
                     adapter.attach_handle(a.id, LiveHandle(a))
             runs = asyncio.gather(*tasks, return_exceptions=True)
             if len(attempts) == 1:

@@ -5,6 +5,7 @@ import json
 import shutil
 import subprocess
 import sys
+from typing import Any
 
 
 def register(subparsers) -> None:
@@ -93,7 +94,7 @@ def _docker_status() -> dict:
 
 
 def cmd_check(args) -> int:
-    report = {"local": _local_status(), "docker": _docker_status()}
+    report: dict[str, Any] = {"local": _local_status(), "docker": _docker_status()}
     report["default"] = ("docker" if report["docker"].get("engine") else "local")
     if args.json:
         print(json.dumps(report, indent=2))

@@ -7,6 +7,8 @@ time, and redraws what changed since the view's last version.
 """
 from __future__ import annotations
 
+from typing import Literal
+
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -21,7 +23,8 @@ from gauntlet_tui.screens.confirm import ConfirmScreen
 from gauntlet_tui.widgets import ActivityStream, AttemptClock, FeedbackPane, PhaseTimeline, Trajectory
 from gauntlet_tui.widgets.footer import GauntletFooter
 
-_WARN_TEXT = {
+SeverityLevel = Literal["information", "warning", "error"]
+_WARN_TEXT: dict[str, tuple[str, SeverityLevel]] = {
     "soft": ("80% of the time used", "warning"),
     "hard": ("90% of the time used — hurry", "warning"),
     "cutoff": ("Time is up", "error"),
@@ -66,7 +69,7 @@ class AttemptScreen(Screen):
         self._warning: str | None = None
         self._open_phases: set[int] = set()
         self._tabs: list[int] = []
-        self._clearing = None  # an AwaitComplete while old panes are being removed
+        self._clearing: list[str] | None = None  # ids of the old panes while they are being removed
         self._notify_from_now = False
         self._ready = False
 

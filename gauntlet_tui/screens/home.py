@@ -22,6 +22,7 @@ from gauntlet_tui.widgets import AttemptTable
 from gauntlet_tui.widgets.cluster_line import ClusterLine
 from gauntlet_tui.widgets.detail import MIN_WIDTH, DetailPane
 from gauntlet_tui.screens.kept import KeptScreen
+from gauntlet_tui.screens.host import host
 from gauntlet_tui.widgets.footer import GauntletFooter
 
 
@@ -124,7 +125,7 @@ class HomeScreen(KeptScreen):
             return
         attempt = self.selected()
         view = self.adapter.views.get(attempt) if attempt else None
-        self.query_one(DetailPane).show(attempt, view, self.adapter.elapsed(attempt) if view else 0.0)
+        self.query_one(DetailPane).show(attempt, view, self.adapter.elapsed(attempt) if view and attempt else 0.0)
 
     @on(DataTable.RowHighlighted)
     def _row_highlighted(self) -> None:
@@ -173,11 +174,11 @@ class HomeScreen(KeptScreen):
     def action_open(self) -> None:
         attempt = self.selected()
         if attempt:
-            self.app.open_attempt_screen(attempt)
+            host(self).open_attempt_screen(attempt)
 
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
-        self.app.open_attempt_screen(str(event.row_key.value))
+        host(self).open_attempt_screen(str(event.row_key.value))
 
     def action_pause(self) -> None:
         self.paused = not self.paused
@@ -197,4 +198,4 @@ class HomeScreen(KeptScreen):
         if await self.app.push_screen_wait(
             ConfirmScreen(f"Stop attempt {attempt} ({view.title} — {view.agent})?\nIt ends as interrupted.")
         ):
-            await self.app.stop_attempt(attempt)
+            await host(self).stop_attempt(attempt)

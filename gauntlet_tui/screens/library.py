@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import ListItem, ListView, Markdown, Static
 
 from gauntlet_tui import keys
+from gauntlet_tui.screens.host import host
 from gauntlet_tui.widgets.footer import GauntletFooter
 
 
@@ -25,7 +26,7 @@ def describe(path: Path) -> tuple[str, list[Any], Any]:
         return f"[b]{escape(path.name)}[/]\n[$error]cannot be loaded[/]", findings, None
     m = challenge.manifest
     prof = getattr(m, "difficulty_profile", None)
-    prof_d = prof.model_dump() if hasattr(prof, "model_dump") else dict(prof or {})
+    prof_d = prof.model_dump() if prof is not None and hasattr(prof, "model_dump") else dict(prof or {})
     lines = [
         f"[b]{escape(m.title)}[/]  [$text-muted]{escape(m.id)}[/]",
         escape(getattr(m, "hook", "") or ""),
@@ -113,6 +114,6 @@ class LibraryScreen(Screen):
         agents = [f"scripted:{n}" for n in challenge.agent_names] + ["human"]
         choice = await self.app.push_screen_wait(StartScreen(self.current.name, agents))
         if choice:
-            attempt = await self.app.start_live_attempt(self.current, **choice)
+            attempt = await host(self).start_live_attempt(self.current, **choice)
             if attempt is not None:  # watch it: the attempt view fills in as events arrive
-                self.app.open_attempt_screen(attempt, wait_for_events=True)
+                host(self).open_attempt_screen(attempt, wait_for_events=True)

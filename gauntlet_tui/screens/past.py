@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static
 
 from gauntlet_tui import keys
 from gauntlet_tui.engine import EngineAdapter
+from gauntlet_tui.screens.host import host
 from gauntlet_tui.widgets.footer import GauntletFooter
 
 
@@ -98,9 +99,9 @@ class PastScreen(Screen):
 
     @on(DataTable.RowSelected)
     def _selected(self, event: DataTable.RowSelected) -> None:
-        self.app.open_replay(str(event.row_key.value))
+        host(self).open_replay(str(event.row_key.value))
 
     def action_open(self) -> None:
         table = self.query_one(DataTable)
         if table.row_count:
-            self.app.open_replay(str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value))
+            host(self).open_replay(str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value))

@@ -179,6 +179,9 @@ class AttemptTable(TableRender, DataTable):
     def _resort(self) -> None:
         """Re-read the keys of rows whose views changed since the last sort; reorder."""
         column = self.sort_column
+        if column is None:  # rows are re-keyed only while sorted by a column
+            self._rekey.clear()
+            return
         for attempt in self._rekey:
             row = self.source(attempt) if attempt in self._cells else None
             if row is not None:
@@ -193,7 +196,8 @@ class AttemptTable(TableRender, DataTable):
         top = int(self.scroll_y)
         bottom = min(self.row_count, top + max(0, self.size.height - header) + MARGIN)
         get_key = self._row_locations.get_key
-        return [str(get_key(i).value) for i in range(max(0, top - MARGIN), bottom)]
+        keys = (get_key(i) for i in range(max(0, top - MARGIN), bottom))
+        return [str(k.value) for k in keys if k is not None]
 
     def sync_visible(self) -> int:
         """Write the stale rows in sight: only the cells whose signature changed."""
@@ -234,7 +238,9 @@ class AttemptTable(TableRender, DataTable):
         header = self.header_height if self.show_header else 0
         width = self.virtual_size.width
         for row_key in rows:  # rows are one line high: repaint just those lines
-            self._refresh_region(Region(0, self._row_locations.get(row_key) + header, width, 1))
+            y = self._row_locations.get(row_key)
+            if y is not None:
+                self._refresh_region(Region(0, y + header, width, 1))
 
     def forget(self, attempt: str) -> None:
         if attempt in self._cells:
@@ -339,7 +345,9 @@ class AttemptTable(TableRender, DataTable):
         locations = self._row_locations
         current = [""] * len(locations)
         for row_key in locations:
-            current[locations.get(row_key)] = str(row_key.value)
+            index = locations.get(row_key)
+            if index is not None:
+                current[index] = str(row_key.value)
         # a stable sort of the rows in the order first added: ties keep that order
         ordered = sorted(self._cells, key=lambda a: keys.get(a, missing), reverse=self.sort_reverse)
         if ordered == current:

@@ -74,7 +74,7 @@ class TableRender:
 
     @property
     def _total_row_height(self) -> int:
-        return len(self._row_locations) if self._fast() else super()._total_row_height  # type: ignore[misc]
+        return len(self._row_locations) if self._fast() else super()._total_row_height  # type: ignore[attr-defined,misc]
 
     def notify_style_update(self) -> None:
         super().notify_style_update()  # type: ignore[misc]
@@ -150,7 +150,7 @@ class TableRender:
                 if len(variants) >= MAX_VARIANTS:
                     variants.clear()
                 cell = variants[vkey] = self.cell_segments(row.get(column.key, ""), cell_width, pre, post)
-            segments.extend([Segment(seg.text, self._with_meta(seg.style, index, c)) for seg in cell])
+            segments.extend([Segment(seg.text, self._with_meta(seg.style or Style.null(), index, c)) for seg in cell])
         extend, _ = t._get_styles_to_render_cell(
             False, False, False, t.hover_row == (index or 0), cursor, show_cursor, show_hover, False, False)
         extend_style = base_style + extend + self._meta(index, 0, out_of_bounds=True)
