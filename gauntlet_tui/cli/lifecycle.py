@@ -59,6 +59,14 @@ def monitor_all(store: Path, jobs: list, now: datetime | None = None) -> None:
         return
     from arena.pipeline.lifecycle_gate import run_monitors  # noqa: PLC0415
 
+    import sys  # noqa: PLC0415
+
     rows = _rows(store)
-    for entry in entries.values():
-        run_monitors(entry, rows, now or datetime.now(timezone.utc))
+    for cid, entry in entries.items():
+        check = run_monitors(entry, rows, now or datetime.now(timezone.utc))
+        if check is not None:  # a check was due (every 10 ended attempts): say what it found and did
+            did = f": {check['action']}" if check["action"] else ": still live"
+            print(f"gauntlet: challenge {cid}: monitors checked {check['attempts']} attempts (solve rate "
+                  f"{check['solve_rate']:g}, abandonment {check['abandonment_rate']:g}){did}"
+                  + "".join(f"; {t}" for t in check["retire"] + check["quarantine"] + check["review"]),
+                  file=sys.stderr)
