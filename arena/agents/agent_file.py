@@ -41,6 +41,35 @@ class AgentFile:
     model: str | None = None  # <provider>/<model>
     limits: dict[str, Any] = field(default_factory=dict)  # raw; parsed by the gateway
 
+    @property
+    def identity(self) -> str:
+        """Who this agent is (issue 20): its ``name``, adapter and model, never the file's
+        path, so a copy of the file is the same agent (cooldown, leaderboard)."""
+        return identity_label(self.name, self.adapter, self.model)
+
+
+def identity_label(name: str, adapter: str = "command", model: str | None = None) -> str:
+    """``name`` alone for a command agent without a model; otherwise ``name (adapter, model)``
+    (a built-in adapter named on the command line is already ``ADAPTER@MODEL``: kept as is)."""
+    parts = [p for p in (adapter if adapter != "command" else "", model or "") if p]
+    if not parts or name == f"{adapter}@{model}":
+        return name
+    return f"{name} ({', '.join(parts)})"
+
+
+def agent_identity(spec: str) -> str:
+    """The identity of the agent named ``spec`` on the command line or in a plan: scripted
+    agents, ``human`` and adapter specs are their own identity; an agent file's is read from
+    the file (a bad file raises ``UsageError`` naming its key, as running it would)."""
+    spec = spec.strip()
+    if spec.startswith("scripted:") or spec == "human":
+        return spec
+    adapter_file = from_spec(spec)
+    if adapter_file is not None:
+        return adapter_file.identity
+    path = Path(spec)
+    return load_agent_file(path).identity if path.is_file() else spec
+
 
 def adapter_names() -> list[str]:
     from arena.adapters import names  # noqa: PLC0415

@@ -67,6 +67,7 @@ class AgentContext(Protocol):
 
 class Agent(Protocol):
     spec: str  # as named on the command line
+    identity: str  # who it is (an agent file's name, adapter and model): recorded as "agent"
     restartable: bool  # can be started again on resume
     needs_sandbox: bool
 
@@ -116,3 +117,8 @@ def _one_line(exc: BaseException) -> str:
     if findings:
         return "; ".join(getattr(f, "detail", str(f)) for f in findings)
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def identity_of(agent: object) -> str:
+    """The agent's identity (``Agent.identity``), its spec for runners that have none."""
+    return str(getattr(agent, "identity", None) or getattr(agent, "spec", ""))

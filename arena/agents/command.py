@@ -52,6 +52,7 @@ class CommandAgent:
     def __init__(self, spec: str, file: AgentFile) -> None:
         self.spec = spec
         self.file = file
+        self.identity = file.identity  # name, adapter, model: what the store and the leaderboard show
         self.needs_sandbox = file.where == "sandbox"
         self.pid: int | None = None
         self._recorded = 0

@@ -13,6 +13,7 @@ from arena.agents.base import AgentContext, AgentOutcome
 
 class HumanAgent:
     spec = "human"
+    identity = "human"
     restartable = True  # a person can carry on after a restart
     needs_sandbox = True  # the person's shell runs with the challenge's limits
     observed = True  # the shell's programs and reads are observed like an agent's

@@ -96,6 +96,7 @@ class ScriptedAgentRunner:
         self, spec: str, script: ScriptedAgent | Iterable[object], package_root: Path, *, skip_submissions: int = 0
     ) -> None:
         self.spec = spec
+        self.identity = spec  # a package's scripted agent is named by its spec
         self.package_root = Path(package_root)
         self.steps = normalize_steps(script)
         self.skip_submissions = skip_submissions

@@ -160,7 +160,11 @@ class Arena:
                 try:
                     challenge = load_challenge(Path(state.started["challenge_path"]))
                     skip = state.answered_submits
-                    agent = make_agent(state.started["agent"], challenge, resume_after_submissions=skip)
+                    agent = make_agent(
+                        state.started.get("agent_spec") or state.started["agent"],
+                        challenge,
+                        resume_after_submissions=skip,
+                    )
                 except Exception as exc:  # noqa: BLE001 - then it is closed instead
                     ok, why = False, f"cannot restart: {exc}"
             if ok:

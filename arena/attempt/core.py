@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from arena import clock as clk
-from arena.agents.base import Agent
+from arena.agents.base import Agent, identity_of
 from arena.agents.bounds import Bounds
 from arena.agents.server import AgentServer
 from arena.attempt import runner_lock
@@ -320,7 +320,7 @@ class Attempt:
         return {
             "challenge": m.id,
             "title": m.title,
-            "agent": self.agent.spec,
+            "agent": identity_of(self.agent),  # the agent file's name, adapter, model (issue 20)
             "format": m.format,
             "weight_class": m.weight_class,
             "time_limit_s": m.time_limit_s,

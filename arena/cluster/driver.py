@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena import events as ev
+from arena.agents.base import identity_of
 from arena.attempt import runner_lock
 from arena.cluster import ship
 from arena.cluster.gwlink import GatewayLink
@@ -230,7 +231,7 @@ class ClusterPlacer:
                 "challenge_path": str(Path(attempt.challenge.root).resolve()),
                 "workspace": str(self.shared.workspaces / attempt.id),
                 "runner_pid": runner_lock.held_pid(),
-                "agent": attempt.agent.spec,
+                "agent": identity_of(attempt.agent),
                 "agent_spec": attempt.agent.spec,
                 "node": node,
             }

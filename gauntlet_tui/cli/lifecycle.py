@@ -43,14 +43,15 @@ def admit_all(store: Path, jobs: list, now: datetime | None = None) -> None:
     entries = _entries(store, jobs)
     if not entries:
         return
+    from arena.agents.agent_file import agent_identity  # noqa: PLC0415
     from arena.pipeline.lifecycle_gate import admit  # noqa: PLC0415
 
     rows = _rows(store)
     when = now or datetime.now(timezone.utc)
     for job in jobs:
         entry = entries.get(job[0].manifest.id)
-        if entry is not None:
-            admit(entry, job[1], rows, when)
+        if entry is not None:  # the cooldown is the agent's identity's, not its file path's (issue 20)
+            admit(entry, agent_identity(job[1]), rows, when)
 
 
 def monitor_all(store: Path, jobs: list, now: datetime | None = None) -> None:
