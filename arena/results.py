@@ -60,7 +60,7 @@ with warnings.catch_warnings():  # the field ``construct`` shadows BaseModel.con
         """A construct of a test that process isolation could not carry faithfully (docs/judge.md 4b)."""
 
         test: str  # TestResult.id of the test (the raw node id when it matches none)
-        construct: str  # "eq-test-value", "setattr-test-object", "patch-target", "isinstance", "unsupported"
+        construct: str  # type: ignore[assignment]  # the field name is the contract; "eq-test-value", "setattr-test-object", "patch-target", "isinstance", "unsupported"
         detail: str = ""
 
 
