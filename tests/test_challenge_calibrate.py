@@ -172,7 +172,7 @@ def test_real_calibration_of_the_minimal_package(tmp_path, capsys):
     assert code == 1 and doc["ok"] is False
     # the four benchmark agents, plus the baselines calibrate runs beside them (issue 12)
     assert {"naive", "standard", "elite", "reference"} <= set(doc["scores"])
-    assert set(doc["scores"]) - {"naive", "standard", "elite", "reference"} <= {"null", "attack-delete", "attack-copy"}
+    assert set(doc["scores"]) - {"naive", "standard", "elite", "reference"} <= {"null", "attack-delete", "attack-regex", "attack-copy"}
     assert all(len(v) == 1 for v in doc["runs"].values())
     assert doc["scores"]["reference"] > 85 > doc["scores"]["naive"]
     assert any(f["detail"].startswith("agents/naive.yaml: scored") for f in doc["findings"])

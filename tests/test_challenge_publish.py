@@ -121,6 +121,7 @@ def test_metadata_lifecycle_lineage_and_monitors_follow_the_seed(published):
     assert t["validator"] > 0 and t["auditor"] >= 0 and t["publisher"] >= 0
     assert mons["challenge"] == "tiny-add" and mons["version"] == 1  # one shape: an object, read by its writer's model
     assert load_monitors(entry).dump() == mons
+    assert meta["calibration_verified"] is False and lin["calibration_verified"] is False  # --unverified-calibration
     solve = next(m for m in mons["monitors"] if m["metric"] == "solve_rate")
     assert solve["check_interval"] == 10
     assert solve["thresholds"] == {"auto_quarantine_above": 0.90, "auto_quarantine_below": 0.02, "alert_if_deviation_from_expected": 0.20}
@@ -351,3 +352,14 @@ def test_publish_with_the_docker_sandbox(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.splitlines()[-1] == f"tiny-add: published version 1 at {tmp_path / 's.db.d' / 'published' / 'tiny-add' / '1'}"
     assert "info    solution_run" in r.stdout
+
+
+def test_an_unverified_publication_says_so_in_publish_and_published(published):
+    doc = published["docs"][0]
+    assert doc["published"]["calibration_verified"] is False
+    assert any("published UNVERIFIED" in f["detail"] for f in doc["findings"])
+    listed = gauntlet("challenge", "published", "--json", "--store", str(published["store"]))
+    [row] = json.loads(listed.stdout)["published"]
+    assert row["id"] == "tiny-add" and row["calibration_verified"] is False and row["state"] == "live"
+    text = gauntlet("challenge", "published", "--store", str(published["store"]))
+    assert "tiny-add" in text.stdout and "calibration UNVERIFIED" in text.stdout

@@ -101,3 +101,52 @@ def test_classification_follows_seed_002():
     assert "demoting" in c["verdict"] and c["suggested"] == "lightweight"
     c = classification({"naive": 5, "standard": 30, "elite": 50, "reference": 90}, "lightweight")
     assert "promoting" in c["verdict"] and c["suggested"] == "heavyweight"
+
+
+def test_another_agents_attempt_renamed_into_the_report_is_refused(calibrated):
+    """Issue 20: the null agent's real attempt named as the copy attack (its total moved
+    along, so it re-judges to the reported number) is refused: it is not that agent's."""
+    forged = json.loads(json.dumps(calibrated["doc"]))
+    forged["attempts"]["attack-copy"] = list(forged["attempts"]["null"])
+    forged["runs"]["attack-copy"] = list(forged["runs"]["null"])
+    forged["scores"]["attack-copy"] = forged["runs"]["null"][0]
+    forged["findings"] = [f for f in forged["findings"] if "attack-copy" not in f["detail"]]
+    r, out = _publish(calibrated, forged, "renamed.json")
+    assert r.returncode == 1 and out["published"] is None
+    errs = [f["detail"] for f in out["findings"] if f["severity"] == "error" and f["check"] == "calibration_report"]
+    assert any("agent attack-copy: attempt" in e and "was made by 'scripted:null'" in e
+               and "expected 'scripted:attack-copy'" in e for e in errs), errs
+    assert not any("cannot be reproduced" in e for e in errs)  # the totals do reproduce: the agent is what fails
+
+
+def test_attempts_of_another_version_of_the_package_are_refused(calibrated, tmp_path):
+    """The report's package_hash edited to a changed package: its attempts were made on
+    the old one (attempt.started records the hash of the package it ran)."""
+    from arena.pipeline.publish_records import package_hash
+
+    pkg = tmp_path / "pkg2"
+    shutil.copytree(calibrated["pkg"], pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    (pkg / "briefing.md").write_text((pkg / "briefing.md").read_text() + "\nOne more line.\n")
+    forged = json.loads(json.dumps(calibrated["doc"]))
+    forged["package_hash"] = package_hash(pkg)
+    path = tmp_path / "other-version.json"
+    path.write_text(json.dumps(forged))
+    r = gauntlet("challenge", "publish", str(pkg), "--calibration", str(path), "--store", str(tmp_path / "v.db"),
+                 "--sandbox", "local", "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 1 and out["published"] is None
+    errs = [f["detail"] for f in out["findings"] if f["severity"] == "error" and f["check"] == "calibration_report"]
+    assert any("was made on challenge files sha256:" in e and "calibrate it again" in e for e in errs), errs
+
+
+def test_unverified_calibration_needs_a_package_hash(calibrated):
+    doc = json.loads(json.dumps(calibrated["doc"]))
+    doc.pop("package_hash")
+    path = calibrated["tmp"] / "nohash.json"
+    path.write_text(json.dumps(doc))
+    r = gauntlet("challenge", "publish", str(calibrated["pkg"]), "--calibration", str(path), "--unverified-calibration",
+                 "--store", str(calibrated["tmp"] / "nohash.db"), "--sandbox", "local", "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 1 and out["published"] is None
+    assert any(f["severity"] == "error" and "carries no package_hash: --unverified-calibration" in f["detail"]
+               for f in out["findings"])

@@ -31,7 +31,7 @@ from arena.attempt.realagent import AgentSupport
 from arena.attempt.protocol import ProtocolHandler
 from arena.attempt.shared import Shared
 from arena.attempt.submit import SubmissionDesk
-from arena.challenge.content import package_hash
+from arena.challenge.content import package_facts
 from arena.clock import AttemptClock, RealTime, TimeSource
 from arena.formats import rules_for
 from arena.sandbox.base import Limits, Mount, SandboxError
@@ -342,7 +342,7 @@ class Attempt:
             "category": m.category,
             "hang_limit_s": self.hang_limit_s,
             "challenge_path": str(Path(self.challenge.root).resolve()),
-            "package_hash": package_hash(Path(self.challenge.root)),  # issue 20: calibration pins it
+            **package_facts(Path(self.challenge.root)),  # issue 20: publish ties calibration attempts to it
             "agent_spec": self.agent.spec,
             "workspace": str(self.workspace),
             "runner_pid": runner_lock.held_pid(),

@@ -53,4 +53,23 @@ def package_hash(root: Path) -> str:
     return hash_entries(read_entries(root, package_files(root)))
 
 
-__all__ = ["SKIP_DIRS", "hash_entries", "package_files", "package_hash", "read_entries"]
+def package_facts(root: Path) -> dict[str, object]:
+    """What an attempt records of the package it ran (``attempt.started``):
+    ``package_hash`` (every file), ``challenge_hash`` (every file outside ``agents/``: what
+    the agent faces and is judged on) and ``agent_files`` (``agents/`` path -> sha256 hex:
+    the benchmark scripts and overlays, so calibration's added baseline agents can be told
+    apart from the package's own)."""
+    entries = read_entries(root, package_files(root))
+    agents = {r: v for r, v in entries.items() if r.split("/")[0] == "agents"}
+    return {
+        "package_hash": hash_entries(entries),
+        "challenge_hash": hash_entries({r: v for r, v in entries.items() if r not in agents}),
+        "agent_files": {r: _digest(v) for r, v in sorted(agents.items())},
+    }
+
+
+def _digest(v: bytes | PurePosixPath) -> str:
+    return hashlib.sha256(f"link\0{v}".encode() if isinstance(v, PurePosixPath) else v).hexdigest()
+
+
+__all__ = ["SKIP_DIRS", "hash_entries", "package_facts", "package_files", "package_hash", "read_entries"]

@@ -3,10 +3,14 @@
 store — and are scored by ``arena.scoring.judge_attempt``. The naive/standard/elite scores
 must fall in seed 002's bands for the package's weight class and their spread
 (elite - naive) in that class's range; seed 003 adds the class-independent conditions:
-reference above 85, strict order, repeats within 10 points (flakiness). Seed 003's
-"stddev > 15" is only an informational note, never a failure (it contradicts seed 002's
-lightweight bands, and any warning would fail the gate's exit code; see docs/foundation.md,
-"Calibration bands: where seeds 002 and 003 disagree")."""
+reference above 85, strict order, repeats within 10 points (flakiness). Seed 003's own
+fixed bands (elite 55-80, standard 25-55, naive 5-25) and its "stddev > 15" are reported
+beside them (``seed_003``, info findings) and decide nothing: they are seed 003's contender
+shape and contradict seed 002's other classes (its lightweight bands give a stddev of ~12;
+docs/foundation.md, "Calibration bands: where seeds 002 and 003 disagree").
+
+Beside the four, calibrate runs the null agent and gate 4's three attacks
+(pipeline/baselines.py); every run's schedule is checked (pipeline/schedule.py)."""
 
 from __future__ import annotations
 
@@ -38,6 +42,8 @@ CLASS_BANDS: dict[str, dict[str, Band]] = {
 BANDED = ("naive", "standard", "elite")
 REFERENCE_ABOVE = 85.0  # seed 003, every class: strictly above
 MIN_STDEV = 15.0  # seed 003 "stddev > 15": an info note only (lightweight's own bands give ~12)
+# Seed 003 Quality Gate 3's fixed bands (every class): reported beside seed 002's, never deciding.
+SEED_003_BANDS: dict[str, Band] = {"elite": (55.0, 80.0), "standard": (25.0, 55.0), "naive": (5.0, 25.0)}
 FLAKY_AGENTS = ("elite", "standard")
 FLAKY_RUNS = 3
 FLAKY_LIMIT = 10.0  # max - min over the runs
@@ -49,6 +55,9 @@ class Calibration:
     attempts: dict[str, list[str]] = field(default_factory=dict)  # agent -> attempt ids
     findings: list[Finding] = field(default_factory=list)
     classification: dict | None = None  # seed 002 misclassification + class suggestion (misclass.py)
+    objectives: dict[str, list[float]] = field(default_factory=dict)  # agent -> Objective per run
+    slipped: dict[str, list[dict]] = field(default_factory=dict)  # runs not scored (schedule slipped)
+    seed_003: dict | None = None  # seed 003's fixed bands and stddev, reported (seed_003_report)
 
     @property
     def scores(self) -> dict[str, float]:
@@ -133,44 +142,61 @@ def assess(runs: dict[str, list[float]], weight_class: str) -> list[Finding]:
     return out
 
 
+def seed_003_report(scores: dict[str, float]) -> dict:
+    """Seed 003's fixed bands and stddev rule on the first-run totals (reported only)."""
+    checks = {
+        a: {
+            "band": list(SEED_003_BANDS[a]),
+            "score": scores[a],
+            "ok": SEED_003_BANDS[a][0] <= scores[a] <= SEED_003_BANDS[a][1],
+        }
+        for a in SEED_003_BANDS
+        if a in scores
+    }
+    stdev = round(statistics.stdev(scores[a] for a in AGENTS), 2) if all(a in scores for a in AGENTS) else None
+    checks["stddev"] = {"above": MIN_STDEV, "score": stdev, "ok": stdev is not None and stdev > MIN_STDEV}
+    return {
+        "decides": False,
+        "why": "seed 002's class bands decide (docs/foundation.md)",
+        "checks": checks,
+        "ok": all(c["ok"] for c in checks.values()),
+    }
+
+
+def seed_003_findings(rep: dict) -> list[Finding]:
+    parts = [
+        f"{a} {c['score']:g} {'in' if c['ok'] else 'outside'} {c['band'][0]:g}-{c['band'][1]:g}"
+        for a, c in rep["checks"].items()
+        if a != "stddev"
+    ]
+    sd = rep["checks"]["stddev"]
+    parts.append(f"stddev {sd['score']:g} {'above' if sd['ok'] else 'not above'} {sd['above']:g}")
+    return [
+        info("calibration", "seed 003's fixed bands (reported, seed 002's class bands decide): " + ", ".join(parts))
+    ]
+
+
 async def _run(
     ch: Challenge, store_path: Path, backend: Backend, time_scale: float, repeats: dict[str, int], parallel: int
 ) -> Calibration:
-    from arena.attempt import Arena  # noqa: PLC0415 — the whole engine, only when calibrating
-    from arena.scoring import judge_attempt  # noqa: PLC0415
-    from arena.scoring.load import attempt_events  # noqa: PLC0415
+    from arena.pipeline.agent_runs import run_agents  # noqa: PLC0415 — the whole engine, only when calibrating
 
-    cal = Calibration()
-    arena = await Arena.open(store_path, backend=backend, parallel=parallel)
-    try:
-        names = [n for n in AGENTS + BASELINES if n in ch.agent_names]
-        jobs = [
-            (name, arena.attempt(ch, f"scripted:{name}", time_scale=time_scale))
-            for name in names
-            for _ in range(repeats.get(name, 1))
-        ]
-        statuses = await arena.run_all([a for _, a in jobs])
-    finally:
-        await arena.close()
-    broken = False
-    for (name, attempt), status in zip(jobs, statuses):
-        cal.attempts.setdefault(name, []).append(attempt.id)
-        if status != "finished":
-            broken = True
-            cal.findings.append(
-                error(
-                    "calibration",
-                    f"agents/{name}.yaml: attempt {attempt.id} ended {status}: expected it to run to the end",
-                )
-            )
-            continue
-        _, events = await attempt_events(store_path, attempt.id)
-        cal.runs.setdefault(name, []).append(round(float(judge_attempt(events).total), 2))
-    if not broken:
+    names = [n for n in AGENTS + BASELINES if n in ch.agent_names]
+    got = await run_agents(ch, store_path, backend, time_scale, {n: repeats.get(n, 1) for n in names}, parallel)
+    cal = Calibration(
+        runs=got.runs,
+        attempts=got.attempts,
+        findings=list(got.findings),
+        objectives=got.objectives,
+        slipped=got.slipped,
+    )
+    if not got.broken and all(cal.runs.get(a) for a in AGENTS):
         cal.findings += assess({a: r for a, r in cal.runs.items() if a in AGENTS}, ch.manifest.weight_class)
-        cal.findings += assess_baselines(cal.runs, bands(ch.manifest.weight_class))
+        cal.findings += assess_baselines(cal.runs, bands(ch.manifest.weight_class), cal.objectives)
         cal.classification = classification(cal.scores, ch.manifest.weight_class)
         cal.findings += classification_findings(cal.classification)
+        cal.seed_003 = seed_003_report(cal.scores)
+        cal.findings += seed_003_findings(cal.seed_003)
     return cal
 
 
@@ -196,8 +222,32 @@ async def calibrate(
     repeats = {a: FLAKY_RUNS for a in FLAKY_AGENTS} if flakiness else {}
     scale = time_scale or default_time_scale(ch)
     tmp = Path(tempfile.mkdtemp(prefix="gauntlet-calibrate-"))
-    try:  # the null agent and the deletion attack join the author's agents (pipeline/baselines.py)
-        ch = load_challenge(with_baselines(Path(ch.root), tmp))
+    try:  # the null agent and the three attacks join the author's agents (pipeline/baselines.py)
+        from arena.pipeline.attack_regex import build_overlay  # noqa: PLC0415
+
+        await build_overlay(ch, tmp / "regex", getattr(backend, "name", None))
+        ch = load_challenge(with_baselines(Path(ch.root), tmp, tmp / "regex"))
         return await _run(ch, store if store is not None else tmp / "calibration.db", backend, scale, repeats, parallel)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+async def run_attacks(
+    ch: Challenge, *, backend: Backend, time_scale: float | None = None, store: Path | None = None
+) -> tuple[list[Finding], dict[str, list[float]], dict[str, list[str]]]:
+    """Gate 4's three attacks alone (``challenge audit``): findings, objectives, attempt ids."""
+    from arena.pipeline.agent_runs import run_agents  # noqa: PLC0415
+    from arena.pipeline.attack_regex import build_overlay  # noqa: PLC0415
+    from arena.pipeline.baselines import ATTACKS, gate_4  # noqa: PLC0415
+
+    scale = time_scale or default_time_scale(ch)
+    tmp = Path(tempfile.mkdtemp(prefix="gauntlet-audit-"))
+    try:
+        await build_overlay(ch, tmp / "regex", getattr(backend, "name", None))
+        pkg = load_challenge(with_baselines(Path(ch.root), tmp, tmp / "regex"))
+        got = await run_agents(
+            pkg, store if store is not None else tmp / "audit.db", backend, scale, dict.fromkeys(ATTACKS, 1)
+        )
+        return got.findings + gate_4(got.objectives), got.objectives, got.attempts
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

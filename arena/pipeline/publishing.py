@@ -191,7 +191,7 @@ def calibration_findings(
     if verify and rep.source != "calibrate run":
         from arena.pipeline.reproduce import reproduce  # noqa: PLC0415
 
-        out += reproduce(rep, ch.id, run_hash(ch))
+        out += reproduce(rep, ch.id, Path(ch.root))
     elif rep.source != "calibrate run":
         out.append(
             info(
@@ -200,22 +200,6 @@ def calibration_findings(
             )
         )
     return out
-
-
-def run_hash(ch: Challenge) -> str:
-    """The hash of the package as calibrate runs it (a copy with the baseline agents
-    added): what every calibration attempt of this package records."""
-    import shutil  # noqa: PLC0415
-    import tempfile  # noqa: PLC0415
-
-    from arena.pipeline.baselines import with_baselines  # noqa: PLC0415
-    from arena.pipeline.publish_records import package_hash  # noqa: PLC0415
-
-    tmp = Path(tempfile.mkdtemp(prefix="gauntlet-publish-"))
-    try:
-        return package_hash(with_baselines(Path(ch.root), tmp))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def run_calibration(

@@ -11,10 +11,11 @@ and re-assessed (pipeline/baselines.py).
 
 Each named attempt must also have been made by the agent it is named for (its stored
 ``agent_spec`` is ``scripted:<name>``: naming the null agent's attempt as the copy attack
-is refused) and on the package the report names: ``attempt.started`` records the hash of
-the package it ran (``package_hash``), which must equal the hash of the package now with
-calibration's baseline agents added (pipeline/baselines.py ``with_baselines``), as
-calibrate runs it.
+is refused) and on the package the report names: ``attempt.started`` records the package
+it ran (arena/challenge/content.py ``package_facts``: ``challenge_hash`` over the files
+outside ``agents/``, and each ``agents/`` file's hash); publish requires the same files
+outside ``agents/`` as the package now, the same benchmark agent files, and nothing else
+under ``agents/`` but the baseline agents calibration adds (``null``, ``attack-*``).
 
 Limits (stated, not hidden): re-judging proves the report's numbers are what these
 stored events score, not that the events were made by a real run; a store fabricated
@@ -53,7 +54,8 @@ class Judged:
     note: str = ""
     challenge: str = ""
     agent: str = ""  # the spec it was made with (``agent_spec``, else ``agent``)
-    package_hash: str | None = None  # ``attempt.started``'s, None when not recorded
+    challenge_hash: str | None = None  # ``attempt.started``'s (files outside agents/), None when not recorded
+    agent_files: dict[str, str] | None = None  # ``attempt.started``'s agents/ path -> sha256
 
 
 async def _rejudge(store: Path, attempts: dict[str, list[str]]) -> dict[str, list[Judged]]:
@@ -71,23 +73,25 @@ async def _rejudge(store: Path, attempts: dict[str, list[str]]) -> dict[str, lis
                 continue
             row = row or {}
             started: dict = next((e.data for e in events if e.kind == ev.ATTEMPT_STARTED), {})
-            ph = started.get("package_hash")
+            ch_hash, files = started.get("challenge_hash"), started.get("agent_files")
             out.setdefault(agent, []).append(
                 Judged(
                     aid,
                     total=round(float(judge_attempt(events).total), 2),
                     challenge=str(row.get("challenge_id") or row.get("challenge") or ""),
                     agent=str(row.get("agent_spec") or started.get("agent_spec") or row.get("agent") or ""),
-                    package_hash=ph if isinstance(ph, str) else None,
+                    challenge_hash=ch_hash if isinstance(ch_hash, str) else None,
+                    agent_files={str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else None,
                 )
             )
     return out
 
 
-def _made_by(rep, agent: str, j: Judged, run_hash: str | None) -> list[Finding]:
+def _made_by(rep, agent: str, j: Judged, now: dict[str, object] | None) -> list[Finding]:
     """An attempt named for ``agent`` must have been made by that agent (``scripted:<agent>``,
-    the spec calibrate runs it with) on the package the report names (with calibration's
-    baseline agents added: ``run_hash``)."""
+    the spec calibrate runs it with) on the package the report names: ``now`` (the
+    package's ``package_facts``) has the same files outside ``agents/`` and the same
+    ``agents/`` files (calibration adds only its baseline agents' files)."""
     out = []
     want = f"scripted:{agent}"
     if j.agent != want:
@@ -98,22 +102,46 @@ def _made_by(rep, agent: str, j: Judged, run_hash: str | None) -> list[Finding]:
                 f"expected {want!r} (an attempt named for an agent must be that agent's)",
             )
         )
-    if run_hash is not None and j.package_hash != run_hash:
-        made = j.package_hash or "a package whose hash it does not record"
+    if now is None:
+        return out
+    if j.challenge_hash is None or j.agent_files is None:
+        why = "records no package hash (made before attempts recorded one)"
+    elif j.challenge_hash != now["challenge_hash"]:
+        why = f"was made on challenge files {j.challenge_hash}: expected {now['challenge_hash']}"
+    else:
+        mine = now["agent_files"]
+        assert isinstance(mine, dict)
+        differ = sorted(r for r, h in mine.items() if j.agent_files.get(r) != h)
+        extra = sorted(r for r in j.agent_files if r not in mine and not _baseline_file(r))
+        why = (
+            f"was made with other benchmark agent files ({', '.join((differ + extra)[:3])})" if differ or extra else ""
+        )
+    if why:
         out.append(
             error(
                 "calibration_report",
-                f"{rep.source}: agent {agent}: attempt {j.attempt} was made on {made}: expected the package "
-                f"the report names with calibration's baseline agents ({run_hash}); calibrate it again",
+                f"{rep.source}: agent {agent}: attempt {j.attempt} {why}: expected the package the report names "
+                f"({rep.package_hash or 'this package'}); calibrate it again",
             )
         )
     return out
 
 
-def reproduce(rep, challenge_id: str, run_hash: str | None = None) -> list[Finding]:
+def _baseline_file(rel: str) -> bool:
+    """A file calibration adds to its copy of the package (a baseline agent's script or overlay)."""
+    from arena.pipeline.baselines import BASELINES  # noqa: PLC0415
+
+    parts = rel.split("/")
+    return len(parts) >= 2 and (parts[1].removesuffix(".yaml") in BASELINES)
+
+
+def reproduce(rep, challenge_id: str, root: Path | None = None) -> list[Finding]:
     """Findings of re-judging the attempts ``rep`` names (errors when it cannot be
     reproduced, or when an attempt was not made by the agent it is named for, or not on
-    ``run_hash``: the hash of the package as calibrate runs it)."""
+    the package at ``root``)."""
+    from arena.challenge.content import package_facts  # noqa: PLC0415
+
+    now = package_facts(root) if root is not None else None
     from arena.pipeline.baselines import BASELINES  # noqa: PLC0415
     from arena.pipeline.calibration import AGENTS  # noqa: PLC0415
 
@@ -175,7 +203,7 @@ def reproduce(rep, challenge_id: str, run_hash: str | None = None) -> list[Findi
                         f"expected {challenge_id!r}",
                     )
                 )
-            out += _made_by(rep, agent, j, run_hash)
+            out += _made_by(rep, agent, j, now)
             reported = rep.runs.get(agent, [])
             if i < len(reported) and abs(reported[i] - j.total) > TOLERANCE:
                 out.append(

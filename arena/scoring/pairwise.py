@@ -69,9 +69,17 @@ def bradley_terry(played: list[tuple[str, str, float]]) -> dict[str, float]:
     return {a: 1000.0 + 400.0 * math.log10(v) for a, v in p.items()}
 
 
-def class_ratings(attempts: list[Any]) -> dict[str, dict[str, float | int]]:
-    """For one weight class: agent -> {rating, low, high, games}; agents with no game
-    against another agent are left out (nothing to rate them against)."""
+def class_ratings(attempts: list[Any]) -> dict[str, dict[str, float | int | str | None]]:
+    """For one weight class: agent -> {rating, low, high, games, one_sided}; agents with no
+    game against another agent are left out (nothing to rate them against).
+
+    After a sweep (every game won) the bootstrap cannot bound the rating from above: every
+    resample is a sweep again, rated at or above the point, so its 2.5% quantile is the point
+    itself. Then ``one_sided`` is ``"lower"`` and ``low`` is the exact bound instead: the
+    opponents' mean rating plus the Elo gap of winning all n games at the Clopper-Pearson
+    one-sided 95% bound ``0.05 ** (1/n)`` (games counted as independent, as the fit counts
+    them); ``high`` stays the bootstrap's 97.5% quantile, which is not a bound. Every game
+    lost: mirrored, ``one_sided`` ``"upper"``. Otherwise ``one_sided`` is None."""
     played = games(attempts)
     point = bradley_terry(played)
     if not point:
@@ -89,19 +97,42 @@ def class_ratings(attempts: list[Any]) -> dict[str, dict[str, float | int]]:
             if a in samples:
                 samples[a].append(r)
     count: dict[str, int] = defaultdict(int)
-    for a, b, _ in played:
+    won: dict[str, float] = defaultdict(float)
+    against: dict[str, list[str]] = defaultdict(list)
+    for a, b, s in played:
         count[a] += 1
         count[b] += 1
-    out = {}
+        won[a] += s
+        won[b] += 1.0 - s
+        against[a].append(b)
+        against[b].append(a)
+    out: dict[str, dict[str, float | int | str | None]] = {}
     for a, r in point.items():
         xs = sorted(samples[a]) or [r]
+        low, high = _q(xs, 0.025), _q(xs, 0.975)
+        one_sided = None
+        n = count[a]
+        if n and won[a] in (0.0, float(n)):  # a sweep: every game won (or every game lost)
+            opp = sum(point[b] for b in against[a]) / n
+            margin = 400.0 * math.log10(_sweep_p(n) / (1.0 - _sweep_p(n)))
+            if won[a] == n:
+                one_sided, low = "lower", opp + margin
+            else:
+                one_sided, high = "upper", opp - margin
         out[a] = {
             "rating": round(r, 1),
-            "low": round(_q(xs, 0.025), 1),
-            "high": round(_q(xs, 0.975), 1),
+            "low": round(low, 1),
+            "high": round(high, 1),
             "games": count[a],
+            "one_sided": one_sided,
         }
     return out
+
+
+def _sweep_p(n: int) -> float:
+    """The exact (Clopper-Pearson) one-sided 95% lower bound of the win probability of an
+    agent that won all of its ``n`` games: ``0.05 ** (1 / n)``."""
+    return 0.05 ** (1.0 / n)
 
 
 class _Copy:

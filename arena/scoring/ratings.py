@@ -7,7 +7,11 @@ Model (docs/judging.md): each attempt is a game between the agent and the challe
 Expected score ``E = 1 / (1 + 10 ** ((R_challenge - R_agent) / 400))``; actual score
 ``S = total / 100`` (continuous, so a 70 against an even challenge gains what a 30 loses).
 Agent: ``R += K_AGENT × multiplier(class) × (S − E)``; challenge: ``R += K_CHALLENGE × (E − S)``.
-Agents start at 1000; challenges at their class's start rating, spaced so that the seed's
+An agent's Elo is kept per bracket (seed 002: "ELO ≥ X within the bracket"): an attempt moves
+its Elo in the bracket of the challenge's class, and an agent enters a bracket at that class's
+challenge start rating. Elo only decides promotion and relegation; the leaderboard is ordered
+by the pairwise ratings (issue 20), and frontier attempts rank no one (seed 002 principle 6).
+Challenges start at their class's start rating, spaced so that the seed's
 Elo gates mean something (a steady 70 on middleweight challenges settles near 1300,
 above the 1200 gate; a class median settles below it).
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.formats import WEIGHT_CLASSES
 from arena.scoring.pairwise import class_ratings
 from arena.scoring.weight_classes import (
     MULTIPLIERS,
@@ -56,11 +61,15 @@ def expected(r_agent: float, r_challenge: float) -> float:
     return 1.0 / (1.0 + 10 ** ((r_challenge - r_agent) / 400.0))
 
 
+RANKED = tuple(c for c in WEIGHT_CLASSES if c != "frontier")  # seed 002 principle 6: frontier never ranks
+
+
 @dataclass
 class AgentRow:
     agent: str
-    elo: float = AGENT_START
     games: int = 0
+    elos: dict[str, float] = field(default_factory=dict)  # Elo within each bracket (seed 002)
+    bracket_games: dict[str, int] = field(default_factory=dict)
     state: AgentClassState = field(default_factory=AgentClassState)
     totals: list[float] = field(default_factory=list)
     scored: list[tuple[str, float]] = field(default_factory=list)  # (class, total)
@@ -68,6 +77,32 @@ class AgentRow:
     calls: int = 0
     cost_usd: float | None = None
     unsandboxed: int = 0  # attempts run on the host
+
+    def bracket_elo(self, cls: str) -> float:
+        """The agent's Elo within ``cls``'s bracket: it enters a bracket even with that
+        class's challenges (their start rating)."""
+        return self.elos.get(cls, CHALLENGE_START[cls])
+
+    @property
+    def elo(self) -> float:
+        """The Elo of the bracket the agent competes in (its weight class): what promotion
+        and relegation read."""
+        return self.bracket_elo(self.state.weight_class)
+
+    def class_totals(self, cls: str) -> list[float]:
+        return [t for c, t in self.scored if c == cls]
+
+    def ranking(self, pairwise: dict[str, dict[str, dict]]) -> tuple[str | None, dict | None]:
+        """(class, rating) the agent is ordered by in the one list: its weight class's pairwise
+        rating when it has one there, else the ranked class where it has the most games
+        (ties: the higher class); (None, None) when it is rated nowhere."""
+        rated = [c for c in RANKED if self.agent in pairwise.get(c, {})]
+        if not rated:
+            return None, None
+        cls = self.state.weight_class
+        if cls not in rated:
+            cls = max(rated, key=lambda c: (pairwise[c][self.agent]["games"], RANKED.index(c)))
+        return cls, pairwise[cls][self.agent]
 
 
 @dataclass
@@ -86,7 +121,11 @@ class Leaderboard:
             rows.append(
                 {
                     "agent": a.agent,
-                    "elo": round(a.elo, 1),
+                    "elo": round(a.elo, 1),  # within the bracket of its weight class
+                    "elo_by_class": {
+                        c: {"elo": round(a.bracket_elo(c), 1), "games": n} for c, n in sorted(a.bracket_games.items())
+                    },
+                    **self._order_fields(a),
                     "games": a.games,
                     "weight_class": st.weight_class,
                     "status": (
@@ -120,8 +159,63 @@ class Leaderboard:
                     ),
                 }
             )
-        rows.sort(key=lambda r: (-r["elo"], r["agent"]))
+        rows.sort(key=_order)
         return rows
+
+    def _order_fields(self, a: AgentRow) -> dict[str, Any]:
+        cls, r = a.ranking(self.pairwise)
+        ranked = [t for c, t in a.scored if c in RANKED]
+        return {
+            "rated": r is not None,
+            "rank_class": cls,
+            "rating": None if r is None else r["rating"],
+            "low": None if r is None else r["low"],
+            "high": None if r is None else r["high"],
+            "one_sided": None if r is None else r.get("one_sided"),
+            "ranked_mean_total": round(sum(ranked) / len(ranked), 1) if ranked else None,
+        }
+
+    def class_tables(self) -> list[dict]:
+        """Per weight class with attempts: its agents ordered by their pairwise rating (with its
+        interval); then, unrated, the agents with no opponent there (mean total and games
+        shown, no rank). Frontier is shown and never ranked (seed 002 principle 6)."""
+        out = []
+        for cls in WEIGHT_CLASSES:
+            present = [a for a in self.agents.values() if a.class_totals(cls)]
+            if not present:
+                continue
+            ratings = self.pairwise.get(cls, {})
+            rows: list[dict[str, Any]] = []
+            for a in present:
+                totals, r = a.class_totals(cls), ratings.get(a.agent)
+                rows.append(
+                    {
+                        "agent": a.agent,
+                        "rated": r is not None,
+                        "rating": None if r is None else r["rating"],
+                        "low": None if r is None else r["low"],
+                        "high": None if r is None else r["high"],
+                        "one_sided": None if r is None else r.get("one_sided"),
+                        "games": 0 if r is None else r["games"],  # pairwise games
+                        "attempts": len(totals),
+                        "mean_total": round(sum(totals) / len(totals), 1),
+                        "elo": round(a.bracket_elo(cls), 1),
+                        "weight_class": a.state.weight_class,
+                        "under_review": a.state.under_review,
+                    }
+                )
+            rows.sort(key=lambda x: (not x["rated"], -(x["rating"] or 0.0), -x["mean_total"], x["agent"]))
+            for i, x in enumerate(rows, 1):
+                x["rank"] = i if x["rated"] else None
+            out.append(
+                {
+                    "weight_class": cls,
+                    "multiplier": MULTIPLIERS[cls],
+                    "ranked": cls in RANKED,
+                    "agents": rows,
+                }
+            )
+        return out
 
     def challenge_rows(self) -> list[dict]:
         return sorted(
@@ -130,7 +224,15 @@ class Leaderboard:
         )
 
     def as_dict(self) -> dict:
-        return {"agents": self.agent_rows(), "challenges": self.challenge_rows()}
+        return {"agents": self.agent_rows(), "classes": self.class_tables(), "challenges": self.challenge_rows()}
+
+
+def _order(r: dict) -> tuple:
+    """The one list: rated agents by their rating (rank_class), then unrated ones by their mean
+    total outside frontier; Elo is not an ordering key (issue 20)."""
+    if r["rated"]:
+        return (0, -r["rating"], r["agent"])
+    return (1, -(r["ranked_mean_total"] or 0.0), r["agent"])
 
 
 def compute_ratings(attempts: list[RatedAttempt]) -> Leaderboard:
@@ -141,11 +243,13 @@ def compute_ratings(attempts: list[RatedAttempt]) -> Leaderboard:
         cls = normalize_class(at.weight_class)
         row = agents.setdefault(at.agent, AgentRow(at.agent))
         ch = challenges.setdefault(at.challenge, {"elo": CHALLENGE_START[cls], "games": 0, "weight_class": cls})
-        e = expected(row.elo, ch["elo"])
+        elo = row.bracket_elo(cls)
+        e = expected(elo, ch["elo"])
         s = max(0.0, min(1.0, at.total / 100.0))
-        row.elo += K_AGENT * MULTIPLIERS[cls] * (s - e)
+        row.elos[cls] = elo + K_AGENT * MULTIPLIERS[cls] * (s - e)
         ch["elo"] += K_CHALLENGE * (e - s)
         row.games += 1
+        row.bracket_games[cls] = row.bracket_games.get(cls, 0) + 1
         ch["games"] += 1
         pools[cls].append(at.total)
         row.totals.append(at.total)
@@ -159,10 +263,10 @@ def compute_ratings(attempts: list[RatedAttempt]) -> Leaderboard:
         traj = at.trajectory
         improved = any(traj[i] > traj[i - 1] for i in range(1, len(traj)))
         apply_attempt(
-            row.state, cls, ClassAttempt(at.challenge, at.total, improved), row.elo, pools[cls], label=at.attempt
+            row.state, cls, ClassAttempt(at.challenge, at.total, improved), row.elos[cls], pools[cls], label=at.attempt
         )
     by_class: dict[str, list[RatedAttempt]] = {}
     for at in attempts:
         by_class.setdefault(normalize_class(at.weight_class), []).append(at)
-    pairwise = {c: r for c, xs in by_class.items() if (r := class_ratings(xs))}
+    pairwise = {c: r for c, xs in by_class.items() if c in RANKED and (r := class_ratings(xs))}
     return Leaderboard(agents=agents, challenges=challenges, pools=pools, pairwise=pairwise)

@@ -24,11 +24,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="also judge the unmodified starter (must fail, not error) and the reference solution (must pass) in a sandbox")
     v.add_argument("--sandbox", choices=("docker", "local"), default=None, help="sandbox for --run (default: docker if it answers)")
     v.set_defaults(func=cmd_validate)
-    a = sub.add_parser("audit", help="gate 4: answer leakage, trivial shortcut, repetition")
+    a = sub.add_parser("audit", help="gate 4: answer leakage, trivial shortcuts (deletion, regex, copy attacks), repetition")
     a.add_argument("dir", metavar="DIR", help="the challenge package directory")
     a.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    a.add_argument("--static", action="store_true", help="skip the shortcut check that judges the starter in a sandbox")
-    a.add_argument("--sandbox", choices=("docker", "local"), default=None, help="sandbox for the shortcut check")
+    a.add_argument("--static", action="store_true",
+                   help="skip the checks that run in a sandbox (the starter judged as is, the three attacks)")
+    a.add_argument("--sandbox", choices=("docker", "local"), default=None, help="sandbox for the starter check and the attacks")
+    a.add_argument("--time-scale", type=float, default=None, metavar="X",
+                   help="attempt seconds per real second for the attacks' attempts (default: the time limit in about a minute)")
     a.set_defaults(func=cmd_audit)
     c = sub.add_parser("calibrate", help="gate 3: the four benchmark agents as real attempts, bands, spread, order, flakiness")
     c.add_argument("dir", metavar="DIR", help="the challenge package directory")
@@ -122,12 +125,30 @@ def cmd_audit(args: argparse.Namespace) -> int:
     except ChallengeError as exc:
         return report(args, str(args.dir), exc.findings, {"verdict": "reject"})
     findings = static_audit(challenge)
+    extra: dict = {}
     if not args.static:
         from arena.pipeline.package_runs import run_checks  # noqa: PLC0415
 
         # The starter judged as is: the shortcut check, and any failure to run at all.
         findings += [f for f in run_checks(challenge, args.sandbox, solution=False)[0] if f.severity == "error"]
-    return report(args, challenge.id, findings, {"verdict": verdict(findings)})
+        if not any(f.check == "sandbox" for f in findings):
+            import asyncio  # noqa: PLC0415
+
+            from arena.errors import UsageError  # noqa: PLC0415
+            from arena.pipeline.calibration import run_attacks  # noqa: PLC0415
+            from arena.sandbox import SandboxError, get_backend  # noqa: PLC0415
+
+            if args.time_scale is not None and not (0 < args.time_scale < float("inf")):
+                raise UsageError(f"--time-scale: expected a positive number, got {args.time_scale}")
+            try:
+                backend = get_backend(args.sandbox)
+            except SandboxError as exc:
+                raise UsageError(f"--sandbox {args.sandbox or '(auto)'}: {exc}") from None
+            found, objectives, _ = asyncio.run(run_attacks(challenge, backend=backend, time_scale=args.time_scale))
+            findings += found
+            extra["attacks"] = objectives
+    extra["verdict"] = verdict(findings)
+    return report(args, challenge.id, findings, extra)
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -136,6 +157,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     from arena.challenge import ChallengeError, load_challenge  # noqa: PLC0415
     from arena.pipeline.calibration import calibrate  # noqa: PLC0415
+    from arena.pipeline.integrity import verdict  # noqa: PLC0415
     from arena.errors import UsageError  # noqa: PLC0415
     from arena.sandbox import SandboxError, get_backend  # noqa: PLC0415
 
@@ -156,12 +178,18 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                                 store=Path(args.store) if args.store else None, flakiness=not args.quick))
     # package_hash (taken before the runs) lets `challenge publish --calibration` tell the report is of this package as it is.
     extra = {"scores": cal.scores, "runs": cal.runs, "spread": cal.spread, "package_hash": phash,
-             "classification": cal.classification}
+             "classification": cal.classification, "objectives": cal.objectives, "slipped": cal.slipped,
+             "seed_003": cal.seed_003, "verdict_gate_4": verdict([f for f in cal.findings if f.check == "trivial_shortcut"])}
     if args.store:  # what `challenge publish --calibration` re-judges (pipeline/reproduce.py)
         extra["store"] = str(Path(args.store).resolve())
         extra["attempts"] = cal.attempts
     if not args.json:
         for agent, totals in cal.runs.items():
             ids = f"  ({', '.join(cal.attempts.get(agent, []))})" if args.store else ""
-            print(f"{agent:<10} {', '.join(f'{t:6.1f}' for t in totals)}{ids}")
+            objs = cal.objectives.get(agent, [])
+            obj = f"  objective {', '.join(f'{o:g}' for o in objs)}" if objs else ""
+            print(f"{agent:<14} {', '.join(f'{t:6.1f}' for t in totals)}{obj}{ids}")
+        for agent, rows in cal.slipped.items():
+            for r in rows:
+                print(f"{agent:<14} slipped, not scored: {r['attempt']} ({r['total']:g}): {'; '.join(r['reasons'][:2])}")
     return report(args, challenge.id, cal.findings, extra)

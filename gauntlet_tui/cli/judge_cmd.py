@@ -10,6 +10,7 @@ from pathlib import Path
 
 from arena import paths
 from arena.errors import UsageError
+from arena.text import printable
 
 STORE_HELP = "store file (default $GAUNTLET_STORE or ./gauntlet.db)"
 
@@ -144,15 +145,38 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     if not doc["agents"]:
         print("no judged attempts yet")
         return 0
-    cols = ("agent", "elo", "weight_class", "status", "games", "mean_total", "mean_percentile",
-            "weighted_percentile")
-    rows = [[str(r[c]) for c in cols] for r in doc["agents"]]
-    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
-    print("  ".join(c.upper().ljust(w) for c, w in zip(cols, widths)).rstrip())
-    for r in rows:
-        print("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip())
+    for table in doc["classes"]:  # ordered by the pairwise rating within each class (issue 20)
+        how = "ranked by pairwise rating" if table["ranked"] else "not ranked (seed 002: frontier is a benchmark)"
+        print(f"{table['weight_class']} (x{table['multiplier']:g}): {how}")
+        cols = ("#", "agent", "rating", "interval", "games", "attempts", "mean_total", "elo", "class")
+        rows = [[str(r["rank"] or "-"), r["agent"], _rating(r), _interval(r), str(r["games"]), str(r["attempts"]),
+                 f"{r['mean_total']:.1f}", f"{r['elo']:.0f}", r["weight_class"] + (" (under review)" if
+                 r["under_review"] else "")] for r in table["agents"]]
+        widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+        print("  " + "  ".join(c.upper().ljust(w) for c, w in zip(cols, widths)).rstrip())
+        for r in rows:
+            print("  " + printable("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip()))
+        print()
+    print("ELO is within the bracket of that class (promotion and relegation); it does not order.")
     print()
     print("challenges:")
     for c in doc["challenges"]:
         print(f"  {c['challenge']:<24} Elo {c['elo']:7.1f}  {c['weight_class']:<12} games {c['games']}")
     return 0
+
+
+def _rating(r: dict) -> str:
+    if r["rating"] is None:
+        return "unrated"
+    return f"{r['rating']:.0f}"
+
+
+def _interval(r: dict) -> str:
+    """The 95% interval; after a sweep it is one-sided (no bound on the other side)."""
+    if r["rating"] is None:
+        return "no opponent"
+    if r.get("one_sided") == "lower":
+        return f">= {r['low']:.0f} (one-sided)"
+    if r.get("one_sided") == "upper":
+        return f"<= {r['high']:.0f} (one-sided)"
+    return f"{r['low']:.0f}-{r['high']:.0f}"

@@ -151,7 +151,11 @@ def test_elo_orders_agents_by_results_and_is_order_independent():
     board = compute_ratings(atts)
     rows = board.agent_rows()
     assert [r["agent"] for r in rows] == ["strong", "weak"]
-    assert rows[0]["elo"] > 1000 > rows[1]["elo"]
+    # Elo within the middleweight bracket (they entered it at its challenges' 1150); their own
+    # class is still lightweight, whose bracket they have not played
+    mw = [r["elo_by_class"]["middleweight"] for r in rows]
+    assert mw[0]["elo"] > 1150 > mw[1]["elo"] and mw[0]["games"] == 6
+    assert rows[0]["elo"] == rows[1]["elo"] == 1000.0
     assert compute_ratings(list(reversed(atts))).as_dict() == board.as_dict()
 
 
@@ -165,11 +169,12 @@ def test_promotion_through_compute_ratings():
 
 
 def test_multiplier_scales_elo_impact():
-    lw = compute_ratings([_att(0, "x", "c", "lightweight", 100)]).agents["x"].elo - 1000
-    hw = compute_ratings([_att(0, "x", "c", "heavyweight", 100)]).agents["x"].elo - 1000
+    lw = compute_ratings([_att(0, "x", "c", "lightweight", 100)]).agents["x"].bracket_elo("lightweight") - 1000
+    hw = compute_ratings([_att(0, "x", "c", "heavyweight", 100)]).agents["x"].bracket_elo("heavyweight") - 1950
     assert lw > 0 and hw > 0
-    # same actual score, heavier class: larger gain per unit of surprise (2.0× K)
-    e_lw, e_hw = expected(1000, 1000), expected(1000, 1950)
+    # same actual score, heavier class: larger gain per unit of surprise (2.0× K); each bracket
+    # is entered even with its challenges
+    e_lw, e_hw = expected(1000, 1000), expected(1950, 1950)
     assert lw == pytest.approx(32 * 1.0 * (1 - e_lw))
     assert hw == pytest.approx(32 * 2.0 * (1 - e_hw))
 
