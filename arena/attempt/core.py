@@ -136,15 +136,22 @@ class Attempt:
         """Time inside is never counted toward a hang (declared waits, judging).
         ``io``: real work is in progress (a command, a judgement): ``io_busy`` tells
         a test stepping ManualTime to let it finish first."""
-        self._holds += 1
-        self.io_busy += io
+        self.hold_begin(io)
         try:
             yield
         finally:
-            self._holds -= 1
-            self.io_busy -= io
-            self._last_activity = max(self._last_activity, self.clock.elapsed())
-            self._released.set()
+            self.hold_end(io)
+
+    def hold_begin(self, io: bool = False) -> None:
+        """``hold()`` opened by a callback (a model call in flight: realagent.py)."""
+        self._holds += 1
+        self.io_busy += io
+
+    def hold_end(self, io: bool = False) -> None:
+        self._holds -= 1
+        self.io_busy -= io
+        self._last_activity = max(self._last_activity, self.clock.elapsed())
+        self._released.set()
 
     def publish(self, kind: str, data: dict[str, Any] | None = None, t: float | None = None) -> ev.Event:
         at = self.clock.elapsed() if t is None else t
@@ -387,7 +394,11 @@ class Attempt:
             self.finish("finished", f"agent done: {outcome.detail}")
 
     async def _watchdog(self) -> None:
-        limit = self.hang_limit_s
+        # A real agent's idle limit is in real seconds whatever the time scale (its Python
+        # imports and its model answer at real speed); a scripted agent's is attempt time.
+        # (Holds, where the rate may drop to 1 while judging, are never counted.)
+        real = self.support.real_time_idle and self.clock.scale != 1.0
+        limit = self.hang_limit_s * (self.clock.scale if real else 1.0)
         while self.clock.stage() == "running":
             if self._holds:
                 self._released.clear()
@@ -399,7 +410,13 @@ class Attempt:
                 continue
             idle = self.clock.elapsed() - self._last_activity
             if idle > limit:
-                self.publish(ev.AGENT_HUNG, {"detail": f"no activity for {idle:.0f}s (limit {limit:.0f}s)"})
+                if real:
+                    detail = (
+                        f"no activity for {idle / self.clock.scale:.0f} real seconds (limit {self.hang_limit_s:.0f}s)"
+                    )
+                else:
+                    detail = f"no activity for {idle:.0f}s (limit {limit:.0f}s)"
+                self.publish(ev.AGENT_HUNG, {"detail": detail})
                 self.finish("finished", "agent hung")
                 return
 

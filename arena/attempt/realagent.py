@@ -41,10 +41,17 @@ class AgentSupport:
         self.usage: dict[str, Any] | None = None
         self._reached: dict[str, Any] | None = None  # the limit.reached event's data
         self._refused = False  # a call was refused with 429
+        self._in_flight = 0  # model calls under way (each holds the hang watchdog)
+        self._closed = False
 
     @property
     def agent(self) -> Agent:
         return self.a.agent
+
+    @property
+    def real_time_idle(self) -> bool:
+        """A real agent (an agent file's process): its idle limit counts real seconds."""
+        return getattr(self.agent, "file", None) is not None
 
     @property
     def observed(self) -> bool:
@@ -98,7 +105,21 @@ class AgentSupport:
         self.host_env.update(self.grant.host_env())
 
     def _on_gateway(self, kind: str, data: dict[str, Any]) -> None:
+        from arena.gateway.inflight import CALL_BEGIN, CALL_END  # noqa: PLC0415
+
         a = self.a
+        if kind == CALL_BEGIN:  # an agent waiting on its model is not hung
+            self._in_flight += 1
+            a.hold_begin()
+            return
+        if kind == CALL_END:
+            if self._in_flight > 0:
+                self._in_flight -= 1
+                a.hold_end()
+            return
+        if self._closed:  # nothing is recorded for the attempt once its grant is closed
+            log.warning("gateway: %s for attempt %s after its end, dropped", kind, a.id)
+            return
         if a.over and kind not in (ev.MODEL_CALL, ev.MODEL_TOOL_CALL):
             return
         a.publish(kind, data)
@@ -176,7 +197,13 @@ class AgentSupport:
     async def close(self) -> None:
         if self.grant is None:
             return
+        from arena.gateway import inflight  # noqa: PLC0415
+
         with contextlib.suppress(Exception):
             gw = await self.a.shared.gateway()
+            # calls still under way end now, each recorded (cancelled, usage unknown)
+            # before attempt.finished, never billed and stored after it
+            await inflight.cancel(gw, self.a.id)
             await gw.unregister(self.a.id)
             self.usage = gw.usage(self.a.id).as_dict()
+        self._closed = True

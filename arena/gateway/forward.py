@@ -63,6 +63,7 @@ def _call_event(
         "stream": stream,
         **extra,
     }
+    ev.update(getattr(meter, "details", None) or {})  # the Responses API's cached/reasoning tokens
     if meter is not None and (inp or out):
         st.usage.input_tokens += inp or 0
         st.usage.output_tokens += out or 0
@@ -246,8 +247,9 @@ async def _relay_stream(
     total = 0
     client_gone = False
     extra: dict[str, Any] = {}
-    on_event = meter.openai_chunk if provider == "openai" else meter.anthropic_event
-    keys = _METERED[provider]
+    # a third API (routes.py: Responses) brings its own meter's stream_event and keys
+    on_event = {"openai": meter.openai_chunk, "anthropic": meter.anthropic_event}.get(provider) or meter.stream_event
+    keys = _METERED.get(provider) or meter.stream_keys
     try:
         async for chunk in up.content.iter_any():
             total += len(chunk)

@@ -31,6 +31,8 @@ import aiohttp
 from aiohttp import web
 
 from arena.errors import UsageError
+from arena.gateway.inflight import InFlight
+from arena.gateway.inflight import tracked as track
 from arena.gateway.limits import Usage, UsageLimits
 from arena.gateway.prices import PriceTable
 from arena.gateway.transcript import TranscriptWriter
@@ -128,6 +130,7 @@ class Gateway:
         self._by_sock: dict[str, AttemptState] = {}
         self._attempts: dict[str, AttemptState] = {}
         self._closing: list[asyncio.Task] = []
+        self.inflight = InFlight()  # model calls under way, per attempt (inflight.py)
         self._tx = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gw-transcript")
 
     # -- life cycle ----------------------------------------------------------------------
@@ -136,8 +139,11 @@ class Gateway:
 
         self.root.mkdir(parents=True, exist_ok=True)
         app = web.Application(client_max_size=64 << 20)
-        app.router.add_post("/v1/chat/completions", partial(forward.handle, self, provider="openai"))
-        app.router.add_post("/v1/messages", partial(forward.handle, self, provider="anthropic"))
+        from arena.gateway import routes  # noqa: PLC0415
+
+        app.router.add_post("/v1/chat/completions", track(self, partial(forward.handle, self, provider="openai")))
+        app.router.add_post("/v1/messages", track(self, partial(forward.handle, self, provider="anthropic")))
+        routes.add(self, app)  # the APIs added for issue 21 (Responses, count_tokens)
         app.router.add_get("/v1/models", partial(forward.models, self))
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()

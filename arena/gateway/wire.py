@@ -29,6 +29,11 @@ class Meter:
         self.on_tool = on_tool
         self._seen: set[object] = set()
 
+    stream_keys: tuple[bytes, ...] = ()  # a further API's metered stream events (wire_responses.py)
+
+    def stream_event(self, obj: object) -> None:
+        """One event of a further API's stream (overridden by its meter)."""
+
     def tool(self, key: object, name: object) -> None:
         if isinstance(name, str) and name and key not in self._seen:
             self._seen.add(key)

@@ -46,6 +46,8 @@ class FakeProvider:
         self.requests: list[dict] = []
         self.answers: list[dict] = []
         self._lock = threading.Lock()
+        self.arrived = threading.Event()  # set by each request
+        self.hold: threading.Event | None = None  # set it to make every answer wait for it
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -82,6 +84,9 @@ class FakeProvider:
                 with provider._lock:
                     provider.requests.append({"path": self.path, "headers": dict(self.headers),
                                               "body": body, "t": time.monotonic()})
+                provider.arrived.set()
+                if provider.hold is not None:  # a slow model: answers once the test says so
+                    provider.hold.wait(120)
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     return self._json(404, {"error": {"message": f"no route {self.path}"}})
                 turn = provider.pick(body)
