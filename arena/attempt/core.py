@@ -30,6 +30,7 @@ from arena.attempt.phases import PhaseState
 from arena.attempt.realagent import AgentSupport
 from arena.attempt.protocol import ProtocolHandler
 from arena.attempt.shared import Shared
+from arena.attempt.starter import judge_starter
 from arena.attempt.submit import SubmissionDesk
 from arena.challenge.content import package_facts
 from arena.clock import AttemptClock, RealTime, TimeSource
@@ -244,6 +245,7 @@ class Attempt:
         try:
             await self._setup()
             self.shared.warm_judge(self.challenge, list(range(1, self.phases.current + 1)))
+            await judge_starter(self)  # what the work is measured against (scoring/context.py)
             # The clock starts when the agent does: setting up (copying, a sandbox) is
             # not the agent's time.
             self._make_clock()

@@ -126,8 +126,48 @@ def kernel_checks() -> list[Check]:
     return out
 
 
+def provider_checks(env=os.environ) -> list[Check]:
+    """One line per model provider (issue 21): checked with one cheap call when a key or a
+    base URL is set; optional otherwise (only agents with a model need one)."""
+    from arena.gateway.preflight import check_provider
+
+    out = []
+    for provider in ("openai", "anthropic"):
+        c = check_provider(provider, env)
+        if not c.ok and not c.configured and c.variable.endswith("_API_KEY"):
+            out.append(Check(f"provider {provider}", False, f"{c.variable} is not set (only agents with "
+                             f"an {provider}/... model need it)", f"export {c.variable}=..."))
+            continue
+        out.append(Check(f"provider {provider}", c.ok, c.detail, f"fix {c.variable}" if c.variable else ""))
+    return out
+
+
+def agent_checks(images: str = "") -> list[Check]:
+    """One line per built-in adapter: its tree (local backend) and its image (Docker)."""
+    try:
+        from arena.adapters import get_adapter, names
+        from arena.adapters.build import image_ref, tree_path
+    except Exception as exc:  # noqa: BLE001 — a broken install is reported, not raised
+        return [Check("agents", False, f"cannot load the adapters: {exc}")]
+    out = []
+    for name in names():
+        ad = get_adapter(name)
+        tree = (tree_path(name) / ".complete").exists()
+        ref = image_ref(name)
+        image = ref in images.split()
+        state = [f"tree {'built' if tree else 'not built'}"]
+        if images:
+            state.append(f"image {ref} {'present' if image else 'missing'}")
+        out.append(Check(f"agent {name}", tree or image, f"{ad.package}=={ad.version}: " + ", ".join(state),
+                         f"gauntlet sandbox build --agent {name} (or built on first use)"))
+    return out
+
+
 def diagnose() -> tuple[list[Check], bool]:
-    checks = python_checks() + sandbox_checks() + kernel_checks()
+    checks = python_checks() + sandbox_checks() + kernel_checks() + provider_checks()
+    rc, images = _run(["docker", "images", "--format", "{{.Repository}}:{{.Tag}}"]) if shutil.which("docker") \
+        else (1, "")
+    checks += agent_checks(images if rc == 0 else "")
     by = {c.name: c for c in checks}
     backend = by["bwrap"].ok or by["docker engine"].ok
     if not backend:  # one of them is needed: flag both
@@ -142,9 +182,9 @@ def cmd_doctor(args) -> int:
     checks, ok = diagnose()
     for c in checks:
         mark = "ok  " if c.ok else ("MISS" if c.needed else "--  ")
-        print(f"{mark} {c.name:15} {c.detail}")
+        print(f"{mark} {c.name:22} {c.detail}")
         if not c.ok and c.fix:
-            print(f"     {'':15} fix: {c.fix}")
+            print(f"     {'':22} fix: {c.fix}")
     print("ready: everything needed is installed" if ok else
           "NOT ready: fix the MISS lines above (the -- lines are optional)")
     return 0 if ok else 1

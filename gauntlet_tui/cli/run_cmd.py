@@ -141,11 +141,23 @@ def _cluster(flag: str | None, plan: str | None = None, jobs: list | tuple = ())
     return connect(address)
 
 
+def _preflight(jobs: list) -> None:
+    """One cheap call per provider the jobs' models use (arena/gateway/preflight.py)."""
+    from arena.agents.base import make_agent
+    from arena.gateway.preflight import preflight
+
+    agents = [make_agent(agent, c) for c, agent, _s in jobs if agent != "human" and not agent.startswith("scripted:")]
+    if agents:
+        for check in preflight(agents):
+            print(f"gauntlet: provider {check.provider}: {check.detail}", file=sys.stderr)
+
+
 def _launch(store: Path, backend: Any, jobs: list, *, parallel: int, headless: bool,
             kind: str, argv: dict, cluster: Any = None) -> int:
     from gauntlet_tui.cli.lifecycle import admit_all, monitor_all
 
     admit_all(store, jobs)  # a published challenge's lifecycle may refuse (exit 2)
+    _preflight(jobs)  # the agents' providers answer, before any attempt is stored (exit 2)
     try:
         if cluster is None:
             return _launch_admitted(store, backend, jobs, parallel=parallel, headless=headless,

@@ -48,6 +48,7 @@ class FakeProvider:
         self._lock = threading.Lock()
         self.arrived = threading.Event()  # set by each request
         self.hold: threading.Event | None = None  # set it to make every answer wait for it
+        self.key: str | None = None  # set it to refuse any other key with 401
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -67,7 +68,15 @@ class FakeProvider:
             def log_message(self, *_a) -> None:
                 pass
 
+            def _refused(self) -> bool:  # a provider that checks keys: 401 for a wrong one
+                if provider.key and self.headers.get("Authorization") != f"Bearer {provider.key}":
+                    self._json(401, {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}})
+                    return True
+                return False
+
             def do_GET(self) -> None:  # noqa: N802
+                if self._refused():
+                    return
                 if self.path.rstrip("/").endswith("/models"):
                     self._json(200, {"object": "list", "data": [
                         {"id": provider.model, "object": "model", "owned_by": "fake"}]})
@@ -77,6 +86,8 @@ class FakeProvider:
             def do_POST(self) -> None:  # noqa: N802
                 n = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(n)
+                if self._refused():
+                    return
                 try:
                     body = json.loads(raw or b"{}")
                 except ValueError:
