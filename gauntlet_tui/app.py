@@ -363,7 +363,7 @@ class GauntletApp(App[None]):
 
     async def show_standings(self, attempts: list[str], again: Any = None) -> None:
         """The round's final standings screen (stays up; ``again`` runs another round)."""
-        from arena.scoring.standings import standings
+        from arena.pipeline.boards import standings  # marks the unverified publications' attempts
         from gauntlet_tui.screens.standings import StandingsScreen
 
         if not attempts or self.store_path is None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from arena.scoring.ratings import Leaderboard, RatedAttempt, compute_ratings
 from arena.scoring.scorecard import Scorecard, judge_attempt
@@ -50,16 +51,21 @@ def rated(row: dict, card: Scorecard) -> RatedAttempt:
     )
 
 
-async def leaderboard(path: Path, *, persist: bool = True) -> Leaderboard:
+Marker = Callable[[list[dict[str, Any]]], set[str]]  # store rows -> ids of unverified-calibration attempts
+
+
+async def leaderboard(path: Path, *, persist: bool = True, unverified: Marker | None = None) -> Leaderboard:
     """Judge every finished attempt (status ``finished``) and rate them in finish order.
-    With ``persist`` the ratings are written back to the store's agents/challenges tables."""
+    With ``persist`` the ratings are written back to the store's agents/challenges tables.
+    ``unverified`` (``arena.pipeline.boards`` passes it) names the attempts that ran under an
+    unverified publication, so that their agents' rows say so."""
     if not Path(path).exists():
         return compute_ratings([])
     st = await open_store(path)
     try:
         rows = [r for r in await st.all_finished_attempts() if r.get("status") == "finished"]
         games = [rated(row, judge_attempt(await st.events(row["id"]))) for row in rows]
-        board = compute_ratings(games)
+        board = compute_ratings(games, unverified(rows) if unverified is not None else frozenset())
         if persist:
             for a in board.agents.values():
                 await st.set_rating(

@@ -18,6 +18,7 @@ above the 1200 gate; a class median settles below it).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +78,7 @@ class AgentRow:
     calls: int = 0
     cost_usd: float | None = None
     unsandboxed: int = 0  # attempts run on the host
+    unverified: dict[str, int] = field(default_factory=dict)  # class -> attempts under an unverified publication
 
     def bracket_elo(self, cls: str) -> float:
         """The agent's Elo within ``cls``'s bracket: it enters a bracket even with that
@@ -147,6 +149,7 @@ class Leaderboard:
                         "calls": a.calls,
                         "cost_usd": None if a.cost_usd is None else round(a.cost_usd, 6),
                     },
+                    "unverified_attempts": sum(a.unverified.values()),
                     "flags": (
                         [
                             {
@@ -202,6 +205,7 @@ class Leaderboard:
                         "elo": round(a.bracket_elo(cls), 1),
                         "weight_class": a.state.weight_class,
                         "under_review": a.state.under_review,
+                        "unverified_attempts": a.unverified.get(cls, 0),
                     }
                 )
             rows.sort(key=lambda x: (not x["rated"], -(x["rating"] or 0.0), -x["mean_total"], x["agent"]))
@@ -235,7 +239,10 @@ def _order(r: dict) -> tuple:
     return (1, -(r["ranked_mean_total"] or 0.0), r["agent"])
 
 
-def compute_ratings(attempts: list[RatedAttempt]) -> Leaderboard:
+def compute_ratings(attempts: list[RatedAttempt], unverified: Collection[str] = frozenset()) -> Leaderboard:
+    """``unverified``: ids of attempts that ran under a publication whose calibration was not
+    verified (``arena.pipeline.published.unverified_attempts``); counted per agent and class so
+    that their rows say so (issue 20). They are rated like any other attempt."""
     agents: dict[str, AgentRow] = {}
     challenges: dict[str, dict] = {}
     pools: dict[str, list[float]] = {c: [] for c in MULTIPLIERS}
@@ -260,6 +267,8 @@ def compute_ratings(attempts: list[RatedAttempt]) -> Leaderboard:
         if cost is not None:
             row.cost_usd = (row.cost_usd or 0.0) + cost
         row.unsandboxed += at.unsandboxed
+        if at.attempt in unverified:
+            row.unverified[cls] = row.unverified.get(cls, 0) + 1
         traj = at.trajectory
         improved = any(traj[i] > traj[i - 1] for i in range(1, len(traj)))
         apply_attempt(

@@ -1,13 +1,15 @@
 """A round's standings: per challenge its attempts ranked by scorecard total, the winner,
 and the agents' ratings over every finished attempt of the store (computed, not read
-from the store's cached ratings, so they exist before any ``gauntlet leaderboard``)."""
+from the store's cached ratings, so they exist before any ``gauntlet leaderboard``): per
+weight class the pairwise rating with its interval (``Leaderboard.class_tables``), an agent
+with no opponent there unrated with its mean total, frontier never ranked (issue 20)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.scoring.load import leaderboard, open_store
+from arena.scoring.load import Marker, leaderboard, open_store
 from arena.scoring.scorecard import judge_attempt
 
 
@@ -19,27 +21,31 @@ class Placing:
     status: str
     total: float
     submissions: int
+    unverified: bool = False  # ran under a publication whose calibration was not verified
 
 
 @dataclass
 class Standings:
     by_challenge: dict[str, list[Placing]] = field(default_factory=dict)  # best first
     ratings: list[dict] = field(default_factory=list)  # Leaderboard.agent_rows()
+    classes: list[dict] = field(default_factory=list)  # Leaderboard.class_tables(): what is shown
 
     def winner(self, challenge: str) -> Placing | None:
         rows = self.by_challenge.get(challenge) or []
         return rows[0] if rows and rows[0].status == "finished" else None
 
 
-async def standings(path: Path, attempts: list[str]) -> Standings:
-    """Judge ``attempts`` (any status; only ``finished`` ones can win) and rate the store."""
+async def standings(path: Path, attempts: list[str], *, unverified: Marker | None = None) -> Standings:
+    """Judge ``attempts`` (any status; only ``finished`` ones can win) and rate the store.
+    ``unverified`` marks the attempts that ran under an unverified publication
+    (``arena.pipeline.boards`` passes it)."""
     out = Standings()
     st = await open_store(path)
     try:
-        for aid in attempts:
-            row = await st.get_attempt(aid)
-            if row is None:
-                continue
+        rows = [row for aid in attempts if (row := await st.get_attempt(aid)) is not None]
+        marked = unverified(rows) if unverified is not None else set()
+        for row in rows:
+            aid = str(row["id"])
             events = await st.events(aid)
             card = judge_attempt(events)
             subs = sum(1 for e in events if getattr(e, "kind", None) == "submission.received")
@@ -50,11 +56,13 @@ async def standings(path: Path, attempts: list[str]) -> Standings:
                 str(row.get("status") or "running"),
                 round(card.total, 1),
                 subs,
+                aid in marked,
             )
             out.by_challenge.setdefault(p.challenge, []).append(p)
     finally:
         await st.close()
-    for rows in out.by_challenge.values():
-        rows.sort(key=lambda p: (p.status != "finished", -p.total, p.agent))
-    out.ratings = (await leaderboard(path, persist=False)).agent_rows()
+    for placings in out.by_challenge.values():
+        placings.sort(key=lambda p: (p.status != "finished", -p.total, p.agent))
+    board = await leaderboard(path, persist=False, unverified=unverified)
+    out.ratings, out.classes = board.agent_rows(), board.class_tables()
     return out

@@ -1,51 +1,57 @@
-"""The leaderboard: the agents' Elo ratings and weight classes, computed from the store's
-finished attempts by ``arena.scoring`` when the screen opens (so it is never empty just
-because `gauntlet leaderboard` has not run); no SQL and no rating rule here."""
+"""The leaderboard: per weight class the agents ordered by their pairwise rating with its 95%
+interval (one-sided after a sweep, said so), then the agents with no opponent there, unrated
+with their mean total and attempts; frontier shown, never ranked; Elo a secondary column,
+within the bracket. Computed from the store's finished attempts when the screen opens (so it
+is never empty just because `gauntlet leaderboard` has not run), by ``arena.pipeline.boards``
+(which also counts the attempts run under an unverified publication); no SQL and no rating
+rule here."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from gauntlet_tui import keys
 from gauntlet_tui.widgets.footer import GauntletFooter
+from gauntlet_tui.widgets.ratings import ELO_NOTE, class_widgets
 
 
 class LeaderboardScreen(Screen):
     DEFAULT_CSS = """
     LeaderboardScreen #leaderboard-note { height: auto; padding: 0 1; color: $text-muted; }
+    LeaderboardScreen .ratings-class { padding: 1 1 0 1; text-style: bold; }
+    LeaderboardScreen .ratings-table { height: auto; margin: 0 1; }
     """
     BINDINGS = [keys.BACK]
 
     def __init__(self, store_path: Path | None) -> None:
         super().__init__(name="leaderboard")
         self.store_path = store_path
+        self.class_rows: list[dict] = []
 
     def compose(self) -> ComposeResult:
-        yield Static("Elo ratings of agents, computed from every finished attempt of the store.",
+        yield Static("Ratings of agents per weight class, computed from every finished attempt of the store.",
                      id="leaderboard-note")
-        yield DataTable(cursor_type="row", zebra_stripes=True, id="leaderboard-table")
+        yield VerticalScroll(id="leaderboard-tables")
         yield GauntletFooter()
 
     async def on_mount(self) -> None:
-        from arena.scoring.load import leaderboard
+        from arena.pipeline.boards import leaderboard
 
-        table = self.query_one(DataTable)
-        for key, label in (("rank", "#"), ("agent", "Agent"), ("rating", "Elo"), ("games", "Games"),
-                           ("weight_class", "Class")):
-            table.add_column(label, key=key)
+        note = self.query_one("#leaderboard-note", Static)
         try:
             board = await leaderboard(self.store_path, persist=False) if self.store_path else None
-            rows = board.agent_rows() if board is not None else []
+            self.class_rows = board.class_tables() if board is not None else []
         except Exception as exc:  # noqa: BLE001
-            self.query_one("#leaderboard-note", Static).update(f"could not read ratings: {exc}")
+            note.update(f"could not read ratings: {exc}")
             return
-        for i, r in enumerate(rows, 1):
-            table.add_row(str(i), r["agent"], f"{r['elo']:.0f}", str(r["games"]),
-                          str(r.get("weight_class") or "—"))
-        if not rows:
-            self.query_one("#leaderboard-note", Static).update(
-                "No ratings yet: no attempt of this store has finished normally.")
-        table.focus()
+        if not self.class_rows:
+            note.update("No ratings yet: no attempt of this store has finished normally.")
+            return
+        note.update(f"{note.render()}\n{ELO_NOTE}")
+        box = self.query_one("#leaderboard-tables", VerticalScroll)
+        await box.mount_all(class_widgets(self.class_rows, "leaderboard"))
+        self.query(DataTable).first().focus()

@@ -1,5 +1,8 @@
 """The final standings of a round: per challenge the winner and every attempt's total
-(the scorecard's, ``arena.scoring.standings``), then the agents' ratings over the store.
+(the scorecard's, ``arena.scoring.standings``; an attempt run under a publication whose
+calibration was not verified says so), then the agents' ratings over the store: per weight
+class the pairwise rating with its interval, unrated agents with their mean total, frontier
+never ranked, Elo within the bracket as a secondary column (``gauntlet_tui.widgets.ratings``).
 It stays up until dismissed; ``r`` runs another round on the same store (when the round
 came from the demo)."""
 from __future__ import annotations
@@ -15,6 +18,9 @@ from textual.widgets import DataTable, Static
 
 from gauntlet_tui import keys
 from gauntlet_tui.widgets.footer import GauntletFooter
+from gauntlet_tui.widgets.ratings import ELO_NOTE, class_widgets
+
+UNVERIFIED = "unverified calibration"
 
 
 def winner_line(challenge: str, rows: list[Any], success: str = "") -> Text:
@@ -35,6 +41,8 @@ class StandingsScreen(Screen):
     StandingsScreen .standings-winner { padding: 1 1 0 1; }
     StandingsScreen DataTable { height: auto; margin: 0 1; }
     StandingsScreen #standings-ratings-title { padding: 1 1 0 1; text-style: bold; }
+    StandingsScreen #standings-ratings-note { padding: 0 1; color: $text-muted; }
+    StandingsScreen .ratings-class { padding: 1 1 0 1; text-style: bold; }
     """
     BINDINGS = [keys.BACK, Binding("r", "again", "Another round", id="standings-again")]
 
@@ -54,19 +62,18 @@ class StandingsScreen(Screen):
             for i, (challenge, rows) in enumerate(sorted(s.by_challenge.items())):
                 yield Static(winner_line(challenge, rows, self.app.theme_variables.get("success", "")),
                              classes="standings-winner")
-                table = DataTable(cursor_type="none", zebra_stripes=True, id=f"standings-{i}")
-                table.add_columns("#", "Agent", "Total", "Status", "Submissions", "Attempt")
+                table: DataTable = DataTable(cursor_type="none", zebra_stripes=True, id=f"standings-{i}")
+                table.add_columns("#", "Agent", "Total", "Status", "Submissions", "Attempt", "Note")
                 for rank, p in enumerate(rows, 1):
-                    table.add_row(str(rank), p.agent, f"{p.total:.1f}", p.status,
-                                  str(p.submissions), p.attempt)
+                    table.add_row(str(rank), Text(p.agent), f"{p.total:.1f}", p.status,
+                                  str(p.submissions), p.attempt,
+                                  UNVERIFIED if p.unverified else "")
                 yield table
             yield Static("Ratings (every finished attempt of the store)", id="standings-ratings-title")
-            ratings = DataTable(cursor_type="row", zebra_stripes=True, id="standings-ratings")
-            ratings.add_columns("#", "Agent", "Elo", "Games", "Mean total", "Class")
-            for rank, r in enumerate(s.ratings, 1):
-                ratings.add_row(str(rank), r["agent"], f"{r['elo']:.0f}", str(r["games"]),
-                                f"{r['mean_total']:.1f}", str(r["weight_class"]))
-            yield ratings
+            classes = s.classes
+            yield Static(ELO_NOTE if classes else "No ratings yet: no attempt of this store has finished normally.",
+                         id="standings-ratings-note")
+            yield from class_widgets(classes, "standings-ratings")
         yield GauntletFooter()
 
     def action_again(self) -> None:

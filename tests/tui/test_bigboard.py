@@ -96,12 +96,18 @@ def test_standings_snapshot(snap_compare):
     s = Standings()
     for ch, rows in {"off-by-one": [("scripted:elite", 92.7, 2), ("scripted:naive", 68.0, 2)],
                      "rate-limiter": [("scripted:elite", 72.1, 3), ("scripted:naive", 20.3, 3)]}.items():
-        s.by_challenge[ch] = [Placing(f"a-{ch[:4]}{i}", a, ch, "finished", t, n)
+        s.by_challenge[ch] = [Placing(f"a-{ch[:4]}{i}", a, ch, "finished", t, n, ch == "rate-limiter")
                               for i, (a, t, n) in enumerate(rows)]
     s.ratings = [{"agent": "scripted:elite", "elo": 1083.4, "games": 2, "mean_total": 82.4,
                   "weight_class": "lightweight"},
                  {"agent": "scripted:naive", "elo": 1013.8, "games": 2, "mean_total": 44.2,
                   "weight_class": "lightweight"}]
+    row = {"weight_class": "lightweight", "under_review": False, "unverified_attempts": 1}  # rate-limiter's
+    s.classes = [{"weight_class": "lightweight", "multiplier": 1.0, "ranked": True, "agents": [
+        {**row, "agent": "scripted:elite", "rank": 1, "rating": 1160.0, "low": 1021.3, "high": 1304.0,
+         "one_sided": "lower", "games": 2, "attempts": 2, "mean_total": 82.4, "elo": 1083.4},
+        {**row, "agent": "scripted:naive", "rank": 2, "rating": 840.0, "low": 696.0, "high": 978.7,
+         "one_sided": "upper", "games": 2, "attempts": 2, "mean_total": 44.2, "elo": 1013.8}]}]
     app = GauntletApp(live_refresh=False, theme="gauntlet-projector", board=False, toasts=False)
 
     async def show(pilot):

@@ -83,20 +83,21 @@ async def test_past_attempts_show_the_scorecard_from_judging(tmp_path):
 
 async def test_leaderboard_screen_computes_the_ratings_itself(tmp_path):
     """No `gauntlet leaderboard` ran (the store's rating tables are empty): the screen
-    rates the finished attempts itself, exactly as arena.scoring does."""
+    rates the finished attempts itself, exactly as arena.scoring does (one table per class)."""
     from arena.scoring.load import leaderboard
+    from gauntlet_tui.widgets.ratings import cells
 
     await S.stored_attempts(tmp_path / "g.db")
-    expected = (await leaderboard(tmp_path / "g.db", persist=False)).agent_rows()
+    expected = (await leaderboard(tmp_path / "g.db", persist=False)).class_tables()
     assert expected, "the scenario has finished attempts to rate"
     app = GauntletApp(store=tmp_path / "g.db", live_refresh=False)
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("b")
         await pilot.pause(0.5)
-        table = app.screen.query_one(DataTable)
-        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
-        assert rows == [[str(i), r["agent"], f"{r['elo']:.0f}", str(r["games"]), r["weight_class"]]
-                        for i, r in enumerate(expected, 1)]
+        for t in expected:
+            table = app.screen.query_one(f"#leaderboard-{t['weight_class']}", DataTable)
+            rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+            assert rows == [[str(c) for c in cells(r, t["ranked"], t["weight_class"])] for r in t["agents"]]
 
 
 async def test_replay_plays_on_the_clock_with_pause_speed_and_seek(tmp_path):
