@@ -40,6 +40,7 @@ INFRA_ERROR = "infra.error"
 MODEL_CALL = "model.call"
 MODEL_TOOL_CALL = "model.tool_call"
 LIMIT_REACHED = "limit.reached"
+STARTER_JUDGED = "starter.judged"  # the untouched starter judged before the clock (attempt/starter.py)
 BOUND_REACHED = "bound.reached"  # an arena bound of one attempt (arena/agents/bounds.py)
 
 KINDS: frozenset[str] = frozenset(

@@ -77,6 +77,7 @@ class JudgeSpec:
     # "process": the submission runs in its own process behind a data-only pipe
     # (isolation.py); "in_process": imported into the test process (the old mode).
     isolation: str = "process"
+    briefing: str = ""  # every phase's briefing: a deliverable that repeats it says nothing (substance.py)
 
     @classmethod
     def from_challenge(cls, challenge, phases: list[int]) -> "JudgeSpec":
@@ -105,11 +106,26 @@ class JudgeSpec:
             quality=getattr(m.judge, "quality", None),
             security=getattr(m.judge, "security", None),
             isolation=str(getattr(m.judge, "isolation", "process") or "process"),
+            briefing=_briefings(challenge),
         )
 
     @property
     def isolated(self) -> bool:
         return self.isolation == "process"
+
+
+def _briefings(challenge) -> str:
+    """The briefing and every phase briefing of ``challenge`` (empty when it has none)."""
+    parts = [str(getattr(challenge, "briefing", "") or "")]
+    n = getattr(challenge, "phase_count", None)
+    read = getattr(challenge, "phase_briefing", None)
+    if callable(read) and isinstance(n, int):
+        for k in range(2, n + 1):
+            try:
+                parts.append(read(k) or "")
+            except Exception:  # noqa: BLE001 - a package without that briefing: nothing to compare
+                continue
+    return "\n\n".join(p for p in parts if p)
 
 
 class Judge:

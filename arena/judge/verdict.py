@@ -23,6 +23,7 @@ from pathlib import Path
 
 from arena.judge.expected import Expected, Matcher, test_id, to_result
 from arena.judge.junit import RawCase, cap_message, read_report
+from arena.judge.substance import substance_score
 from arena.results import Build, Coverage, Finding, Outcome, Suite, TestResult
 
 _RANK: dict[Outcome, int] = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
@@ -317,8 +318,9 @@ def read_coverage(path: Path) -> Coverage | None:
 
 def deliverables(spec, snapshot, result) -> dict[str, float]:
     """Each deliverable's score: ``tests`` = the pass rate; ``file`` = 0 when absent or
-    empty, else the share of its ``must_mention`` terms the file contains (case-insensitive;
-    1.0 with none declared). A ``check:`` rubric is the judge model's (arena/judge/llm.py)."""
+    empty, else its substance (arena/judge/substance.py: the share of its ``must_mention``
+    terms said in prose that does not repeat the briefing; without terms, one such
+    statement earns 1.0). A ``check:`` rubric is the judge model's (arena/scoring/llm_judge.py)."""
     out: dict[str, float] = {}
     tests = result.tests
     rate = (sum(1 for t in tests if t.outcome == "passed") / len(tests)) if tests else 0.0
@@ -337,12 +339,9 @@ def deliverables(spec, snapshot, result) -> dict[str, float]:
             out[name] = 0.0
             continue
         terms = mentions.get(name) or []
-        if not terms:
-            out[name] = 1.0
-            continue
         try:
-            text = (snapshot.path / rel).read_bytes()[: 1024 * 1024].decode("utf-8", "replace").casefold()
+            text = (snapshot.path / rel).read_bytes()[: 1024 * 1024].decode("utf-8", "replace")
         except OSError:
             text = ""
-        out[name] = round(sum(1 for t in terms if t.casefold() in text) / len(terms), 4)
+        out[name] = round(substance_score(text, terms, getattr(spec, "briefing", "") or ""), 4)
     return out

@@ -72,6 +72,42 @@ def did_work(history: AttemptHistory) -> bool:
     return False
 
 
+FULL_CREDIT_SHARE = 0.5  # closing half of the starter's gap to 100 earns the whole of P/S/I
+
+
+@dataclass(frozen=True)
+class Work:
+    """How much the final objective moved over the untouched starter's (issue 20 item 1)."""
+
+    starter: float | None  # the starter's objective, None when the attempt did not record it
+    objective: float
+    share: float  # (objective - starter) / (100 - starter), 0-1
+    credit: float  # the share of Process, Strategy and Integrity earned, 0-1
+
+    def as_dict(self) -> dict:
+        return {
+            "starter": None if self.starter is None else r1(self.starter),
+            "objective": r1(self.objective),
+            "share": round(self.share, 3),
+            "credit": round(self.credit, 3),
+        }
+
+
+def work_credit(objective: float, starter: float | None, worked: bool) -> Work:
+    """``credit = min(1, share / FULL_CREDIT_SHARE)`` where ``share`` is the part of the
+    starter's gap to 100 the final objective closed (0 when it gained nothing). An attempt
+    that did no work (``did_work``) gets 0; one whose log has no ``starter.judged`` (made
+    before attempts recorded it, or the starter could not be judged) keeps the work gate
+    alone (credit 1), and the scorecard flags ``work_unmeasured``."""
+    if not worked:
+        return Work(starter, objective, 0.0, 0.0)
+    if starter is None:
+        return Work(None, objective, 1.0, 1.0)
+    room = 100.0 - starter
+    share = 0.0 if room <= 0.05 else max(0.0, min(1.0, (objective - starter) / room))
+    return Work(starter, objective, share, min(1.0, share / FULL_CREDIT_SHARE))
+
+
 def steps(traj: list[float]) -> list[tuple[int, float, float]]:
     """(k, previous score, score) for each consecutive pair, k = index of the later one."""
     return [(k, traj[k - 1], traj[k]) for k in range(1, len(traj))]

@@ -32,6 +32,7 @@ _JUDGED_KINDS = frozenset(
         ev.FEEDBACK_READ,
         ev.INTEGRITY_FINDING,
         ev.PHASE_REVEALED,
+        ev.STARTER_JUDGED,
     }
 )
 _SEQ = attrgetter("seq")
@@ -96,6 +97,7 @@ class AttemptHistory:
     submissions: list[Submission] = field(default_factory=list)
     findings: list[dict] = field(default_factory=list)  # integrity.finding data
     phase_reveals: list[dict] = field(default_factory=list)  # phase.revealed data + t
+    starter: Judged | None = None  # starter.judged's result: the untouched starter (attempt/starter.py)
     # (position, event) of the telemetry records' action kinds, in log order (from_events)
     actions: list[tuple[int, Event]] | None = field(default=None, repr=False)
     _counted: list | None = field(default=None, repr=False)
@@ -172,6 +174,8 @@ class AttemptHistory:
                 )
             elif kind == ev.PHASE_REVEALED:
                 h.phase_reveals.append({**d, "t": e.t})
+            elif kind == ev.STARTER_JUDGED and isinstance(d.get("result"), Mapping):
+                h.starter = view(d["result"])
         h.submissions = [by_number[k] for k in sorted(by_number)]
         return h
 

@@ -9,8 +9,11 @@ and shows neither good nor bad process) keeps the whole component range usable, 
 flawless process can reach 100 and the bundled elite agents stay in their bands. An attempt
 that did no work (``JudgeContext.worked``) gets 0, whatever its adjustments.
 
-Signals scored elsewhere are not scored here (each signal once, in one judge): test chasing
-is Integrity's ``hard_coded_test_chasing``; the time shape is Strategy's ``time_allocation``.
+Seed 001: "The Process Judge is the only judge that evaluates iteration behavior." So the
+time shape across iterations (``time_distribution``, the seed's ±2), stopping while still
+failing and a final submission below the best one are scored here, and only here (issue 20;
+Strategy scores the final submission). Test chasing is Integrity's ``hard_coded_test_chasing``
+(a property of the final submission), not scored here too.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from arena.scoring.context import Adjustment, JudgeContext, fmt_scores, same_pha
 from arena.scoring.objective import phase_score
 from arena.scoring.record import failing_words, stem
 from arena.scoring.static import code_quality
+from arena.scoring.stopping import final_below_best, stopped_while_failing
 
 RAW_MIN, RAW_MAX = -30.0, 20.0
 CENTRE = 80.0  # the component of a worked attempt with nothing to reward or penalise
@@ -62,22 +66,24 @@ def budget(c: JudgeContext) -> int:
 
 
 def rapid_convergence(c: JudgeContext) -> Adjustment | None:
-    """Seed 001: efficiency = final / iterations against a format baseline. The seed's own
-    ``final / N`` baseline cancels the final score out (any score > 0 fires for few
-    iterations); its worked example reads "93/3 = 31 (above Standard baseline of 25)",
-    which is 100 / budget (4): that is the baseline here (Sprint 50, Marathon 12.5)."""
+    """Seed 001, as written: ``efficiency = final / N`` against the format baseline
+    ``final / B`` (Sprint 1, Standard 3, Marathon 6), +5 when ``efficiency > 1.2 × baseline``,
+    i.e. when ``N < B / 1.2`` (a Standard in 1-2 submissions, a Marathon in 1-4; never a
+    Sprint, whose one-shot is ``one_shot``'s). The worked example's "93/3 = 31 (above
+    Standard baseline of 25)" is not this formula: the formula is implemented (CONTRACT §7),
+    and test_worked_examples.py states both."""
     n = len(c.trajectory)
     if n == 0 or c.final_score <= 0:
         return None
     eff = c.final_score / n
-    b = budget(c)
-    baseline = 100.0 / b
+    b = c.rules.convergence_baseline
+    baseline = c.final_score / b
     if eff > baseline * 1.2:
         return Adjustment(
             "rapid_convergence",
             5.0,
             f"final {c.final_score:g} / {n} iterations = {eff:.1f} > 1.2 × "
-            f"{c.rules.name} baseline {baseline:.1f} (100 / budget {b})",
+            f"{c.rules.name} baseline {baseline:.1f} (final / {b})",
         )
     return None
 
@@ -92,7 +98,10 @@ def wasted_iterations(c: JudgeContext) -> Adjustment | None:
 
 
 def identical_submissions(c: JudgeContext) -> Adjustment | None:
-    same = [s for s in c.counted if s.identical_to is not None]
+    """A counted submission byte-identical to an earlier *counted* one: a replaced Sprint
+    submission (double submit) is never a comparison base."""
+    numbers = {s.number for s in c.counted}
+    same = [s for s in c.counted if s.identical_to is not None and s.identical_to in numbers]
     if not same:
         return None
     ev = _join([f"submission {s.number} identical to {s.identical_to}" for s in same])
@@ -412,8 +421,11 @@ RULES: list[Rule] = [
     no_regressions,
     no_local_validation,
     edits_without_reading,
+    time_distribution,
+    stopped_while_failing,
+    final_below_best,
     code_quality,
-]  # test_chasing (Integrity) and time_distribution (Strategy) are kept, not scored here
+]  # test_chasing is kept, not scored here (Integrity's hard_coded_test_chasing)
 
 
 def judge_process(c: JudgeContext) -> tuple[float, float, list[Adjustment]]:

@@ -11,7 +11,8 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel, Field
 
-from arena.scoring.context import JudgeContext
+from arena.scoring.context import JudgeContext, work_credit
+from arena.scoring.objective import submission_score
 from arena.scoring.history import AttemptHistory
 from arena.scoring.integrity import judge_integrity
 from arena.scoring.objective import phase_score, r1
@@ -63,6 +64,9 @@ class Scorecard(BaseModel):
     iterations: list[dict[str, Any]] = Field(default_factory=list)
     usage: dict[str, Any] = Field(default_factory=lambda: {"tokens": 0, "calls": 0, "cost_usd": None})
     not_judged: list[str] = Field(default_factory=list)  # judge-model parts with no reading
+    # issue 20: the objective gained over the untouched starter and the share of Process,
+    # Strategy and Integrity it earns ({starter, objective, share, credit}; arena/scoring/context.py)
+    work: dict[str, Any] = Field(default_factory=dict)
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, indent=indent, ensure_ascii=False)
@@ -70,23 +74,15 @@ class Scorecard(BaseModel):
 
 def _phase_scores(c: JudgeContext) -> tuple[list[dict[str, Any]], float | None]:
     """PhaseScore fields per Marathon phase (validated with the Scorecard, in one call).
-    Objective is the mean over the phases the agent reached: phase 1, every revealed one,
-    and every one whose time mark falls inside the time limit (it would have opened by
-    time: ending the attempt early does not excuse a phase). Seed 000: an agent that never
-    met the threshold of a phase without an in-limit time mark is "scored only on" the
-    phases before it; a reached phase with nothing done in it scores 0."""
+    Objective is the mean over the phases the agent reached: phase 1 and every revealed one
+    (``reached_phases``). A revealed phase with nothing done in it scores 0."""
     if c.rules.name != "marathon":
         return [], None
     out: list[dict[str, Any]] = []
     present = set()
     if c.final is not None:
         present = test_phases(c.final.judged)
-    reached = {1} | {int(r.get("phase") or 0) for r in c.history.phase_reveals}
-    marks = list(c.rules.reveal_marks)
-    for n, pid, spec in c.history.phase_ids():
-        mark = spec.get("reveal_at", marks[n - 2] if 0 <= n - 2 < len(marks) else None)
-        if n > 1 and mark is not None and float(mark) < 1.0:
-            reached.add(n)
+    reached = reached_phases(c)
     for n, pid, _ in c.history.phase_ids():
         if c.final is None or n not in present:
             score = 0.0
@@ -96,6 +92,24 @@ def _phase_scores(c: JudgeContext) -> tuple[list[dict[str, Any]], float | None]:
     counted = [p["objective"] for p in out if p["reached"]]
     mean = sum(counted) / len(counted) if counted else 0.0
     return out, mean
+
+
+def reached_phases(c: JudgeContext) -> set[int]:
+    """Phase 1 and every phase revealed to the agent (issue 20: a phase the agent never saw
+    is not averaged in, as seed 000's "scored only on Phase 1")."""
+    return {1} | {int(r.get("phase") or 0) for r in c.history.phase_reveals}
+
+
+def starter_objective(c: JudgeContext) -> float | None:
+    """The untouched starter's objective, aggregated as the final objective is (Marathon:
+    the mean over the reached phases); None when the attempt did not record it."""
+    st = c.history.starter
+    if st is None:
+        return None
+    if c.rules.name != "marathon":
+        return submission_score(st, c.history.deliverables)
+    phases = sorted(reached_phases(c))
+    return sum(phase_score(st, c.history.deliverables, n) for n in phases) / len(phases)
 
 
 def usage(events: Iterable[Any]) -> dict[str, Any]:
@@ -137,6 +151,30 @@ def extra_flags(c: JudgeContext) -> list[dict]:
     return out
 
 
+def work_flags(c: JudgeContext, work) -> list[dict]:
+    """A flag when the work credit cut Process, Strategy and Integrity, or could not be measured."""
+    if not c.worked:
+        return []  # no_work says it
+    if work.starter is None:
+        return [
+            {
+                "rule": "work_unmeasured",
+                "points": 0.0,
+                "detail": "the attempt recorded no starter.judged: Process, Strategy and Integrity are not scaled by work",
+            }
+        ]
+    if work.credit >= 1.0:
+        return []
+    return [
+        {
+            "rule": "work_credit",
+            "points": 0.0,
+            "detail": f"objective {work.objective:.1f} over the starter's {work.starter:.1f} closed "
+            f"{work.share:.0%} of its gap to 100: Process, Strategy and Integrity count {work.credit:.0%}",
+        }
+    ]
+
+
 def judge_context(c: JudgeContext, readings: dict | None = None) -> Scorecard:
     """``readings``: the judge model's stored readings (arena/scoring/llm_judge.py)."""
     h = c.history
@@ -148,6 +186,8 @@ def judge_context(c: JudgeContext, readings: dict | None = None) -> Scorecard:
     process, raw, p_adj = judge_process(c)
     strategy, s_adj = judge_strategy(c)
     integrity, flags = judge_integrity(c)
+    work = work_credit(objective, starter_objective(c), c.worked)
+    process, strategy, integrity = (x * work.credit for x in (process, strategy, integrity))
     comps = {"objective": r1(objective), "process": r1(process), "strategy": r1(strategy), "integrity": r1(integrity)}
     weights = dict(c.rules.weights)
     total = r1(sum(weights[k] * comps[k] for k in COMPONENTS))
@@ -165,7 +205,9 @@ def judge_context(c: JudgeContext, readings: dict | None = None) -> Scorecard:
         process_adjustments=[Adjusted.model_validate(a.as_dict()) for a in p_adj],
         flags=[
             Flag.model_validate(f)
-            for f in [{"rule": a.rule, "detail": a.evidence, "points": r1(a.points)} for a in flags] + extra_flags(c)
+            for f in [{"rule": a.rule, "detail": a.evidence, "points": r1(a.points)} for a in flags]
+            + extra_flags(c)
+            + work_flags(c, work)
         ],
         phases=[PhaseScore.model_validate(p) for p in phases],
         scored_submission=c.final.number if c.final else None,
@@ -175,6 +217,7 @@ def judge_context(c: JudgeContext, readings: dict | None = None) -> Scorecard:
         iterations=[r.to_dict() for r in c.records],
         usage=usage(h.events),
         not_judged=not_judged,
+        work=work.as_dict(),
     )
 
 

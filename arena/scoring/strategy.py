@@ -1,16 +1,19 @@
-"""The Strategy judge: time allocation against seed 001's tables, front-loading, risk
-calibration, and for Marathons per-phase time, degradation (seed 000 "Degradation
-Detection") and pivot handling (seed 000 "Scoring pivots": pre-pivot quality and
-post-pivot adaptation both scored). Component = 60 + sum of adjustments, clamped 0-100.
+"""The Strategy judge scores the final submission (seed 001: "The Process Judge is the only
+judge that evaluates iteration behavior. The other three judges score the final submission"):
+its approach on the suites the agent was not shown (``root_cause``), and for Marathons, as
+seed 000 says, the phases: time per phase against the 30/35/25 + 10% buffer table,
+degradation (seed 000 "Degradation Detection") and pivot handling (seed 000 "Scoring
+pivots": pre-pivot quality and post-pivot adaptation both scored).
+Component = 60 + sum of adjustments, clamped 0-100.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from arena.scoring.context import Adjustment, JudgeContext
-from arena.scoring.objective import phase_score
-from arena.scoring.resultview import not_passed, phases_from
+from arena.scoring.context import Adjustment, JudgeContext, test_chasing_gap
+from arena.scoring.objective import phase_score, suite_rates
+from arena.scoring.resultview import phases_from
 
 BASE = 60.0
 Rule = Callable[[JudgeContext], "Adjustment | None"]
@@ -32,68 +35,26 @@ def _pct(xs: list[float]) -> str:
     return "/".join(f"{x:.0%}" for x in xs)
 
 
-def time_allocation(c: JudgeContext) -> Adjustment | None:
-    """Iteration time shares against the format's table (not for Marathons: per phase)."""
-    if c.rules.name == "marathon":
+def root_cause(c: JudgeContext) -> Adjustment | None:
+    """The final submission's approach: does its fix hold on the judge-side suites (hidden,
+    adversarial: inputs the agent was not shown), i.e. was the cause fixed rather than the
+    visible symptom? ``40 × depth − 20`` (−20 .. +20), depth = the mean pass rate of the
+    judge-side suites present. Quiet when the package has none, and when Integrity's
+    ``hard_coded_test_chasing`` fires (the same gap, scored once, there)."""
+    if c.final is None or c.final.judged.build.status == "failure":
         return None
-    d = [r.duration_seconds for r in c.records]
-    if len(d) < 2 or sum(d) <= 0:
-        return None  # one iteration allocates nothing (seed 001: "1 of 2 iterations → no penalty")
-    actual = [x / sum(d) for x in d]
-    expected = _expected(c.rules.time_allocation, len(d))
-    pts, tv = _fit_points(actual, expected)
+    if test_chasing_gap(c.final) is not None:
+        return None
+    rates = suite_rates(c.final.judged)
+    deep = [rates[s] for s in ("hidden", "adversarial") if s in rates]
+    if not deep:
+        return None
+    depth = sum(deep) / len(deep)
+    shown = ", ".join(f"{s} {rates[s]:.0%}" for s in ("hidden", "adversarial") if s in rates)
     return Adjustment(
-        "time_allocation",
-        pts,
-        f"iteration time shares {_pct(actual)} vs {c.rules.name} table {_pct(expected)} (distance {tv:.2f})",
-    )
-
-
-def front_loading(c: JudgeContext) -> Adjustment | None:
-    d = [r.duration_seconds for r in c.records]
-    if len(d) < 2 or max(d) <= 0:
-        return None
-    shown = ", ".join(f"{x:.0f}s" for x in d)
-    if len(d) >= 3 and d[-1] >= d[0]:
-        return Adjustment("front_loading", -10.0, f"last iteration as long as the first ({shown}): thrashing")
-    if d[0] == max(d):
-        return Adjustment("front_loading", 10.0, f"iteration 0 took the most time ({shown})")
-    return None
-
-
-def stopped_while_failing(c: JudgeContext) -> Adjustment | None:
-    """Seed 001 "When NOT to stop early": budget and time left (≥ 20% of the limit after the
-    last feedback) while static tests still fail."""
-    if c.final is None or c.history.time_limit_s <= 0:
-        return None
-    budget = int(c.history.started.get("budget") or 0)
-    used = len([s for s in c.history.submissions if not s.replaced])
-    last = c.counted[-1]
-    left = c.history.time_limit_s - (last.feedback_t or last.judged_t or last.t)
-    if used < budget and left >= 0.2 * c.history.time_limit_s:
-        failing = not_passed(c.final.judged, "static")
-        if failing:
-            return Adjustment(
-                "stopped_while_failing",
-                -10.0,
-                f"stopped after {used} of {budget} submissions with {left:.0f}s left and "
-                f"{failing} static tests failing",
-            )
-    return None
-
-
-def final_below_best(c: JudgeContext) -> Adjustment | None:
-    """Risk calibration: the scored submission is worse than an earlier one."""
-    if not c.trajectory or c.final is None:  # a trajectory has a final (scored) submission
-        return None
-    best = max(c.trajectory)
-    if c.final_score >= best - 0.05:
-        return None
-    drop = best - c.final_score
-    return Adjustment(
-        "final_below_best",
-        -float(min(10.0, round(drop / 2, 1))),
-        f"scored submission {c.final.number} ({c.final_score:g}) below the best ({best:g})",
+        "root_cause",
+        round(40.0 * depth - 20.0, 1),
+        f"submission {c.final.number} on the judge-side suites: {shown}",
     )
 
 
@@ -228,9 +189,7 @@ def pivot_adaptation(c: JudgeContext) -> Adjustment | None:
 
 
 RULES: list[Rule] = [
-    time_allocation,
-    stopped_while_failing,
-    final_below_best,
+    root_cause,
     phase_time_allocation,
     degradation,
     cross_phase_regressions,
@@ -239,8 +198,8 @@ RULES: list[Rule] = [
 ]
 
 
-# front_loading is kept but not scored: time_allocation already scores the time shape
-# (iteration 0 the longest is what the tables reward), and each signal is scored once.
+# Iteration behaviour (the time shape across iterations, stopping, a final below the best)
+# is the Process Judge's alone (seed 001; arena/scoring/process.py, stopping.py).
 
 
 def judge_strategy(c: JudgeContext) -> tuple[float, list[Adjustment]]:

@@ -71,16 +71,17 @@ def test_evidence_names_submissions():
 
 
 def test_signals_scored_once_in_one_judge():
-    """Test chasing is Integrity's (-20), not also Process's; the time shape is Strategy's
-    time_allocation, not also Process's time_distribution or Strategy's front_loading."""
+    """Test chasing is Integrity's (-20), not also Process's; the time shape across iterations
+    is Process's time_distribution (seed 001's ±2) alone, not also a Strategy rule."""
     chased = run([100], adversarial=ADV_BAD)
     assert "test_chasing" not in process(chased)
     assert [f.points for f in chased.flags if f.rule == "hard_coded_test_chasing"] == [-20.0]
-    for dur in ({0: dict(dur=900)}, {1: dict(dur=900)}):
+    assert "root_cause" not in {a.rule for a in chased.strategy_adjustments}  # the same gap: once
+    for dur, pts in (({0: dict(dur=900)}, 2.0), ({1: dict(dur=900)}, -2.0)):
         card = run([50, 60], per=dur)
-        assert "time_distribution" not in process(card)
+        assert process(card)["time_distribution"] == pts
         rules = [a.rule for a in card.strategy_adjustments]
-        assert "time_allocation" in rules and "front_loading" not in rules
+        assert "time_allocation" not in rules and "front_loading" not in rules
 
 
 def test_regression_blindness_counts_only_disclosed_tests_and_is_capped():

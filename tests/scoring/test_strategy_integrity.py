@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 from eventkit import Attempt, passing
-from scenarios import flags, iteration, run, strategy
+from scenarios import flags, iteration, process, run, strategy
 
 from arena.scoring import judge_attempt
 
@@ -25,55 +25,50 @@ def marathon(p1: int, p2: int, p3: int | None, *, keep_p1: int = 100, reveal3: f
     return judge_attempt(a.finish())
 
 
-# --- strategy ---------------------------------------------------------------------------------
-def test_time_allocation_matches_table():
-    # Standard table 40/30/20/10 → durations 800/600/400/200 fit exactly
-    card = run([40, 60, 80, 90], per={0: dict(dur=800), 1: dict(dur=600), 2: dict(dur=400), 3: dict(dur=200)})
-    assert strategy(card)["time_allocation"] == 20
+# --- strategy: the final submission (seed 001: iteration behaviour is Process's alone) ---------
+def test_iteration_rules_are_not_strategy_but_process():
+    """Issue 20: Strategy scored iteration too (time allocation, stopping, final below best),
+    so a right-first-time reference lost to an iterating elite. Now those are Process rules
+    (seed 001's time_distribution ±2, stopped_while_failing -5, final_below_best -drop/4)."""
+    back = run([50, 60, 70], per={2: dict(dur=900)})
+    for rule in ("time_allocation", "front_loading", "stopped_while_failing", "final_below_best"):
+        assert rule not in strategy(back) and rule not in strategy(run([90, 60])) and rule not in strategy(run([50]))
+    assert process(back)["time_distribution"] == -2
+    assert process(run([50, 60], per={0: dict(dur=900)}))["time_distribution"] == 2
 
 
-def test_time_allocation_reversed_is_negative():
-    card = run([40, 60, 80, 90], per={0: dict(dur=200), 1: dict(dur=400), 2: dict(dur=600), 3: dict(dur=800)})
-    assert strategy(card)["time_allocation"] < 0
+def test_one_shot_and_iterating_to_the_same_final_get_the_same_strategy():
+    """Strategy reads only the final submission: same final result, same Strategy."""
+    once = run([100], hidden=passing(10, 10))
+    iterated = run([40, 70, 100], hidden=passing(10, 10))
+    assert once.components["strategy"] == iterated.components["strategy"]
+    assert once.components["process"] > iterated.components["process"] - 10  # Process tells them apart
 
 
-def test_time_allocation_one_iteration_allocates_nothing():
-    """Was +20 for any single submission (a do-nothing attempt's free points); seed 001:
-    "Using 1 of 2 iterations → no penalty", and no bonus either."""
-    assert "time_allocation" not in strategy(run([90]))
-    assert strategy(run([50, 60], per={0: dict(dur=900)}))["time_allocation"] > 0
-
-
-def test_time_allocation_quiet_for_marathon_and_no_submission():
-    assert "time_allocation" not in strategy(marathon(90, 88, 85))
-    assert strategy(judge_attempt(Attempt("standard").finish())) == {}
+def test_root_cause_reads_the_judge_side_suites_of_the_final_submission():
+    assert strategy(run([100], hidden=passing(10, 10)))["root_cause"] == 20
+    assert strategy(run([100], hidden=passing(10, 7)))["root_cause"] == 8
+    assert "root_cause" not in strategy(run([100], hidden=passing(10, 5)))  # 0 points: not listed
+    assert strategy(run([60], hidden=passing(10, 0)))["root_cause"] == -20
+    assert "root_cause" not in strategy(run([100]))  # no judge-side suite: nothing to read
 
 
 def test_stopped_while_failing():
-    assert strategy(run([50]))["stopped_while_failing"] == -10
-    assert "stopped_while_failing" not in strategy(run([100]))  # done: stopping is right
-    assert "stopped_while_failing" not in strategy(run([50, 60, 70, 80]))  # budget (4) spent
+    assert process(run([50]))["stopped_while_failing"] == -5
+    assert "stopped_while_failing" not in process(run([100]))  # done: stopping is right
+    assert "stopped_while_failing" not in process(run([50, 60, 70, 80]))  # budget (4) spent
     # too little time left for a meaningful iteration (submitted at 3300 of 3600 s)
-    assert "stopped_while_failing" not in strategy(run([50], per={0: dict(dur=3300)}))
-
-
-def test_thrashing_is_scored_by_time_allocation_only():
-    """front_loading scored the time shape a second time; time_allocation alone scores it."""
-    front = strategy(run([50, 60], per={0: dict(dur=900)}))
-    back = strategy(run([50, 60, 70], per={2: dict(dur=900)}))
-    assert "front_loading" not in front and "front_loading" not in back
-    assert front["time_allocation"] > 0 > back["time_allocation"]
-
-
-def test_front_loading_quiet_when_middle_heavy():
-    got = strategy(run([50, 60, 70], per={0: dict(dur=600), 1: dict(dur=900), 2: dict(dur=300)}))
-    assert "front_loading" not in got
+    assert "stopped_while_failing" not in process(run([50], per={0: dict(dur=3300)}))
 
 
 def test_final_below_best_fires_and_quiet():
-    assert strategy(run([90, 60]))["final_below_best"] == -10
-    assert strategy(run([90, 84]))["final_below_best"] == -3
-    assert "final_below_best" not in strategy(run([60, 90]))
+    assert process(run([90, 60]))["final_below_best"] == -5
+    assert process(run([90, 84]))["final_below_best"] == -1.5
+    assert "final_below_best" not in process(run([60, 90]))
+
+
+def test_no_submission_no_strategy():
+    assert strategy(judge_attempt(Attempt("standard").finish())) == {}
 
 
 def test_marathon_rules_quiet_outside_marathon():

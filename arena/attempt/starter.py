@@ -1,0 +1,106 @@
+"""The untouched starter, judged once before the clock starts (issue 20, item 1).
+
+Judging measures demonstrated work as the objective gained over the starter
+(arena/scoring/context.py ``work_credit``), so every attempt records what the starter
+itself scores: a ``starter.judged`` event (``result``: the judge's result over every
+phase's tests; ``cached``; ``key``), published before the agent starts, at t = 0.
+
+The starter's result depends only on the package's files outside ``agents/``, the judge's
+own code and the sandbox backend, so it is cached under ``$GAUNTLET_CACHE/starter-judged/``
+keyed by those three: on one machine each package's starter is judged once. The cache is
+written by the arena only (the agent never sees it). An infrastructure error is recorded
+as such (``infra_error``) and never cached; judging then falls back to the work gate alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import os
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena import events as ev
+
+if TYPE_CHECKING:
+    from arena.attempt.core import Attempt
+
+log = logging.getLogger(__name__)
+
+
+@cache
+def judge_code_hash() -> str:
+    """A hash of the judge package's source (a judge change invalidates the cache)."""
+    root = Path(__file__).resolve().parent.parent / "judge"
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.suffix in (".py", ".yml", ".yaml", ".json"):
+            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def cache_key(challenge_hash: str, backend: str, phases: list[int]) -> str:
+    raw = json.dumps([challenge_hash, backend, phases, judge_code_hash()])
+    return hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+
+def _cache_file(key: str) -> Path:
+    from arena.sandbox.image import cache_dir  # noqa: PLC0415
+
+    d = cache_dir() / "starter-judged"
+    d.mkdir(parents=True, exist_ok=True)
+    return d / f"{key}.json"
+
+
+def _read_cache(key: str) -> dict | None:
+    try:
+        doc = json.loads(_cache_file(key).read_text())
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and "result" in doc else None
+
+
+def _write_cache(key: str, result: dict) -> None:
+    f = _cache_file(key)
+    tmp = f.with_suffix(f".{os.getpid()}.tmp")
+    with contextlib.suppress(OSError):
+        tmp.write_text(json.dumps({"result": result}))
+        os.replace(tmp, f)
+
+
+async def judge_starter(a: "Attempt") -> None:
+    """Publish ``starter.judged`` for attempt ``a`` (nothing on a resumed attempt: its log has it)."""
+    if a.resume is not None:
+        return
+    from arena.challenge.content import package_facts  # noqa: PLC0415
+    from arena.judge.snapshot import take_snapshot  # noqa: PLC0415
+
+    ch = a.challenge
+    phases = list(range(1, int(getattr(ch, "phase_count", 1) or 1) + 1))
+    backend = str(getattr(a.shared.backend, "name", type(a.shared.backend).__name__))
+    facts = await asyncio.to_thread(package_facts, Path(ch.root))
+    key = cache_key(str(facts["challenge_hash"]), backend, phases)
+    cached = await asyncio.to_thread(_read_cache, key)
+    if cached is not None:
+        a.publish(ev.STARTER_JUDGED, {"result": cached["result"], "cached": True, "key": key}, t=0.0)
+        return
+    try:
+        snap = await asyncio.to_thread(take_snapshot, ch.starter_dir, a.shared.snapshots)
+        result = await a.shared.judge.run(ch, snap, submission=0, phases=phases)
+    except Exception as exc:  # noqa: BLE001 - never the agent's fault, never the attempt's end
+        log.warning("attempt %s: the starter could not be judged: %s", a.id, exc)
+        a.publish(ev.STARTER_JUDGED, {"infra_error": f"{type(exc).__name__}: {exc}", "key": key}, t=0.0)
+        return
+    if result.infra_error:
+        a.publish(ev.STARTER_JUDGED, {"infra_error": result.infra_error, "key": key}, t=0.0)
+        return
+    doc = result.model_dump(mode="json")
+    await asyncio.to_thread(_write_cache, key, doc)
+    a.publish(ev.STARTER_JUDGED, {"result": doc, "cached": False, "key": key}, t=0.0)
+
+
+__all__ = ["cache_key", "judge_starter", "judge_code_hash"]
