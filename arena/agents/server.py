@@ -11,6 +11,9 @@ attempt's bound of connections held at once gets one reply ``too_many_connection
 is closed at once (its descriptor is freed: a flood of held connections cannot exhaust
 the arena's file descriptors); a request past the attempt's request rate gets
 ``rate_limited`` without reaching the handler.
+
+The socket is mode 0600, the arena's, until ``allow_uid(uid)`` gives it to the uid the
+attempt's agent runs as; from then a peer of any other uid (but the arena's) is refused.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import contextlib
 import json
 import logging
 import os
+import socket
+import struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
 
@@ -86,14 +91,32 @@ class AgentServer:
         self._max = max_request
         self._server: asyncio.AbstractServer | None = None
         self._conns: set[asyncio.Task] = set()
+        self.uid: int | None = None  # the agent's uid, once allow_uid named it
 
     async def start(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         self._server = await asyncio.start_unix_server(self._serve, path=str(self.path))
-        # Agents inside a sandbox may run as another user: let them connect.
-        os.chmod(self.path, 0o666)
+        # The arena's alone until allow_uid names the uid the attempt's agent runs as.
+        os.chmod(self.path, 0o600)
+
+    def allow_uid(self, uid: int) -> None:
+        """The uid the attempt's agent runs as: the socket becomes that uid's (mode 0600)
+        and a connection from any other uid but the arena's own is refused (SO_PEERCRED)."""
+        self.uid = uid
+        if os.geteuid() == 0 and uid != 0:
+            os.chown(self.path, uid, uid)
+
+    def _peer_allowed(self, writer: asyncio.StreamWriter) -> bool:
+        if self.uid is None:
+            return True
+        sock = writer.get_extra_info("socket")
+        try:
+            _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        except (OSError, AttributeError):
+            return False
+        return uid in (self.uid, os.geteuid(), 0)
 
     async def close(self) -> None:
         if self._server is not None:
@@ -108,6 +131,11 @@ class AgentServer:
             self.path.unlink()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not self._peer_allowed(writer):
+            with contextlib.suppress(Exception):
+                writer.write(_encode(error("forbidden", "this socket belongs to another user's attempt")))
+            writer.transport.abort()
+            return
         b = self._bounds
         if b is not None and not b.open_connection():
             with contextlib.suppress(Exception):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import secrets
 import shutil
 from pathlib import Path
@@ -323,6 +324,23 @@ class Attempt:
                 mounts=[Mount(self.agent_dir, "/gauntlet", True), *self.support.mounts],
                 image=self.support.image or m.image,
             )
+        self._allow_agent_uid(agent_file)
+
+    def _allow_agent_uid(self, agent_file: Any) -> None:
+        """Give the attempt's sockets (agent.sock, the gateway's) to the uid its agent runs
+        as, mode 0600: no other uid on the host speaks for this attempt (issue 26)."""
+        uid: int | None = None
+        if self.sandbox is not None:
+            uid = getattr(self.sandbox, "uid", None)
+        elif agent_file is not None and agent_file.where == "host":
+            from arena.agents.hostrun import HOST_AGENT_UID, view  # noqa: PLC0415
+
+            uid = HOST_AGENT_UID if view(self.workspace, self.agent_dir).isolated else os.geteuid()
+        if uid is None:
+            return
+        if self._server is not None:
+            self._server.allow_uid(uid)
+        self.support.allow_uid(uid)
 
     def _started_data(self) -> dict[str, Any]:
         m = self.manifest

@@ -96,13 +96,21 @@ class AgentSupport:
 
         a = self.a
         gw = await a.shared.gateway()
-        self.grant = gw.register(a.id, model=model, limits=self.limits(), emit=self._on_gateway)
+        host = not self.agent.needs_sandbox  # only a host agent gets a TCP listener
+        self.grant = gw.register(a.id, model=model, limits=self.limits(), emit=self._on_gateway, tcp=host)
         self.mounts += [
             Mount(self.grant.socket_dir, SANDBOX_SOCKET_DIR, True),
             Mount(Path(RELAY_PATH).parent, SANDBOX_RELAY_DIR, True),
         ]
         self.sandbox_env.update(self.grant.sandbox_env(RELAY_PORT))
-        self.host_env.update(self.grant.host_env())
+        if host:
+            self.host_env.update(self.grant.host_env())
+
+    def allow_uid(self, uid: int) -> None:
+        """The uid the agent runs as: the gateway's socket becomes its alone."""
+        allow = getattr(self.a.shared._gateway, "allow_uid", None) if self.grant is not None else None
+        if allow is not None:
+            allow(self.a.id, uid)
 
     def _on_gateway(self, kind: str, data: dict[str, Any]) -> None:
         from arena.gateway.inflight import CALL_BEGIN, CALL_END  # noqa: PLC0415

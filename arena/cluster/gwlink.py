@@ -68,7 +68,9 @@ class NodeGateway:
     def configure(self, info: dict[str, Any], root: Path) -> None:
         self.info, self.root = info, root
 
-    def register(self, attempt: str, *, model: str, limits: UsageLimits, emit: Callable[[str, dict], None]) -> Grant:
+    def register(
+        self, attempt: str, *, model: str, limits: UsageLimits, emit: Callable[[str, dict], None], tcp: bool = True
+    ) -> Grant:
         info = self.info
         if info is None or self.root is None:
             raise RuntimeError("no gateway grant came with this attempt")
@@ -82,17 +84,17 @@ class NodeGateway:
         self._dir.mkdir(parents=True, mode=0o755)
         os.chmod(self._dir, 0o755)
         unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._socks = [unix, tcp]
+        tsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socks = [unix, tsock]
         unix.bind(str(self._dir / SOCKET_NAME))
         os.chmod(self._dir / SOCKET_NAME, 0o666)  # the sandbox's user connects; the token guards it
-        tcp.bind(("127.0.0.1", 0))
+        tsock.bind(("127.0.0.1", 0))
         for s in self._socks:  # listening when this returns, like Gateway.register
             s.listen(128)
             s.setblocking(False)
         loop = asyncio.get_running_loop()
-        self._starting = loop.create_task(self._serve(unix, tcp))
-        return Grant(attempt, model, info["token"], self._dir, f"http://127.0.0.1:{tcp.getsockname()[1]}")
+        self._starting = loop.create_task(self._serve(unix, tsock))
+        return Grant(attempt, model, info["token"], self._dir, f"http://127.0.0.1:{tsock.getsockname()[1]}")
 
     async def _serve(self, unix: socket.socket, tcp: socket.socket) -> None:
         self._servers = [
@@ -195,7 +197,7 @@ class GatewayLink:
         try:
             limits = self.a.support.limits()
             self.gw = await self.placer.shared.gateway()
-            self.grant = self.gw.register(self.a.id, model=model, limits=limits, emit=self._emit)
+            self.grant = self.gw.register(self.a.id, model=model, limits=limits, emit=self._emit, tcp=False)
         except UsageError as exc:  # raised again on the node, where a local run raises it
             return {"model": model, "error": str(exc)}
         return {"model": model, "token": self.grant.token}

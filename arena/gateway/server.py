@@ -2,10 +2,15 @@
 
 Each registered attempt gets a per-attempt token and its OWN unix socket
 (``<root>/<attempt>-<rand>/gateway.sock``): the directory is bind-mounted read-only into
-that attempt's sandbox, where ``relay.py`` forwards ``127.0.0.1:PORT`` to it. Host agents
-use the TCP listener on 127.0.0.1 instead. A request must present its attempt's token
-(``Authorization: Bearer`` or ``x-api-key``); on a unix socket it must also be the token
-of that socket's attempt. The call is then forwarded (``forward.py``) to the upstream the
+that attempt's sandbox, where ``relay.py`` forwards ``127.0.0.1:PORT`` to it. An attempt
+registered with ``tcp=True`` (a host agent) also gets its OWN TCP listener on 127.0.0.1.
+A request must present its attempt's token (``Authorization: Bearer`` or ``x-api-key``)
+on that attempt's own socket or listener: a token is worth nothing anywhere else, and a
+token presented on another attempt's socket is an ``integrity.finding`` of the attempt
+that presented it. Once ``allow_uid(attempt, uid)`` names the uid its agent runs as, the
+socket is owned by that uid with mode 0600 (0600 root before: nobody else connects) and
+every connection's peer uid (SO_PEERCRED on the unix socket, the socket table for TCP)
+must be that uid or the arena's own. The call is then forwarded (``forward.py``) to the upstream the
 host's environment names, with the host's key in place of the token. The host's keys live
 only in this process's memory: never in the socket directory, the sandbox's environment
 or any file.
@@ -20,6 +25,7 @@ import re
 import secrets
 import shutil
 import socket
+import struct
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,7 +55,7 @@ class Grant:
     model: str  # provider/model
     token: str = field(repr=False)  # the per-attempt secret the agent presents
     socket_dir: Path  # holds only this attempt's socket: bind-mount it read-only
-    tcp_url: str  # http://127.0.0.1:PORT, for agents on the host
+    tcp_url: str  # http://127.0.0.1:PORT, this attempt's own listener ("" without tcp=True)
 
     @property
     def socket_path(self) -> Path:
@@ -61,7 +67,9 @@ class Grant:
         return _client_env(f"http://127.0.0.1:{port}", self.token)
 
     def host_env(self) -> dict[str, str]:
-        """The same for an agent on the host, talking to the TCP listener."""
+        """The same for an agent on the host, talking to its TCP listener."""
+        if not self.tcp_url:
+            raise RuntimeError(f"attempt {self.attempt!r} was registered without a TCP listener (tcp=False)")
         return _client_env(self.tcp_url, self.token)
 
 
@@ -95,11 +103,21 @@ class AttemptState:
     socket_dir: Path
     sock: socket.socket
     site: web.BaseSite | None = None
+    tcp_site: web.BaseSite | None = None
+    tcp_port: int | None = None
+    uid: int | None = None  # the uid its agent runs as (allow_uid); None: not yet known
+    flagged: set[tuple[str, str]] = field(default_factory=set)  # integrity findings already sent (once each)
     started: asyncio.Task | None = None
     usage: Usage = field(default_factory=Usage)
     reported: set[str] = field(default_factory=set)  # limits already sent as limit.reached
     writer: TranscriptWriter | None = None
     writes: list[asyncio.Future] = field(default_factory=list)
+
+    def flag(self, severity: str, check: str, detail: str, key: str = "") -> None:
+        """One ``integrity.finding`` per (check, key): a flood of refused calls is one."""
+        if (check, key) not in self.flagged:
+            self.flagged.add((check, key))
+            self.send("integrity.finding", {"severity": severity, "check": check, "detail": detail})
 
     def send(self, kind: str, data: dict[str, Any]) -> None:
         try:
@@ -123,11 +141,11 @@ class Gateway:
         self.prices = prices if prices is not None else PriceTable.load(env)
         self.transcript_dir = Path(transcript_dir) if transcript_dir is not None else None
         self.now = now
-        self.port: int | None = None
         self.session: aiohttp.ClientSession | None = None
         self._runner: web.AppRunner | None = None
         self._by_token: dict[str, AttemptState] = {}
         self._by_sock: dict[str, AttemptState] = {}
+        self._by_port: dict[int, AttemptState] = {}
         self._attempts: dict[str, AttemptState] = {}
         self._closing: list[asyncio.Task] = []
         self.inflight = InFlight()  # model calls under way, per attempt (inflight.py)
@@ -138,6 +156,7 @@ class Gateway:
         from arena.gateway import forward  # noqa: PLC0415
 
         self.root.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.root, 0o700)  # no other host uid reaches a socket by its path
         app = web.Application(client_max_size=64 << 20)
         from arena.gateway import routes  # noqa: PLC0415
 
@@ -147,9 +166,6 @@ class Gateway:
         app.router.add_get("/v1/models", partial(forward.models, self))
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]  # started above: a server
         self.session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=256),
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=600),
@@ -166,15 +182,11 @@ class Gateway:
             await self.session.close()
         self._tx.shutdown(wait=True)
 
-    @property
-    def tcp_url(self) -> str:
-        if self.port is None:
-            raise RuntimeError("Gateway.start() has not been awaited")
-        return f"http://127.0.0.1:{self.port}"
-
     # -- attempts ------------------------------------------------------------------------
-    def register(self, attempt: str, *, model: str, limits: UsageLimits, emit: Emit) -> Grant:
-        """Open ``attempt``'s socket (listening when this returns) and give its grant.
+    def register(self, attempt: str, *, model: str, limits: UsageLimits, emit: Emit, tcp: bool = True) -> Grant:
+        """Open ``attempt``'s socket (listening when this returns) and give its grant;
+        ``tcp``: also its own TCP listener on 127.0.0.1 (a host agent's; a sandboxed
+        agent has only its socket, so its token is useless to anyone on the host).
         Raises UsageError for a bad model, or a cost limit on a model with no price."""
         if self._runner is None:
             raise RuntimeError("Gateway.start() has not been awaited")
@@ -198,13 +210,21 @@ class Gateway:
         sdir.mkdir(mode=0o755)
         os.chmod(sdir, 0o755)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        tsock: socket.socket | None = None
         try:
             sock.bind(str(path))
-            os.chmod(path, 0o666)  # the sandbox's user connects; the token guards it
+            os.chmod(path, 0o600)  # the arena's alone until allow_uid names the agent's uid
             sock.listen(128)
             sock.setblocking(False)
+            if tcp:
+                tsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                tsock.bind(("127.0.0.1", 0))
+                tsock.listen(128)
+                tsock.setblocking(False)
         except OSError:
             sock.close()
+            if tsock is not None:
+                tsock.close()
             shutil.rmtree(sdir, ignore_errors=True)
             raise
         token = "gw-" + secrets.token_urlsafe(32)
@@ -212,11 +232,33 @@ class Gateway:
         if self.transcript_dir is not None:
             st.writer = TranscriptWriter(self.transcript_dir, attempt)
         st.site = web.SockSite(self._runner, sock)
-        st.started = asyncio.get_running_loop().create_task(st.site.start())
+        tcp_url = ""
+        if tsock is not None:
+            st.tcp_port = tsock.getsockname()[1]
+            st.tcp_site = web.SockSite(self._runner, tsock)
+            self._by_port[st.tcp_port] = st
+            tcp_url = f"http://127.0.0.1:{st.tcp_port}"
+        st.started = asyncio.get_running_loop().create_task(self._start_sites(st))
         self._attempts[attempt] = st
         self._by_token[token] = st
         self._by_sock[str(path)] = st
-        return Grant(attempt, model, token, sdir, self.tcp_url)
+        return Grant(attempt, model, token, sdir, tcp_url)
+
+    @staticmethod
+    async def _start_sites(st: AttemptState) -> None:
+        for site in (st.site, st.tcp_site):
+            if site is not None:
+                await site.start()
+
+    def allow_uid(self, attempt: str, uid: int) -> None:
+        """The uid ``attempt``'s agent runs as: its socket becomes that uid's (mode 0600)
+        and connections from any other uid but the arena's own are refused."""
+        st = self._attempts.get(attempt)
+        if st is None or st.token not in self._by_token:
+            raise KeyError(f"attempt {attempt!r} is not registered with the gateway")
+        st.uid = uid
+        if os.geteuid() == 0 and uid != 0:
+            os.chown(st.socket_dir / SOCKET_NAME, uid, uid)
 
     def unregister(self, attempt: str) -> asyncio.Task:
         """Refuse the attempt's token from now on and close its socket. The returned task
@@ -227,6 +269,8 @@ class Gateway:
             raise KeyError(f"attempt {attempt!r} is not registered with the gateway")
         del self._by_token[st.token]
         self._by_sock.pop(str(st.socket_dir / SOCKET_NAME), None)
+        if st.tcp_port is not None:
+            self._by_port.pop(st.tcp_port, None)
         task = asyncio.get_running_loop().create_task(self._close_attempt(st))
         self._closing.append(task)
         return task
@@ -235,8 +279,9 @@ class Gateway:
         try:
             if st.started is not None:
                 await st.started
-            if st.site is not None:
-                await st.site.stop()
+            for site in (st.site, st.tcp_site):
+                if site is not None:
+                    await site.stop()
         finally:
             st.sock.close()
             shutil.rmtree(st.socket_dir, ignore_errors=True)
@@ -251,19 +296,46 @@ class Gateway:
 
     # -- used by forward.py --------------------------------------------------------------
     def authorize(self, request: web.Request) -> tuple[AttemptState | None, AttemptState | None]:
-        """``(attempt, socket_attempt)``: the attempt whose token was presented (None if
-        none valid for this connection) and the attempt whose socket it came in on."""
+        """``(attempt, listener_attempt)``: the attempt whose token was presented (None
+        unless it is valid on this connection: its own socket or listener, from its uid)
+        and the attempt whose socket or TCP listener the request came in on."""
         auth = request.headers.get("Authorization", "")
         token = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
         token = token or request.headers.get("x-api-key", "").strip()
-        sockname = request.transport.get_extra_info("sockname") if request.transport else None
-        on_sock = self._by_sock.get(sockname) if isinstance(sockname, str) else None
+        tr = request.transport
+        sockname = tr.get_extra_info("sockname") if tr else None
+        on: AttemptState | None = None
+        if isinstance(sockname, str):
+            on = self._by_sock.get(sockname)
+        elif isinstance(sockname, tuple) and len(sockname) >= 2:
+            on = self._by_port.get(sockname[1])
         st = self._by_token.get(token) if token else None
         if st is not None and not secrets.compare_digest(st.token, token):
             st = None
-        if isinstance(sockname, str) and st is not on_sock:
-            st = None  # a socket serves only its own attempt
-        return st, on_sock
+        if st is None or on is None:
+            return None, on
+        if st is not on:  # a token is good on its own attempt's socket or listener only
+            where = _where(sockname)
+            on.flag(
+                "error",
+                "foreign_gateway_token",
+                f"presented the gateway token of another attempt ({st.name}) on its own {where}",
+                st.name,
+            )
+            st.flag("warning", "gateway_token_stolen", f"its gateway token was presented by attempt {on.name}", on.name)
+            return None, on
+        if st.uid is not None and tr is not None:
+            uid = peer_uid(tr)
+            if uid is not None and uid not in (st.uid, os.geteuid(), 0):
+                st.flag(
+                    "warning",
+                    "gateway_token_stolen",
+                    f"its gateway token came from uid {uid} on its {_where(sockname)}, "
+                    f"not its agent's uid {st.uid}; refused",
+                    f"uid {uid}",
+                )
+                return None, on
+        return st, on
 
     def transcript(
         self, st: AttemptState, meta: dict, request: bytes, response: bytes, response_len: int | None = None
@@ -284,3 +356,44 @@ class Gateway:
         base = self.env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
         key = self.env.get("ANTHROPIC_API_KEY")
         return base.rstrip("/") + "/v1/messages", ({"x-api-key": key} if key else {})
+
+
+def _where(sockname: object) -> str:
+    return "gateway socket" if isinstance(sockname, str) else "TCP listener"
+
+
+def peer_uid(transport: Any) -> int | None:
+    """The uid at the other end of a request's connection: SO_PEERCRED on a unix socket,
+    the owner of the client's socket in /proc/net/tcp for loopback TCP; None if unknown."""
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return None
+    try:
+        if sock.family == socket.AF_UNIX:
+            _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+            return int(uid)
+        if sock.family == socket.AF_INET:
+            return _tcp_owner(sock.getpeername(), sock.getsockname())
+    except OSError:
+        return None
+    return None
+
+
+def _hex_addr(addr: tuple) -> str:
+    ip = socket.inet_aton(addr[0])
+    return f"{struct.unpack('<I', ip)[0]:08X}:{addr[1]:04X}"
+
+
+def _tcp_owner(peer: tuple, local: tuple) -> int | None:
+    """The uid owning the TCP socket whose local end is ``peer`` and remote ``local``."""
+    want_local, want_remote = _hex_addr(peer), _hex_addr(local)
+    try:
+        with open("/proc/net/tcp", encoding="ascii") as f:
+            next(f, None)
+            for line in f:
+                parts = line.split()
+                if len(parts) > 7 and parts[1] == want_local and parts[2] == want_remote:
+                    return int(parts[7])
+    except OSError:
+        return None
+    return None

@@ -2,10 +2,12 @@
 
 Run as root (the normal case here) each exec is::
 
-    bwrap --unshare-{ipc,pid,net,uts,cgroup} --die-with-parent --new-session --clearenv
+    bwrap --unshare-{ipc,pid,net,uts,cgroup} --die-with-parent --new-session
           <host /usr read-only, a few /etc files, /proc, minimal /dev, /tmp, /workspace>
           setpriv --reuid 65534 ... --bounding-set=-all --no-new-privs -- ARGV
 
+with exactly ``BASE_ENV`` + the caller's ``env`` as bwrap's environment (never on its
+command line: secrets such as a gateway token would be readable by every host process),
 inside a per-sandbox cgroup (memory = memsw, pids, cpu quota, freezer) joined before bwrap
 starts. ``/tmp`` is a size-limited tmpfs mounted per sandbox (kept between execs of one
 sandbox, gone at close). Without root: unprivileged bwrap (``--unshare-all --uid 65534``),
@@ -32,6 +34,8 @@ from arena.sandbox.capture import CappedBuffer, LineSplitter, drain
 
 SANDBOX_UID = 65534  # without root (user namespace); as root each sandbox has its own uid
 PATH = "/opt/gauntlet/bin:/usr/local/bin:/usr/bin:/bin"
+ENV_MARK = "\0env"  # where the environment goes in the prefix (never passed to bwrap)
+BASE_ENV = {"PATH": PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
 _ETC_FROM_HOST = [
     "ld.so.cache",
     "ld.so.conf",
@@ -150,6 +154,20 @@ class LocalSandbox:
             fsutil.chown_tree(self.workspace, self.uid)
         self._argv_prefix = self._build_prefix(etc)
 
+    @property
+    def shell_prefix(self) -> list[str]:
+        """The prefix with a cleared environment of ``BASE_ENV`` given on the command line
+        (the operator's interactive shell: shell.py adds only non-secret variables)."""
+        out: list[str] = []
+        for a in self._argv_prefix:
+            if a == ENV_MARK:
+                out.append("--clearenv")
+                for k, v in BASE_ENV.items():
+                    out += ["--setenv", k, v]
+            else:
+                out.append(a)
+        return out
+
     def _build_prefix(self, etc: Path) -> list[str]:
         a = [self.be.bwrap]
         if self.be.privileged:
@@ -159,19 +177,7 @@ class LocalSandbox:
         a += [
             "--die-with-parent",
             "--new-session",
-            "--clearenv",
-            "--setenv",
-            "PATH",
-            PATH,
-            "--setenv",
-            "HOME",
-            "/tmp",
-            "--setenv",
-            "LANG",
-            "C.UTF-8",
-            "--setenv",
-            "PYTHONDONTWRITEBYTECODE",
-            "1",
+            ENV_MARK,  # exec passes BASE_ENV + env as bwrap's own environment instead
             "--ro-bind",
             "/usr",
             "/usr",
@@ -251,11 +257,13 @@ class LocalSandbox:
         if not argv:
             raise SandboxError("exec needs a command")
         timeout = self.limits.wall_s if timeout is None else timeout
-        cmd = list(self._argv_prefix)
+        # The environment reaches bwrap as its own environment, never its command line:
+        # a gateway token in argv is readable by every host process (/proc/*/cmdline),
+        # /proc/<pid>/environ only by the process's own uid (bwrap runs as root here).
+        cmd = [a for a in self._argv_prefix if a != ENV_MARK]
         if as_pid_1:
             cmd.insert(1, "--as-pid-1")
-        for k, v in (env or {}).items():
-            cmd += ["--setenv", k, v]
+        run_env = {**BASE_ENV, **(env or {})}
         # Set-up sentinel: a shell writes to this pipe once bwrap has built the sandbox and
         # changed directory, then execs the command; nothing written = bwrap itself failed.
         info_r, info_w = os.pipe()
@@ -293,6 +301,7 @@ class LocalSandbox:
                 preexec_fn=self._preexec(),
                 start_new_session=True,
                 pass_fds=(info_w,),
+                env=run_env,
             )
         except (OSError, subprocess.SubprocessError) as exc:  # e.g. its cgroup is gone
             os.close(info_r)

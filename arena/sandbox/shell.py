@@ -47,7 +47,7 @@ def local_shell_argv(sb, env: dict[str, str] | None = None) -> list[str]:
     relay += ["--fsize", str(sb.limits.file_mb << 20)]
     if not sb.be.privileged:  # no cgroup: the per-process rlimits exec sets
         relay += ["--as", str(sb.limits.memory_mb << 20), "--nproc", str(sb.limits.pids)]
-    cmd = [a for a in sb._argv_prefix if a != "--new-session"]  # the relay makes the session
+    cmd = [a for a in sb.shell_prefix if a != "--new-session"]  # the relay makes the session
     cmd += ["--info-fd", INFO_FD_ARG]
     for k, v in _shell_env(env, sb.id).items():
         cmd += ["--setenv", k, v]

@@ -66,8 +66,8 @@ PRICES = PriceTable({"openai/gpt-4.1-mini": Price(0.40, 1.60),
 
 
 def register(gw: Gateway, events: Events, attempt: str = "a1",
-             model: str = "openai/gpt-4.1-mini", **limits):
-    return gw.register(attempt, model=model, limits=UsageLimits(**limits), emit=events)
+             model: str = "openai/gpt-4.1-mini", tcp: bool = True, **limits):
+    return gw.register(attempt, model=model, limits=UsageLimits(**limits), emit=events, tcp=tcp)
 
 
 # A stdlib-only "agent": one streamed chat call to the gateway its environment names.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 
+import aiohttp
 import pytest
 
 from arena.errors import UsageError
@@ -22,8 +23,8 @@ async def test_wrong_token_is_401_on_tcp_and_on_the_socket(gateway, upstream, ev
     r = await call(CHAT, ASK, token="sk-guess", sock=g.socket_path)
     assert r.status == 401
     assert upstream.seen == []
-    # the refusal on the attempt's own socket is the attempt's event; TCP's is nobody's
-    assert [e["status"] for e in events.of("model.call")] == [401]
+    # the socket and the TCP listener are both the attempt's own: each refusal its event
+    assert [e["status"] for e in events.of("model.call")] == [401, 401]
     assert gateway.usage("a1").calls == 0
 
 
@@ -41,7 +42,10 @@ async def test_unregistered_attempt_token_is_refused_and_socket_gone(gateway, ev
     g = register(gateway, events)
     await gateway.unregister("a1")
     assert not g.socket_dir.exists()
-    r = await call(CHAT, ASK, token=g.token, url=g.tcp_url)
+    with pytest.raises(aiohttp.ClientConnectionError):  # its own listener is closed too
+        await call(CHAT, ASK, token=g.token, url=g.tcp_url)
+    other = register(gateway, events, "a2")  # and the token is nothing on another's
+    r = await call(CHAT, ASK, token=g.token, url=other.tcp_url)
     assert r.status == 401
     assert gateway.usage("a1").calls == 0  # usage stays readable
 
@@ -49,11 +53,11 @@ async def test_unregistered_attempt_token_is_refused_and_socket_gone(gateway, ev
 async def test_token_limit_crossed_then_refused_with_429(gateway, upstream, events):
     g = register(gateway, events, tokens=100)
     upstream.replies = [OPENAI_TOOL, OPENAI_TOOL]  # 58 tokens each
-    assert (await call(CHAT, ASK, token=g.token, url=gateway.tcp_url)).status == 200
+    assert (await call(CHAT, ASK, token=g.token, url=g.tcp_url)).status == 200
     assert events.of("limit.reached") == []
-    assert (await call(CHAT, ASK, token=g.token, url=gateway.tcp_url)).status == 200
+    assert (await call(CHAT, ASK, token=g.token, url=g.tcp_url)).status == 200
     assert events.of("limit.reached") == [{"limit": "tokens", "used": 116, "allowed": 100}]
-    r = await call(CHAT, ASK, token=g.token, url=gateway.tcp_url)
+    r = await call(CHAT, ASK, token=g.token, url=g.tcp_url)
     assert r.status == 429
     err = r.json()["error"]
     assert (err["type"], err["limit"], err["used"], err["allowed"]) == (

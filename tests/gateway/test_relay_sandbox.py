@@ -42,6 +42,7 @@ async def test_agent_in_sandbox_calls_through_relay(backend_name, gateway, upstr
     sb = await backend.create(ws, Limits(wall_s=30), mounts=[
         Mount(g.socket_dir, SANDBOX_SOCKET_DIR, True),
         Mount(Path(RELAY_PATH).parent, SANDBOX_RELAY_DIR, True)])
+    gateway.allow_uid("a1", sb.uid)  # the socket is the sandbox user's alone (issue 26)
     try:
         agent = ["python3", "-c", AGENT_ONE_CALL + LEAK_SCAN]
         res = await sb.exec(wrap_agent_argv(agent, RELAY_PORT), env=g.sandbox_env(RELAY_PORT),
