@@ -130,7 +130,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from arena.scoring.load import leaderboard  # noqa: PLC0415
+    from arena.pipeline.boards import leaderboard  # noqa: PLC0415 — counts unverified publications' attempts
 
     store = paths.store_path(args.store)
     try:
@@ -148,16 +148,18 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     for table in doc["classes"]:  # ordered by the pairwise rating within each class (issue 20)
         how = "ranked by pairwise rating" if table["ranked"] else "not ranked (seed 002: frontier is a benchmark)"
         print(f"{table['weight_class']} (x{table['multiplier']:g}): {how}")
-        cols = ("#", "agent", "rating", "interval", "games", "attempts", "mean_total", "elo", "class")
+        cols = ("#", "agent", "rating", "interval", "games", "attempts", "mean_total", "elo", "class", "note")
         rows = [[str(r["rank"] or "-"), r["agent"], _rating(r), _interval(r), str(r["games"]), str(r["attempts"]),
                  f"{r['mean_total']:.1f}", f"{r['elo']:.0f}", r["weight_class"] + (" (under review)" if
-                 r["under_review"] else "")] for r in table["agents"]]
+                 r["under_review"] else ""), _note(r)] for r in table["agents"]]
         widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
         print("  " + "  ".join(c.upper().ljust(w) for c, w in zip(cols, widths)).rstrip())
         for r in rows:
             print("  " + printable("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip()))
         print()
     print("ELO is within the bracket of that class (promotion and relegation); it does not order.")
+    if any(r.get("unverified_attempts") for t in doc["classes"] for r in t["agents"]):
+        print("unverified calibration: attempts run under a publication whose calibration was not verified.")
     print()
     print("challenges:")
     for c in doc["challenges"]:
@@ -169,6 +171,11 @@ def _rating(r: dict) -> str:
     if r["rating"] is None:
         return "unrated"
     return f"{r['rating']:.0f}"
+
+
+def _note(r: dict) -> str:
+    n = int(r.get("unverified_attempts") or 0)
+    return f"unverified calibration ({n} attempt{'s' if n != 1 else ''})" if n else ""
 
 
 def _interval(r: dict) -> str:

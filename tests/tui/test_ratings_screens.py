@@ -145,3 +145,24 @@ async def test_standings_mark_unverified_attempts_and_show_the_class_ratings(tmp
         assert lone[1:4] == ["loner", "unrated", "no opponent"] and lone[6] == f"{loner['mean_total']:.1f}"
         assert loner["mean_total"] == screen.standings.by_challenge["mw-only"][0].total
         assert all(r[2] == "not ranked" for r in _rows(screen.query_one("#standings-ratings-frontier", DataTable)))
+
+
+async def test_cli_leaderboard_rows_say_unverified_calibration(tmp_path):
+    """`gauntlet leaderboard` (text and --json) counts the same marks as the screens."""
+    import json
+    import subprocess
+
+    db, _ = await _store_with_marks(tmp_path)
+    env_run = [sys.executable, "-m", "gauntlet_tui", "leaderboard", "--store", str(db)]
+    doc = json.loads(subprocess.run([*env_run, "--json"], capture_output=True, text=True, timeout=60).stdout)
+    rows = {r["agent"]: r for r in doc["agents"]}
+    assert rows["ace"]["unverified_attempts"] == 1 and rows["steady"]["unverified_attempts"] == 3
+    assert rows["loner"]["unverified_attempts"] == 0 and rows["bench"]["unverified_attempts"] == 0
+    light = {r["agent"]: r for r in doc["classes"][0]["agents"]}
+    frontier = {r["agent"]: r for r in doc["classes"][2]["agents"]}
+    assert light["ace"]["unverified_attempts"] == 1 and frontier["ace"]["unverified_attempts"] == 0
+    text = subprocess.run(env_run, capture_output=True, text=True, timeout=60).stdout
+    lines = {ln.split()[1]: ln for ln in text.splitlines() if ln.startswith("  ") and ln.split()[0] in "1-2"}
+    assert lines["steady"].rstrip().endswith("unverified calibration (3 attempts)")
+    assert "unverified calibration" not in lines["loner"]
+    assert "attempts run under a publication whose calibration was not verified" in text
