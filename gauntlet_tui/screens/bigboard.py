@@ -114,7 +114,9 @@ def glyph_rows(value: str, bold: bool) -> list[str]:
         if len(_glyphs) > 4096:
             _glyphs.clear()
         segments = DigitsRenderable(value).render(Style(bold=bold))
-        rows = _glyphs[(value, bold)] = [seg.text for seg in segments if seg.text != "\n"]
+        rows = _glyphs[(value, bold)] = [
+            seg.text for seg in segments if isinstance(seg, Segment) and seg.text != "\n"
+        ]
     return rows
 
 

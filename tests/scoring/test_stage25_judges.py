@@ -48,7 +48,7 @@ def test_quality_counts_only_new_ruff_findings_and_ignores_agent_config(trees):
     rep = quality_report(snap, starter, ["E9", "F", "B", "C901"], [])
     assert rep.error is None
     new = {(f.rule, f.line) for f in rep.new}
-    assert ("F401", 1) in new and ("B006", 13) in new  # `# noqa` does not hide it
+    assert ("F401", 1) in new and ("B006", 13) in new  # a noqa comment does not hide it
     old = [f for f in rep.findings if not f.new]
     assert [f.rule for f in old] == ["B905"] and rep.baseline == 1  # zip() is the starter's
 
