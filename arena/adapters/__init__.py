@@ -1,4 +1,4 @@
-"""Built-in adapters for real agents from PyPI (CONTRACT §8): ``mini-swe-agent``, ``aider``, ``codex``.
+"""Built-in adapters for real agents from PyPI (CONTRACT §8): ``mini-swe-agent``, ``aider``, ``codex``, ``claude-code``.
 
 from arena.adapters import get_adapter, ensure_agent_tree, build_agent_image
 ad = get_adapter("aider")
@@ -15,9 +15,10 @@ from arena.errors import UsageError
 
 
 def _registry() -> dict[str, Adapter]:
-    from arena.adapters import aider, codex, mini_swe_agent  # noqa: PLC0415
+    from arena.adapters import aider, claude_code, codex, mini_swe_agent  # noqa: PLC0415
 
-    return {a.name: a for a in (mini_swe_agent.ADAPTER, aider.ADAPTER, codex.ADAPTER)}
+    adapters = (mini_swe_agent.ADAPTER, aider.ADAPTER, codex.ADAPTER, claude_code.ADAPTER)
+    return {a.name: a for a in adapters}
 
 
 def names() -> list[str]:
