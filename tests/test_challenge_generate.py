@@ -1,0 +1,116 @@
+"""gauntlet challenge generate (issue 22): seed 003 stages 1-2 offline, gate 1's 30-day
+fingerprint window, the job's report, and a generated package through the real gates."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from arena.pipeline.generate.architect import architect, dump
+from arena.pipeline.generate.job import ESCALATED, Job, Request
+from arena.pipeline.generate.spec_gate import gate_1, recent_fingerprints
+from arena.pipeline.generate.templates import library
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def gauntlet(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gauntlet_tui", *args], cwd=cwd, capture_output=True, text=True, timeout=900)
+
+
+def spec(seed: int, wc: int = 2) -> dict:
+    return architect(library(), category="debugging", weight_class=wc, seed=seed)
+
+
+def publish_record(store: Path, cid: str, fingerprint: str, at: datetime) -> None:
+    """A publication as `challenge publish` lays it out (published.py): the two records read."""
+    entry = store.with_name(store.name + ".d") / "published" / cid / "1"
+    entry.mkdir(parents=True)
+    (entry / "metadata.json").write_text(json.dumps({"id": cid, "fingerprint": fingerprint}))
+    (entry / "lifecycle.json").write_text(json.dumps({"state": "live", "published_at": at.isoformat()}))
+
+
+def test_spec_is_reproduced_byte_for_byte_and_passes_gate_1():
+    a, b = dump(spec(7)), dump(spec(7))
+    assert a == b
+    assert dump(spec(8)) != a
+    assert gate_1(spec(7), []) == []
+    for wc in (1, 2, 3):
+        assert gate_1(spec(3, wc), []) == [], wc
+
+
+def test_ten_seeds_give_ten_distinct_fingerprints():
+    fps = {spec(s)["challenge_spec"]["anti_repetition_fingerprint"] for s in range(1, 11)}
+    assert len(fps) == 10
+
+
+def test_gate_1_rejects_a_fingerprint_published_in_the_last_30_days(tmp_path):
+    store = tmp_path / "g.db"
+    fp = spec(1)["challenge_spec"]["anti_repetition_fingerprint"]
+    near = fp.rsplit(":", 1)[0] + ":9rh"  # 5 of 6 fields: 83% similar
+    publish_record(store, "recent-one", near, NOW - timedelta(days=5))
+    publish_record(store, "old-one", fp, NOW - timedelta(days=40))
+    recent = recent_fingerprints(store, NOW)
+    assert [r[1] for r in recent] == ["recent-one"]
+    found = gate_1(spec(1), recent)
+    assert [f.check for f in found] == ["repetition"]
+    assert "recent-one" in found[0].detail and "83%" in found[0].detail
+    # The job routes the rejection back to stage 1, whose next draw is another combination.
+    job = Job(Request(category="debugging", weight_class=2, seed=1, out=tmp_path / "o", until="spec", store=store), now=lambda: NOW)
+    assert job.run() == "passed"
+    report = json.loads((tmp_path / "o" / "report.json").read_text())
+    assert [a["result"] for a in report["attempts"]] == ["gate 1 rejected the spec", "done"]
+    assert report["attempts"][0]["retry_stage"] == 1 and report["attempts"][1]["seed"] == 2
+
+
+def test_three_rejections_escalate_with_a_report(tmp_path):
+    store = tmp_path / "g.db"
+    for s in (1, 2, 3):
+        publish_record(store, f"p{s}", spec(s)["challenge_spec"]["anti_repetition_fingerprint"], NOW - timedelta(days=1))
+    job = Job(Request(category="debugging", weight_class=2, seed=1, out=tmp_path / "o", until="spec", store=store), now=lambda: NOW)
+    assert job.run() == ESCALATED
+    report = json.loads((tmp_path / "o" / "report.json").read_text())
+    assert report["outcome"] == ESCALATED and len(report["attempts"]) == 3 and report["retry_count"] == 2
+
+
+def test_a_stage_over_its_timeout_aborts_with_the_report(tmp_path):
+    job = Job(Request(category="debugging", weight_class=2, seed=1, out=tmp_path / "o", until="package", run_starter=False),
+              timeouts={"builder": 0.0})  # fmt: skip
+    assert job.run().startswith("aborted: stage builder exceeded")
+    stages = json.loads((tmp_path / "o" / "report.json").read_text())["attempts"][0]["stages"]
+    assert [(s["stage"], s["status"]) for s in stages] == [("architect", "ok"), ("builder", "timeout")]
+
+
+def test_generated_package_passes_validate(tmp_path):
+    r = gauntlet("challenge", "generate", "--category", "debugging", "--weight-class", "2", "--seed", "1",
+                 "--out", str(tmp_path / "o"), "--until", "package", "--sandbox", "local", cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (tmp_path / "o" / "spec.yaml").is_file()
+    v = gauntlet("challenge", "validate", str(tmp_path / "o" / "package"), "--json", cwd=tmp_path)
+    assert v.returncode == 0, v.stdout
+    assert json.loads(v.stdout)["ok"] is True
+    gates = json.loads((tmp_path / "o" / "report.json").read_text())["stage_timings"]
+    assert gates["architect"] is not None and gates["builder"] is not None and gates["calibrator"] is None
+
+
+def test_bad_arguments_exit_2(tmp_path):
+    for args in (["--category", "nope", "--weight-class", "2"], ["--category", "debugging", "--weight-class", "9"],
+                 ["--category", "debugging", "--weight-class", "5"],
+                 ["--category", "debugging", "--weight-class", "2", "--discriminators", "luck"]):  # fmt: skip
+        r = gauntlet("challenge", "generate", *args, "--out", str(tmp_path / "o"), cwd=tmp_path)
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr.startswith("gauntlet: --") and "Traceback" not in r.stderr
+
+
+@pytest.mark.slow
+def test_generated_package_calibrates(tmp_path):
+    r = gauntlet("challenge", "generate", "--category", "debugging", "--weight-class", "2", "--seed", "1",
+                 "--out", str(tmp_path / "o"), "--until", "package", cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 0, r.stdout
+    c = gauntlet("challenge", "calibrate", str(tmp_path / "o" / "package"), "--sandbox", "local", "--json", cwd=tmp_path)
+    assert c.returncode == 0, c.stdout[-3000:]
