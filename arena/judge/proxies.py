@@ -68,7 +68,7 @@ class Remote:
     # operators, in its process (as in one interpreter); against a value the test made,
     # ``==`` is decided here (_eq_value): never by a "yes" of the submission's own __eq__.
     def _same_gen(self, other):
-        if isinstance(other, (Lazy, BoundCall)):
+        if type(other) in (Lazy, BoundCall):
             other = other._value()
         return other, isinstance(other, Remote) and other._gen == self._gen
 
@@ -144,6 +144,56 @@ class Remote:
     def __instancecheck__(self, obj):
         return call(["op", "isinstance", obj, self]) is True
 
+    def __subclasscheck__(self, cls):
+        return call(["op", "issubclass", cls, self]) is True
+
+    @property
+    def __class__(self):
+        # isinstance(x, types.GeneratorType) / isinstance(Shape, abc.ABCMeta): Python asks
+        # ``x.__class__`` when type(x) does not match; this is the nearest standard-library
+        # class of the object's type in the submission's process (type(x) stays Remote).
+        return _std_class(self)
+
+
+# Iterators the handle stands in for faithfully (next/iter/send forwarded); not functions,
+# methods or code: introspection (``inspect``, mock's spec checks) reads their dunders.
+_INTERNAL_TYPES = {(t.__module__, t.__qualname__): t for t in (types.GeneratorType, types.AsyncGeneratorType,
+                                                                types.CoroutineType)}
+_NOT_STANDING_IN = {("builtins", n) for n in ("function", "builtin_function_or_method", "method", "code", "frame",
+                                              "module", "cell", "method-wrapper", "wrapper_descriptor",
+                                              "method_descriptor", "classmethod_descriptor", "getset_descriptor",
+                                              "member_descriptor", "traceback", "NoneType", "object", "type")}
+
+
+def _std_class(obj):
+    w = STATE["worker"]
+    key = obj._ref
+    if w is not None and w.gen == obj._gen and key in w.classes:
+        return w.classes[key]
+    try:
+        got = call(["op", "cls", obj])
+    except Exception:
+        got = None
+    cls = Remote
+    if type(got) is list and len(got) == 2 and all(type(v) is str for v in got) and tuple(got) in _INTERNAL_TYPES:
+        cls = _INTERNAL_TYPES[tuple(got)]  # generator, coroutine, function, ... (types.*)
+    elif type(got) is list and len(got) == 2 and all(type(v) is str for v in got):
+        mod, qual = got
+        if tuple(got) in _NOT_STANDING_IN:
+            pass
+        elif mod == "builtins" or (mod.split(".")[0] in sys.stdlib_module_names and mod in sys.modules):
+            v = sys.modules.get(mod)
+            for part in qual.split("."):
+                v = v.__dict__.get(part) if isinstance(v, (type, types.ModuleType)) else None
+            if isinstance(v, type) and v.__module__ == mod and v.__qualname__ == qual:
+                cls = v
+    w = STATE["worker"]
+    if w is not None and w.gen == obj._gen:
+        with w.lock:
+            if key in w.remotes:
+                w.classes[key] = cls
+    return cls
+
 
 def _binop(name):
     def op(self, other):
@@ -210,7 +260,7 @@ class BoundCall:
         return getattr(self._value(), name)
 
     def __eq__(self, other):
-        return self._value() == (other._value() if isinstance(other, BoundCall) else other)
+        return self._value() == (other._value() if type(other) is BoundCall else other)
 
     def __ne__(self, other):
         return not self.__eq__(other)
@@ -256,6 +306,19 @@ class Lazy:
 
     def __instancecheck__(self, obj):
         return isinstance(obj, self._value())
+
+    def __subclasscheck__(self, cls):
+        return issubclass(cls, self._value())
+
+    @property
+    def __class__(self):
+        if not STATE["in_test"]:
+            return Lazy
+        try:
+            v = self._value()
+        except Exception:
+            return Lazy
+        return v.__class__ if type(v) is Remote else type(v)
 
     def __setattr__(self, name, value):  # mock.patch.object(Cls, ...): the submission's object
         setattr(self._value(), name, value)

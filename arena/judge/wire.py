@@ -26,7 +26,7 @@ process, at the same time. Nothing here ever evaluates what it receives beyond
 from __future__ import annotations
 
 WIRE = r'''
-import base64, json, os, threading
+import base64, collections as _collections, json, os, threading
 import datetime as _dt, decimal as _decimal, enum as _enum, fractions as _fractions, pathlib as _pathlib, uuid as _uuid
 
 # Bound once: a test (or a submission) that patches json.dumps or os.write must not cut
@@ -174,6 +174,25 @@ VALUE_DEC = {
 }
 
 
+# collections' containers cross by value too (their contents encoded as plain data).
+_COLLECTIONS = {_collections.Counter: "counter", _collections.OrderedDict: "ordereddict",
+                _collections.defaultdict: "defaultdict", _collections.deque: "deque"}
+_COLLECTION_NAMES = {"counter": _collections.Counter, "ordereddict": _collections.OrderedDict,
+                     "defaultdict": _collections.defaultdict, "deque": _collections.deque}
+_FACTORIES = {"none": None, "int": int, "float": float, "str": str, "list": list, "dict": dict, "set": set,
+              "tuple": tuple}
+
+
+class Synced:
+    """A call's result and the new contents of the test's lists, dicts, sets and bytearrays it
+    was given and changed in place (``sort_in_place(xs)``): ``[[position or keyword, value]]``,
+    sent with the reply (``"m"``) and copied into the test's own objects."""
+    __slots__ = ("value", "states")
+
+    def __init__(self, value, states):
+        self.value, self.states = value, states
+
+
 class Chan:
     """One conversation: a socket (or a pipe pair) that exactly one thread per side reads
     and writes, so a call and the callbacks it nests stay on the threads that made them."""
@@ -277,17 +296,48 @@ class Peer:
             return ["z", [self.enc(v, depth + 1) for v in x]]
         if t is bytes:
             return ["b", _b64e(x).decode()]
+        if t in _COLLECTIONS:  # collections' containers by value (a Counter compared with a dict)
+            got = self._enc_collection(x, t, depth)
+            if got is not None:
+                return got
         f = VALUE_ENC.get(t)
         if f is not None:
             try:
                 return ["v", f(x)]
             except (TypeError, ValueError, AttributeError):
                 pass  # (a tzinfo of its own): a handle
-        elif isinstance(x, _enum.Enum):
+        elif issubclass(t, _enum.Enum):  # (not isinstance: a handle's __class__ is asked)
             got = _stdlib_enum(x)
             if got is not None:
                 return ["v", ["enum", got]]
         return self.export(x)
+
+    def _enc_collection(self, x, t, depth):
+        if t is _collections.deque:
+            return ["k", ["deque", self.enc(list(x), depth + 1), x.maxlen]]
+        if t is _collections.defaultdict:
+            f = x.default_factory
+            name = next((n for n, c in _FACTORIES.items() if c is f), None)
+            if name is None:
+                return None  # a factory of its own: a handle
+            return ["k", ["defaultdict", self.enc(dict(x), depth + 1), name]]
+        return ["k", [_COLLECTIONS[t], self.enc(dict(x), depth + 1), None]]
+
+    def _dec_collection(self, p, depth):
+        if type(p) is not list or len(p) != 3 or p[0] not in _COLLECTION_NAMES:
+            raise WireError("malformed value")
+        kind, body, extra = p[0], self.dec(p[1], depth + 1), p[2]
+        if kind == "deque":
+            if type(body) is not list or not (extra is None or type(extra) is int):
+                raise WireError("malformed value")
+            return _collections.deque(body, extra)
+        if type(body) is not dict:
+            raise WireError("malformed value")
+        if kind == "defaultdict":
+            if extra not in _FACTORIES:
+                raise WireError("malformed value")
+            return _collections.defaultdict(_FACTORIES[extra], body)
+        return _COLLECTION_NAMES[kind](body)
 
     def dec(self, v, depth=0):
         if type(v) in SCALARS:
@@ -306,6 +356,8 @@ class Peer:
             return {self.dec(k, depth + 1): self.dec(w, depth + 1) for k, w in p}
         if tag == "b":
             return _b64d(p) if type(p) is str else b""
+        if tag == "k":
+            return self._dec_collection(p, depth)
         if tag == "v":
             if type(p) is not list or len(p) != 2 or p[0] not in VALUE_DEC:
                 raise WireError("malformed value")
@@ -445,6 +497,7 @@ class Peer:
             if "q" in msg:
                 self.serve(msg["q"], c)
             elif "r" in msg:
+                self.tl.synced = msg.get("m")
                 try:
                     return self.dec(msg["r"])
                 except (WireError, RecursionError, ValueError, TypeError):
@@ -458,7 +511,11 @@ class Peer:
         try:
             if type(q) is not list or not q or type(q[0]) is not str:
                 raise WireError("malformed request")
-            reply = {"r": self.enc(self.handle(q))}
+            v = self.handle(q)
+            if type(v) is Synced:
+                reply = {"r": self.enc(v.value), "m": [[k, self.enc(x)] for k, x in v.states]}
+            else:
+                reply = {"r": self.enc(v)}
         except WireError:
             raise
         except BaseException as e:  # the other side gets it by name and message

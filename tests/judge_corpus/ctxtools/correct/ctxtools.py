@@ -1,0 +1,35 @@
+import contextlib
+
+
+class suppressing:
+    def __init__(self, *types):
+        self.types = types
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        return exc_type is not None and issubclass(exc_type, self.types) and isinstance(exc, self.types)
+
+
+@contextlib.contextmanager
+def opened(log):
+    log("open")
+    try:
+        yield "resource"
+    finally:
+        log("close")
+
+
+class Timer:
+    def __init__(self, clock):
+        self.clock = clock
+        self.elapsed = None
+
+    def __enter__(self):
+        self.start = self.clock()
+        return self
+
+    def __exit__(self, *exc):
+        self.elapsed = self.clock() - self.start
+        return False

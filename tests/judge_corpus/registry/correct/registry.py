@@ -1,0 +1,22 @@
+LIMIT = 100
+_items = {}
+
+
+def reset():
+    _items.clear()
+
+
+def register(name):
+    if name in _items:
+        raise KeyError(name)
+    if len(_items) >= LIMIT:
+        raise OverflowError("registry is full")
+    _items[name] = True
+
+
+def count():
+    return len(_items)
+
+
+def registered():
+    return sorted(_items)
