@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, cast
+from typing import Any, Callable, cast
 
 import aiohttp
 from aiohttp import web
 
+from arena.gateway import guard
 from arena.gateway.server import AttemptState, Gateway
 from arena.gateway.transcript import CALL_CAP
 from arena.gateway.wire import Meter, SSESplitter, parse_data
@@ -140,6 +141,39 @@ async def handle(gw: Gateway, request: web.Request, provider: str) -> web.Stream
             st.reported.add(name)
             st.send("limit.reached", {"limit": name, "used": used, "allowed": allowed})
         return resp
+    held = guard.reserve(gw, st, body, len(raw), provider)  # max_tokens clamped to what is left
+    if isinstance(held, tuple):
+        return refuse(_reserved_out(held, provider), limit=held[0])
+    try:
+        return await _forward(gw, st, request, provider, body, raw, meta, t0, refuse)
+    finally:
+        held.settle()
+
+
+def _reserved_out(held: tuple[str, float, float], provider: str = "openai") -> web.Response:
+    name, used, allowed = held
+    return _error(
+        429,
+        "usage_limit",
+        f"usage limit: {name} {used} of {allowed} used or reserved by calls under way; retry when they end",
+        provider,
+        limit=name,
+        used=used,
+        allowed=allowed,
+    )
+
+
+async def _forward(
+    gw: Gateway,
+    st: AttemptState,
+    request: web.Request,
+    provider: str,
+    body: dict[str, Any],
+    raw: bytes,
+    meta: dict[str, Any],
+    t0: float,
+    refuse: Callable[..., web.Response],
+) -> web.StreamResponse:
     requested = body.get("model")
     body["model"] = st.model_name
     if requested is not None and requested != st.model_name:

@@ -21,7 +21,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from arena.gateway import forward
+from arena.gateway import forward, guard
 from arena.gateway.inflight import tracked
 from arena.gateway.server import Gateway
 from arena.gateway.wire import parse_data
@@ -94,6 +94,9 @@ async def responses(gw: Gateway, request: web.Request) -> web.StreamResponse:
     url, auth = upstream_url(gw, "openai", "/responses")
     headers = {k: v for k in forward._PASS_REQ if (v := request.headers.get(k)) is not None}
     headers.update({"Content-Type": "application/json", "Accept-Encoding": "identity", **auth})
+    held = guard.reserve(gw, st, body, len(raw), "responses")  # max_output_tokens clamped (issue 26)
+    if isinstance(held, tuple):
+        return refuse(forward._reserved_out(held), limit=held[0])
     st.usage.calls += 1
     tools: list[str] = []
 
@@ -109,6 +112,7 @@ async def responses(gw: Gateway, request: web.Request) -> web.StreamResponse:
         up = await up_cm.__aenter__()
     except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
         st.usage.calls -= 1
+        held.settle()
         detail = f"upstream {url} unreachable: {type(exc).__name__}: {exc}"
         st.send("infra.error", {"source": "gateway", "detail": detail})
         return refuse(forward._error(502, "upstream_unreachable", detail))
@@ -133,6 +137,7 @@ async def responses(gw: Gateway, request: web.Request) -> web.StreamResponse:
         st.send("infra.error", {"source": "gateway", "detail": detail})
         return refuse(forward._error(502, "upstream_error", detail))
     finally:
+        held.settle()
         await up_cm.__aexit__(None, None, None)
 
 

@@ -39,6 +39,8 @@ from aiohttp import web
 from arena.errors import UsageError
 from arena.gateway.inflight import InFlight
 from arena.gateway.inflight import tracked as track
+from arena.gateway import guard
+from arena.gateway.guard import GatewayBounds
 from arena.gateway.limits import Usage, UsageLimits
 from arena.gateway.prices import PriceTable
 from arena.gateway.transcript import TranscriptWriter
@@ -107,6 +109,8 @@ class AttemptState:
     tcp_port: int | None = None
     uid: int | None = None  # the uid its agent runs as (allow_uid); None: not yet known
     flagged: set[tuple[str, str]] = field(default_factory=set)  # integrity findings already sent (once each)
+    reserved_tokens: int = 0  # the worst case of calls under way (guard.py)
+    reserved_cost: float = 0.0
     started: asyncio.Task | None = None
     usage: Usage = field(default_factory=Usage)
     reported: set[str] = field(default_factory=set)  # limits already sent as limit.reached
@@ -135,8 +139,10 @@ class Gateway:
         prices: PriceTable | None = None,
         transcript_dir: Path | None = None,
         now: Callable[[], float] = time.monotonic,
+        bounds: GatewayBounds | None = None,
     ) -> None:
         self.root = Path(root)
+        self.bounds = bounds if bounds is not None else GatewayBounds()
         self.env = env
         self.prices = prices if prices is not None else PriceTable.load(env)
         self.transcript_dir = Path(transcript_dir) if transcript_dir is not None else None
@@ -157,7 +163,8 @@ class Gateway:
 
         self.root.mkdir(parents=True, exist_ok=True)
         os.chmod(self.root, 0o700)  # no other host uid reaches a socket by its path
-        app = web.Application(client_max_size=64 << 20)
+        # every route is bounded by guard.py (body size, calls at once), new ones included
+        app = web.Application(client_max_size=self.bounds.body_bytes, middlewares=[guard.middleware(self, self.bounds)])
         from arena.gateway import routes  # noqa: PLC0415
 
         app.router.add_post("/v1/chat/completions", track(self, partial(forward.handle, self, provider="openai")))
