@@ -178,6 +178,50 @@ async def test_judge_agrees_with_pytest_on_the_corpus(backend_name, tmp_path):
             assert r.isolation_notices == [], (kind, mode, r.isolation_notices)
 
 
+COLLECTION = {
+    "test_good.py": "from calc import add\n\n\ndef test_a():\n    assert add(1, 2) == 3\n",
+    "test_missing_helper.py": "import calc\nimport corpus_helpers_absent\n\n\ndef test_b():\n    assert calc\n",
+    "test_missing_name.py": "from calc import nosuch\n\n\ndef test_c():\n    assert nosuch\n",
+    "test_import_raises.py": "import unittest\n\nfrom cfg import VALUE\n\n\nclass T(unittest.TestCase):\n"
+                             "    def test_d(self):\n        self.assertEqual(VALUE, 1)\n",
+}
+COLLECTION_WS = {"calc.py": "def add(a, b):\n    return a + b\n",
+                 "cfg.py": "class ConfigError(Exception):\n    pass\n\n\nraise ConfigError('no config file found')\n"}
+
+
+@pytest.mark.parametrize("backend_name", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+async def test_a_test_module_that_does_not_import_is_a_build_error(backend_name, tmp_path):
+    """A collection error (issue 27 item 2) is a build failure naming the test module and the
+    exception, in both modes: never a count of failed tests with a build that succeeded."""
+    from arena.judge import Judge, take_snapshot
+    from arena.sandbox import get_backend
+
+    tests = tmp_path / "tests" / "static"
+    tests.mkdir(parents=True)
+    for name, text in COLLECTION.items():
+        (tests / name).write_text(text)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    for name, text in COLLECTION_WS.items():
+        (ws / name).write_text(text)
+    snap = take_snapshot(ws, tmp_path / "snaps")
+    judge = Judge(get_backend(backend_name), pool_size=2, work_root=tmp_path, coverage_pass=False)
+    try:
+        got = await asyncio.gather(*(judge.run(spec_for(tests, m), snap, submission=1, phases=[1]) for m in MODES))
+    finally:
+        await judge.aclose()
+    for mode, r in zip(MODES, got):
+        assert r.infra_error is None and r.isolation == mode
+        assert r.build.status == "failure", (mode, r.build)
+        errs = sorted(r.build.errors)
+        assert len(errs) == 3, (mode, errs)
+        assert errs[0] == "static/test_import_raises.py: cfg.ConfigError: no config file found", (mode, errs)
+        assert errs[1] == "static/test_missing_helper.py: ModuleNotFoundError: No module named 'corpus_helpers_absent'"
+        assert errs[2].startswith("static/test_missing_name.py: ImportError: cannot import name 'nosuch' from 'calc'")
+        assert r.deliverables == {"corpus": 0.0}
+        assert all(t.message == "not run: the submission did not build (collection errors)" for t in r.tests)
+
+
 if __name__ == "__main__":
     import tempfile
 

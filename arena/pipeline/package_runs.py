@@ -1,7 +1,8 @@
 """Gate checks that run the package's own tests through the real judge, in a sandbox:
 the unmodified starter must fail some tests and error none (seed 003 gate 2), must not
 already pass everything (gate 4 trivial shortcut), and the reference solution laid over
-the starter must pass every judge-side test of every phase."""
+the starter must pass every judge-side test of every phase, with no isolation notice (a
+construct process isolation cannot carry: the package needs ``judge.isolation: in_process``)."""
 
 from __future__ import annotations
 
@@ -90,6 +91,28 @@ def solution_findings(res: JudgeResult) -> list[Finding]:
     return [info("solution_run", f"solution/: the reference solution passes all {len(res.tests)} judge-side tests")]
 
 
+def isolation_findings(res: JudgeResult) -> list[Finding]:
+    """The reference's run carried isolation notices (issue 27): a construct of a test that
+    process isolation could not carry faithfully, so the count under the default
+    ``judge.isolation: process`` may differ from plain pytest's. One error per (test, construct)."""
+    out: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+    for n in res.isolation_notices:
+        if (n.test, n.construct) in seen:
+            continue
+        seen.add((n.test, n.construct))
+        out.append(
+            error(
+                "isolation",
+                f"solution/: {n.test}: under process isolation the judge could not carry this test's "
+                f"{n.construct} construct faithfully ({n.detail[:240]}): the package needs judge.isolation: in_process",
+            )
+        )
+        if len(out) >= 10:
+            break
+    return out
+
+
 async def run_findings(
     ch: Challenge, backend: str | None = None, *, solution: bool = True
 ) -> tuple[list[Finding], JudgeResult | None]:
@@ -106,7 +129,8 @@ async def run_findings(
                 tree = work / "solved"
                 shutil.copytree(ch.starter_dir, tree, symlinks=True)
                 shutil.copytree(ch.solution_dir, tree, symlinks=True, dirs_exist_ok=True)
-                out += solution_findings(await judge_tree(ch, tree, backend, work))
+                solved = await judge_tree(ch, tree, backend, work)
+                out += solution_findings(solved) + isolation_findings(solved)
             return out, starter
         except SandboxError as exc:
             return [error("sandbox", f"the sandbox is unavailable: {exc}")], None
