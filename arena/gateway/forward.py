@@ -4,8 +4,9 @@ Streamed answers are passed on event by event as they arrive (never buffered who
 a streamed OpenAI call the gateway asks for ``stream_options.include_usage`` to learn the
 token counts, and drops that extra usage-only chunk again when the agent had not asked
 for it. The body's ``model`` is set to the attempt's granted model, so an agent spends
-its budget on the model it is entered with. A client that hangs up mid-stream does not
-stop the metering: the rest of the answer is read (and dropped) for its usage.
+its budget on the model it is entered with. A client that hangs up mid-stream ends the
+upstream read at once (the connection is closed, so the provider stops generating); the
+call is metered with the usage seen so far and marked ``client_gone``.
 """
 
 from __future__ import annotations
@@ -303,7 +304,8 @@ async def _relay_stream(
                 try:
                     await resp.write(b"".join(out))
                 except (ConnectionError, aiohttp.ClientConnectionResetError):
-                    client_gone = True  # keep reading: the tokens are spent all the same
+                    client_gone = True  # stop reading: closing the stream stops the generation
+                    break
         rest = split.flush()
         if rest and not client_gone:
             for ev_raw, data in rest:
