@@ -67,6 +67,24 @@ def test_a_hand_edited_report_is_refused_with_exit_1(calibrated):
     assert human.returncode == 1 and "cannot be reproduced" in human.stdout + human.stderr
 
 
+def test_gate_4_is_judged_again_from_the_reports_objectives(calibrated):
+    """Publish re-reads the attacks' objectives (gate 4) and re-judging checks them: an edited
+    objective does not reproduce; a report without them is refused, naming the key."""
+    doc = calibrated["doc"]
+    assert set(doc["objectives"]) >= {"attack-delete", "attack-regex", "attack-copy"}
+    lowered = json.loads(json.dumps(doc))
+    lowered["objectives"]["attack-copy"] = [0.0]
+    r, out = _publish(calibrated, lowered, "lowered.json")
+    assert r.returncode == 1
+    errs = [f["detail"] for f in out["findings"] if f["severity"] == "error"]
+    assert any("agent attack-copy: reported objective 0" in e and "cannot be reproduced" in e for e in errs), errs
+    stripped = json.loads(json.dumps(doc))
+    del stripped["objectives"]
+    r, out = _publish(calibrated, stripped, "stripped.json")
+    assert r.returncode == 1
+    assert any("key 'objectives.attack-regex': missing" in f["detail"] for f in out["findings"])
+
+
 def test_a_report_naming_no_attempts_is_refused(calibrated):
     r, out = _publish(calibrated, report_doc(), "handwritten.json")
     assert r.returncode == 1 and out["published"] is None

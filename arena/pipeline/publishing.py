@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from arena.pipeline.baselines import assess_baselines
+from arena.pipeline.baselines import ATTACKS, assess_baselines
 from arena.pipeline.calibration import AGENTS, FLAKY_AGENTS, FLAKY_RUNS, Calibration, assess, bands
 from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge
@@ -53,6 +53,7 @@ class CalibrationReport:
     findings: list[Finding]
     package_hash: str | None
     doc: dict[str, Any]
+    objectives: dict[str, list[float]] = field(default_factory=dict)  # agent -> Objective per run (gate 4)
 
 
 @dataclass
@@ -106,7 +107,15 @@ def parse_calibration(doc: object, source: str) -> CalibrationReport:
     ph = doc.get("package_hash")
     if ph is not None and not isinstance(ph, str):
         raise PublishError(f"{source}: key 'package_hash': expected a string like sha256:...")
-    return CalibrationReport(source, cid, clean, findings, ph, doc)
+    objectives: dict[str, list[float]] = {}
+    raw_obj = doc.get("objectives") or {}
+    if not isinstance(raw_obj, dict):
+        raise PublishError(f"{source}: key 'objectives': expected agent -> list of objectives 0-100")
+    for agent, vals in raw_obj.items():
+        if not isinstance(vals, list) or not all(_score(v) for v in vals):
+            raise PublishError(f"{source}: key 'objectives.{agent}': expected a list of objectives 0-100")
+        objectives[str(agent)] = [float(v) for v in vals]
+    return CalibrationReport(source, cid, clean, findings, ph, doc, objectives)
 
 
 def read_calibration(path: str | Path) -> CalibrationReport:
@@ -136,6 +145,7 @@ def report_of(ch: Challenge, cal: Calibration, package_hash: str) -> dict[str, A
         "spread": cal.spread,
         "package_hash": package_hash,
         "classification": cal.classification,
+        "objectives": cal.objectives,
     }
 
 
@@ -187,7 +197,18 @@ def calibration_findings(
             out.append(f)
     if not missing:
         out += [f for f in assess(rep.runs, ch.manifest.weight_class) if f.detail not in seen]
-        out += [f for f in assess_baselines(rep.runs, bands(ch.manifest.weight_class)) if f.detail not in seen]
+        # gate 4 judged again from the report's objectives (re-judging checks they reproduce)
+        absent = [a for a in ATTACKS if rep.runs.get(a) and not rep.objectives.get(a)]
+        for a in absent:
+            out.append(
+                error(
+                    "calibration_report",
+                    f"{rep.source}: key 'objectives.{a}': missing: gate 4 judges the attacks' objectives "
+                    f"(as `gauntlet challenge calibrate --json` prints them)",
+                )
+            )
+        baseline = assess_baselines(rep.runs, bands(ch.manifest.weight_class), rep.objectives)
+        out += [f for f in baseline if f.detail not in seen]
     if verify and rep.source != "calibrate run":
         from arena.pipeline.reproduce import reproduce  # noqa: PLC0415
 

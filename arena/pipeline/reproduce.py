@@ -51,6 +51,7 @@ class Judged:
 
     attempt: str
     total: float | None = None  # None: it could not be read (``note`` says why)
+    objective: float | None = None
     note: str = ""
     challenge: str = ""
     agent: str = ""  # the spec it was made with (``agent_spec``, else ``agent``)
@@ -74,10 +75,12 @@ async def _rejudge(store: Path, attempts: dict[str, list[str]]) -> dict[str, lis
             row = row or {}
             started: dict = next((e.data for e in events if e.kind == ev.ATTEMPT_STARTED), {})
             ch_hash, files = started.get("challenge_hash"), started.get("agent_files")
+            card = judge_attempt(events)
             out.setdefault(agent, []).append(
                 Judged(
                     aid,
-                    total=round(float(judge_attempt(events).total), 2),
+                    total=round(float(card.total), 2),
+                    objective=round(float(card.components["objective"]), 2),
                     challenge=str(row.get("challenge_id") or row.get("challenge") or ""),
                     agent=str(row.get("agent_spec") or started.get("agent_spec") or row.get("agent") or ""),
                     challenge_hash=ch_hash if isinstance(ch_hash, str) else None,
@@ -204,6 +207,15 @@ def reproduce(rep, challenge_id: str, root: Path | None = None) -> list[Finding]
                     )
                 )
             out += _made_by(rep, agent, j, now)
+            objs = getattr(rep, "objectives", {}).get(agent, [])
+            if i < len(objs) and j.objective is not None and abs(objs[i] - j.objective) > TOLERANCE:
+                out.append(
+                    error(
+                        "calibration_report",
+                        f"{rep.source}: agent {agent}: reported objective {objs[i]:g} for attempt {j.attempt}, "
+                        f"re-judged {j.objective:g}: the report cannot be reproduced",
+                    )
+                )
             reported = rep.runs.get(agent, [])
             if i < len(reported) and abs(reported[i] - j.total) > TOLERANCE:
                 out.append(
