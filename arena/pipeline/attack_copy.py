@@ -9,8 +9,8 @@ and the expected value are literals, it builds a table per function and appends 
 call to the starter's code. The result is an overlay directory (the starter's module plus
 the wrapper block) a scripted agent lays over the starter and submits.
 
-A package whose tests reward this (score above 30, or within the naive band) checks its
-answers on the same inputs the agent is shown. Calls through objects (``limiter.allow(x)``)
+A package whose tests reward this (an objective above 40: seed 003 gate 4, a high finding;
+baselines.py) checks its answers on the same inputs the agent is shown. Calls through objects (``limiter.allow(x)``)
 carry state and are not memorised: on such packages the attack scores like the starter.
 """
 

@@ -1,6 +1,6 @@
 """Seed 003 step 5.2/5.5 enforced (issue 12, item 8): a published challenge's lifecycle
 decides whether an attempt may start, and its monitors run every ``check_interval``
-finished attempts.
+ended attempts (pipeline/monitors.py).
 
 ``admit(entry, agent, attempts, now)`` raises ``UsageError`` (exit 2) naming the rule:
 

@@ -188,8 +188,35 @@ def pivot_adaptation(c: JudgeContext) -> Adjustment | None:
     )
 
 
+def abandoned_phases(c: JudgeContext) -> Adjustment | None:
+    """Marathon: phases the agent never saw because it ended before their time mark (only
+    revealed phases are averaged into Objective, so ending early would otherwise dodge the
+    harder phases): -30 per phase, at most -60. Threshold-only phases (no mark inside the
+    limit) are not counted: nothing would have opened them."""
+    if c.rules.name != "marathon" or c.history.finished_t is None or c.history.time_limit_s <= 0:
+        return None
+    revealed = {int(r.get("phase") or 0) for r in c.history.phase_reveals}
+    marks = list(c.rules.reveal_marks)
+    missed = []
+    for n, pid, spec in c.history.phase_ids():
+        mark = spec.get("reveal_at", marks[n - 2] if 0 <= n - 2 < len(marks) else None)
+        if n < 2 or n in revealed or mark is None or float(mark) >= 1.0:
+            continue
+        at = float(mark) * c.history.time_limit_s
+        if c.history.finished_t < at:
+            missed.append(f"phase {n} ({pid}, opens at {at:.0f}s)")
+    if not missed:
+        return None
+    return Adjustment(
+        "abandoned_phases",
+        -float(min(60, 30 * len(missed))),
+        f"ended at {c.history.finished_t:.0f}s, before " + ", ".join(missed),
+    )
+
+
 RULES: list[Rule] = [
     root_cause,
+    abandoned_phases,
     phase_time_allocation,
     degradation,
     cross_phase_regressions,

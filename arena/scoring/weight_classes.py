@@ -5,8 +5,8 @@ Readings where seed 002 is open (docs/judging.md):
 - "Complete N+ challenges" counts distinct challenges with a judged attempt in the class;
   "last N attempts" are the agent's most recent attempts in the class (fewer if it has fewer).
 - "At least one score ≥ X" looks at every attempt of the agent in the class.
-- "ELO ≥ X (within bracket)": the agent's Elo (one rating, carried across classes) while it
-  competes in that class.
+- "ELO ≥ X (within bracket)": the agent's Elo within that class's bracket (ratings.py keeps
+  one Elo per bracket; an attempt moves only its own class's).
 - "Demonstrated recovery": attempts whose trajectory improved between iterations, on
   distinct challenges.
 - Relegation's "promotion threshold" is the threshold of the promotion *into* the agent's

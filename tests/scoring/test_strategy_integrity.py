@@ -193,3 +193,13 @@ def test_hard_coded_from_judge_finding():
 def test_components_in_range(scores):
     card = run(scores)
     assert all(0 <= v <= 100 for v in card.components.values())
+
+
+def test_ending_before_a_phase_opens_is_not_a_way_to_dodge_it():
+    """Unrevealed phases are not averaged into Objective (issue 20), so a Marathon agent that
+    ends before a phase's time mark is charged by Strategy's abandoned_phases instead."""
+    quit_early = marathon(90, 80, None)  # ends at ~3300 s: phase 3 opens at 3900 s
+    assert strategy(quit_early)["abandoned_phases"] == -30
+    stayed = marathon(90, 80, 70)
+    assert "abandoned_phases" not in strategy(stayed)
+    assert stayed.components["strategy"] > quit_early.components["strategy"]
