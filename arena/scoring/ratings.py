@@ -232,10 +232,12 @@ class Leaderboard:
 
 
 def _order(r: dict) -> tuple:
-    """The one list: rated agents by their rating (rank_class), then unrated ones by their mean
-    total outside frontier; Elo is not an ordering key (issue 20)."""
+    """The one list: rated agents grouped by the class they are rated in (lightweight first:
+    each class's ratings are centred on 1000, so ratings of two classes are not compared),
+    by their rating within it; then unrated ones by their mean total outside frontier. Elo is
+    not an ordering key (issue 20). ``classes`` (``class_tables``) is the per-class ranking."""
     if r["rated"]:
-        return (0, -r["rating"], r["agent"])
+        return (0, RANKED.index(r["rank_class"]), -r["rating"], r["agent"])
     return (1, -(r["ranked_mean_total"] or 0.0), r["agent"])
 
 
