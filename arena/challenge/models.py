@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 from typing import Any, Final, Literal, Self
 
 from pydantic import (
@@ -17,6 +18,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ModelWrapValidatorHandler,
+    ValidationInfo,
     PrivateAttr,
     field_validator,
     model_validator,
@@ -191,7 +193,51 @@ class Security(Strict):
     min_severity: Literal["low", "medium", "high"] = "medium"
 
 
+RESULTS_FORMATS: Final = ("junit", "ctrf", "tap", "reward")
+RESULTS_STDOUT: Final = "stdout"  # tap only: the command's standard output
+DEFAULT_PATHS: Final = {"junit": "report.xml", "ctrf": "ctrf.json", "tap": "results.tap", "reward": "reward.txt"}
+RESULTS_PATH = r"^(stdout|[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*)$"
+
+
+class JudgeResults(Strict):
+    """``judge.results``: the file a non-pytest judge command writes (arena/judge/result_formats.py)."""
+
+    format: Literal["junit", "ctrf", "tap", "reward"]
+    # relative to the run's output directory (/judge-out; {report} in the command expands
+    # to it); "stdout": the command's standard output (tap only). Default by format.
+    path: str = Field(default="", pattern=r"^$|" + RESULTS_PATH)
+
+    @model_validator(mode="after")
+    def _path(self) -> "JudgeResults":
+        if not self.path:
+            self.path = DEFAULT_PATHS[self.format]
+        if self.path == RESULTS_STDOUT and self.format != "tap":
+            raise ValueError("path stdout applies to format tap only: expected a file name for this format")
+        if ".." in self.path.split("/"):
+            raise ValueError(f"path {self.path!r}: expected a path inside the run's output directory")
+        return self
+
+
+def _is_pytest(command: str) -> bool:
+    """The judge's rule (arena/judge/command.py): ``pytest ...`` or ``python[N] [-opts] -m pytest ...``."""
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        return False
+    if not parts:
+        return False
+    exe = parts[0].rsplit("/", 1)[-1]
+    if exe in ("pytest", "py.test"):
+        return True
+    if re.match(r"^python(\d+(\.\d+)?)?$", exe):
+        rest = [p for p in parts[1:] if not (p.startswith("-") and p != "-m")]
+        return rest[:2] == ["-m", "pytest"]
+    return False
+
+
 class Judge(Strict):
+    # before command: its check reads it (a command with results needs no {report})
+    results: JudgeResults | None = None
     command: str = Field(min_length=1)
     timeout: float = 60.0  # seconds; written as 60s, 2m ...
     categories: dict[str, str] = Field(default_factory=dict)
@@ -199,14 +245,33 @@ class Judge(Strict):
     security: Security = Field(default_factory=Security)
     # process: the submission runs in its own process behind a data-only pipe (default);
     # in_process: imported into the judge's test process (for packages that need it).
-    isolation: Literal["process", "in_process"] = "process"
+    # none: a judge command that is not pytest runs the submission as its own program; the
+    # package must say so (required with judge.results: docs/judge.md, "Judge commands").
+    isolation: Literal["process", "in_process", "none"] = "process"
 
     @field_validator("command")
     @classmethod
-    def _report(cls, v: str) -> str:
-        if "{report}" not in v:
+    def _report_arg(cls, v: str, info: ValidationInfo) -> str:
+        if "{report}" not in v and info.data.get("results") is None:
             raise ValueError("expected a command containing {report} (the JUnit XML path the command must write)")
         return v
+
+    @model_validator(mode="after")
+    def _results(self) -> "Judge":
+        if self.results is None:
+            if self.isolation == "none":
+                raise ValueError("isolation none applies to a judge command with judge.results only")
+            return self
+        if _is_pytest(self.command):
+            raise ValueError(
+                "results: applies to a judge command that is not pytest (a pytest command is read from JUnit XML)"
+            )
+        if self.isolation != "none":
+            raise ValueError(
+                "isolation: a judge command with judge.results runs the submission as its own program,"
+                " outside the judge's process isolation: expected isolation: none (the documented opt-out)"
+            )
+        return self
 
     @field_validator("timeout", mode="before")
     @classmethod

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from arena.judge import command as cmd
 from arena.judge import coverage_pass
+from arena.judge import result_formats
 from arena.judge import trusted
 from arena.judge.expected import Matcher, collect_expected, is_test_file
 from arena.judge.isolation_notices import notice_lines, read_isolation_notices
@@ -78,6 +79,9 @@ class JudgeSpec:
     # (isolation.py); "in_process": imported into the test process (the old mode).
     isolation: str = "process"
     briefing: str = ""  # every phase's briefing: a deliverable that repeats it says nothing (substance.py)
+    # manifest judge.results (result_formats.py): "" = JUnit at {report} (with expected ids)
+    results_format: str = ""
+    results_path: str = ""
 
     @classmethod
     def from_challenge(cls, challenge, phases: list[int]) -> "JudgeSpec":
@@ -92,9 +96,15 @@ class JudgeSpec:
             network=False,
             runtime=getattr(sb, "runtime", None),
         )
+        res = getattr(m.judge, "results", None)
+        command = m.judge.command
+        if res is not None and res.path != result_formats.STDOUT:
+            command = command.replace("{report}", f"{cmd.OUT_DIR}/{res.path}")
         return cls(
+            results_format=res.format if res is not None else "",
+            results_path=res.path if res is not None else "",
             wants_coverage=_discloses_coverage(getattr(m, "format", "")),
-            command=m.judge.command,
+            command=command,
             timeout_s=timeout,
             categories=dict(m.judge.categories or {}),
             image=sb.image,
@@ -209,6 +219,8 @@ class Judge:
             result.infra_error = f"judge: cannot read the challenge: {e}"
             return result
         expected, errors = collect_expected(spec.test_dirs)
+        if spec.results_format:  # the tests are the result file's (result_formats.py)
+            expected = []
         judge_names = {
             p.name
             for suites in spec.test_dirs.values()
@@ -409,8 +421,16 @@ class Judge:
             result.coverage = None if res.timed_out else read_coverage(out / "coverage.json")
             return
         junit_cases = None
+        if spec.results_format:
+            try:
+                junit_cases = result_formats.read(spec.results_format, spec.results_path, out, res.stdout or b"")
+            except result_formats.ResultsError as e:
+                result.infra_error = f"judge: {e}"
+                return
+            for c in junit_cases or []:
+                c.message = scrub_paths(c.message)
         try:
-            data = read_report(str(out / "report.xml"))
+            data = None if spec.results_format else read_report(str(out / "report.xml"))
             if data is not None:
                 junit_cases = parse_junit(data)
                 for c in junit_cases:
