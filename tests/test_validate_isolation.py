@@ -63,3 +63,15 @@ def test_the_same_package_in_process_has_no_isolation_finding(tmp_path):
     found, _ = run_checks(load_challenge(package(tmp_path, "in_process")), "local")
     assert [f for f in found if f.check == "isolation"] == []
     assert any(f.check == "solution_run" and "passes all" in f.detail for f in found), found
+
+
+def test_a_test_subclassing_the_submission_class_is_refused_by_name(tmp_path):
+    pkg = package(tmp_path)
+    (pkg / "tests/static/test_money.py").write_text(
+        "from calc import Money\n\n\nclass Euros(Money):\n    pass\n\n\ndef test_euros():\n    assert Euros(5).cents == 5\n")
+    found, _ = run_checks(load_challenge(pkg), "local")
+    iso = [f.detail for f in found if f.check == "isolation"]
+    assert len(iso) == 1 and iso[0].startswith("solution/: static/test_money.py: "), found
+    assert "cannot subclass the submission's calc.Money" in iso[0] and "needs judge.isolation: in_process" in iso[0]
+    sol = [f.detail for f in found if f.check == "solution_run"]
+    assert "TypeError: judge: a test class cannot subclass" in sol[0], sol

@@ -69,7 +69,7 @@ _NOTICED = set()
 def notice(construct, detail):
     """A construct of the current test that cannot cross the boundary faithfully: one signed
     ``isolation`` line in the progress log (docs/judge.md 4b: JudgeResult.isolation_notices)."""
-    nodeid = STATE.get("nodeid") or ""
+    nodeid = STATE.get("nodeid") or STATE.get("collecting") or ""
     key = (nodeid, construct, detail)
     if key in _NOTICED or len(_NOTICED) > 1000:
         return

@@ -147,6 +147,9 @@ class Remote:
     def __subclasscheck__(self, cls):
         return call(["op", "issubclass", cls, self]) is True
 
+    def __mro_entries__(self, bases):
+        _no_subclass(_short(self))
+
     @property
     def __class__(self):
         # isinstance(x, types.GeneratorType) / isinstance(Shape, abc.ABCMeta): Python asks
@@ -230,6 +233,14 @@ def _eq_value(obj, other):
     return False
 
 
+def _no_subclass(what):
+    """``class T(Base)`` in a test, ``Base`` the submission's: a class cannot span two processes."""
+    msg = (f"a test class cannot subclass the submission's {what} under process isolation "
+           "(the package needs judge.isolation: in_process)")
+    notice("unsupported", msg)
+    raise TypeError(f"judge: {msg}")
+
+
 def _short(x):
     try:
         r = repr(x)
@@ -309,6 +320,9 @@ class Lazy:
 
     def __subclasscheck__(self, cls):
         return issubclass(cls, self._value())
+
+    def __mro_entries__(self, bases):
+        _no_subclass(".".join(self._path))
 
     @property
     def __class__(self):
@@ -462,7 +476,12 @@ _TM_LOCAL = {id(getattr(_local_tm, n)): n for n in _TM_NAMES}
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector):
+    module = isinstance(collector, pytest.Module)
+    if module:
+        STATE["collecting"] = collector.nodeid  # a notice at import names the test module
     yield
+    if module:
+        STATE["collecting"] = None
     mod = getattr(collector, "_obj", None) if isinstance(collector, pytest.Module) else None
     if isinstance(mod, types.ModuleType):
         g = mod.__dict__

@@ -78,8 +78,8 @@ def solution_findings(res: JudgeResult) -> list[Finding]:
     bad = [t for t in res.tests if t.outcome != "passed"]
     if res.build.status == "failure" or bad or not res.tests:
         detail = (
-            ", ".join(f"{t.suite}/{t.name} {t.outcome}" for t in bad[:5])
-            or "; ".join(res.build.errors[:1])
+            (f"the tests did not build: {'; '.join(res.build.errors[:2])}" if res.build.status == "failure" else "")
+            or ", ".join(f"{t.suite}/{t.name} {t.outcome}" for t in bad[:5])
             or "no tests ran"
         )
         return [
