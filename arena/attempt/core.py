@@ -40,6 +40,7 @@ from arena.sandbox.base import Limits, Mount, SandboxError
 from arena import events as ev
 
 if TYPE_CHECKING:
+    from arena.agents.agent_file import AgentFile
     from arena.attempt.recover import ResumeState
     from arena.challenge import Challenge
     from arena.observe import SandboxObservation
@@ -326,7 +327,7 @@ class Attempt:
             )
         self._allow_agent_uid(agent_file)
 
-    def _allow_agent_uid(self, agent_file: Any) -> None:
+    def _allow_agent_uid(self, agent_file: "AgentFile | None") -> None:
         """Give the attempt's sockets (agent.sock, the gateway's) to the uid its agent runs
         as, mode 0600: no other uid on the host speaks for this attempt (issue 26)."""
         uid: int | None = None

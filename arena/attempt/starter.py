@@ -49,7 +49,7 @@ def cache_key(challenge_hash: str, backend: str, phases: list[int]) -> str:
 
 
 def _cache_file(key: str) -> Path:
-    from arena.sandbox.image import cache_dir  # noqa: PLC0415
+    from arena.sandbox.cache import cache_dir  # noqa: PLC0415
 
     d = cache_dir() / "starter-judged"
     d.mkdir(parents=True, exist_ok=True)

@@ -31,7 +31,7 @@ import secrets
 import shutil
 import socket
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from arena.errors import UsageError
 from arena.gateway.limits import Usage, UsageLimits
@@ -39,7 +39,17 @@ from arena.gateway.server import SOCKET_NAME, Grant
 
 if TYPE_CHECKING:
     from arena.attempt.core import Attempt
-    from arena.cluster.driver import ClusterPlacer
+
+
+class ClusterPlacer(Protocol):
+    """What a driver-side link needs of the placer (arena/cluster/driver.py) — a Protocol, so
+    this module does not import the driver that imports it."""
+
+    ray: Any  # Any: the ray module (or a test's stand-in)
+    shared: Any  # Any: the arena's Shared (its gateway)
+
+    async def _get(self, ref: object) -> object: ...  # a Ray ObjectRef in, its value out
+
 
 log = logging.getLogger(__name__)
 CHUNK = 64 * 1024

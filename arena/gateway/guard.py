@@ -43,7 +43,7 @@ class GatewayBounds:
     total_queue: int = 256
 
 
-def _error(status: int, kind: str, message: str, path: str, **extra: Any) -> web.Response:
+def _error(status: int, kind: str, message: str, path: str, **extra: object) -> web.Response:
     body: dict[str, Any] = {"error": {"type": kind, "message": message, **extra}}
     if path.startswith("/v1/messages"):
         body = {"type": "error", **body}
@@ -78,7 +78,7 @@ class _Slots:
             self.waiting -= 1
 
 
-def middleware(gw: "Gateway", bounds: GatewayBounds) -> Any:
+def middleware(gw: "Gateway", bounds: GatewayBounds) -> Callable[..., Awaitable[web.StreamResponse]]:
     """The aiohttp middleware enforcing ``bounds`` on every route of ``gw``."""
     mine: dict[str, _Slots] = {}
     total = _Slots(bounds.total, bounds.total_queue)

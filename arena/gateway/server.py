@@ -369,9 +369,11 @@ def _where(sockname: object) -> str:
     return "gateway socket" if isinstance(sockname, str) else "TCP listener"
 
 
-def peer_uid(transport: Any) -> int | None:
+def peer_uid(transport: "asyncio.BaseTransport | None") -> int | None:
     """The uid at the other end of a request's connection: SO_PEERCRED on a unix socket,
     the owner of the client's socket in /proc/net/tcp for loopback TCP; None if unknown."""
+    if transport is None:
+        return None
     sock = transport.get_extra_info("socket")
     if sock is None:
         return None

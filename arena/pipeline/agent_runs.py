@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.agents.scripted import ScriptedAgentRunner
 from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge
 from arena.pipeline.schedule import TimedAgent, Timing, quiet_durations, slip_reasons
@@ -40,7 +41,7 @@ async def _batch(
         jobs = []
         for name in names:
             a = arena.attempt(ch, f"scripted:{name}", time_scale=scale)
-            if hasattr(a.agent, "remaining_steps"):  # a scripted runner: time its steps
+            if isinstance(a.agent, ScriptedAgentRunner):  # a scripted runner: time its steps
                 a.agent = TimedAgent(a.agent, scale)
             jobs.append((name, a))
         statuses = await arena.run_all([a for _, a in jobs])

@@ -18,6 +18,7 @@ from __future__ import annotations
 import statistics
 
 from arena.challenge.errors import info
+from arena.pipeline.bands import CLASS_BANDS
 from arena.results import Finding
 
 CLASS_MEDIANS = {"lightweight": 75.0, "middleweight": 55.0, "contender": 42.0, "heavyweight": 30.0, "frontier": 15.0}
@@ -31,8 +32,6 @@ def _miss(value: float, band: tuple[float, float]) -> float:
 
 
 def classification(scores: dict[str, float], declared: str) -> dict:
-    from arena.pipeline.calibration import CLASS_BANDS  # noqa: PLC0415 — one table, no cycle at import
-
     s = {a: float(scores[a]) for a in SCORED if a in scores}
     med = round(statistics.median(s.values()), 2) if s else None
     expected = CLASS_MEDIANS.get(declared)

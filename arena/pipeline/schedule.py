@@ -25,7 +25,11 @@ import os
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arena.agents.base import AgentContext, AgentOutcome
+    from arena.agents.scripted import ScriptedAgentRunner
 
 TOLERANCE_S = 1.0  # real seconds a step may start late (the issue's "1 s stall")
 LOAD_LIMIT = 3.0  # 1-minute load average per CPU above which a step's timing is not trusted
@@ -57,14 +61,14 @@ def load_per_cpu() -> float:
 class TimedAgent:
     """A scripted agent runner that times its steps (everything else is the runner's)."""
 
-    def __init__(self, inner: Any, scale: float) -> None:  # Any: a ScriptedAgentRunner
+    def __init__(self, inner: "ScriptedAgentRunner", scale: float) -> None:
         self.inner = inner
         self.timing = Timing(scale=scale)
 
     def __getattr__(self, name: str) -> Any:  # Any: whatever the runner has
         return getattr(self.inner, name)
 
-    async def run(self, ctx: Any) -> Any:  # Any: AgentContext in, AgentOutcome out (as the runner)
+    async def run(self, ctx: "AgentContext") -> "AgentOutcome":
         from arena.agents.base import AgentOutcome  # noqa: PLC0415
         from arena.agents.scripted import _seconds  # noqa: PLC0415
 

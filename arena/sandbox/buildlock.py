@@ -19,14 +19,14 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 
+from arena.sandbox.cache import cache_dir
+
 T = TypeVar("T")
 _TIMES = "build-times.json"
 _times_lock = threading.Lock()  # threads of one process (flock is per open file)
 
 
 def _cache() -> Path:
-    from arena.sandbox.image import cache_dir  # noqa: PLC0415 — one definition of the cache
-
     return cache_dir()
 
 

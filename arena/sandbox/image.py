@@ -24,6 +24,7 @@ from typing import Callable
 
 from arena.sandbox.base import SandboxError
 from arena.sandbox.buildlock import locked_build
+from arena.sandbox.cache import cache_dir  # re-exported: callers import it from here
 
 BASE_IMAGE = "gauntlet-base"
 BASE_TAG = "latest"
@@ -61,12 +62,6 @@ _TRIM = [
 
 def recipe_hash(recipe: dict = RECIPE) -> str:
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()
-
-
-def cache_dir() -> Path:
-    d = Path(os.environ.get("GAUNTLET_CACHE", Path.home() / ".cache" / "gauntlet"))
-    d.mkdir(parents=True, exist_ok=True)
-    return d
 
 
 @dataclass

@@ -18,9 +18,11 @@ from arena.scoring.objective import deliverable_items
 from arena.scoring.resultview import Judged, ResultView, view
 from arena import events as ev
 from arena.events import Event
-from arena.scoring.record import ACTION_KINDS as _ACTION_KINDS
 
 DEFAULT_PHASE1_ID = "foundation"
+# the telemetry kinds the per-iteration records read (arena/scoring/record.py)
+ACTION_KINDS = frozenset({ev.FILE_READ, ev.FILE_CHANGED, ev.COMMAND_RUN, ev.FEEDBACK_READ})
+_ACTION_KINDS = ACTION_KINDS
 _JUDGED_KINDS = frozenset(
     {
         ev.ATTEMPT_STARTED,

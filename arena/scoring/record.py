@@ -23,20 +23,18 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
-from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from arena import events as ev
 from arena.events import Event
 
-if TYPE_CHECKING:  # both import this module: for annotations only
-    from arena.scoring.history import AttemptHistory, Submission
-    from arena.scoring.resultview import Judged
+from arena.scoring.history import ACTION_KINDS, AttemptHistory, Submission
+from arena.scoring.memo import memo
+from arena.scoring.resultview import Judged
 
 FILE_READ, FILE_CHANGED, COMMAND_RUN, FEEDBACK_READ = ev.FILE_READ, ev.FILE_CHANGED, ev.COMMAND_RUN, ev.FEEDBACK_READ
-ACTION_KINDS = frozenset({FILE_READ, FILE_CHANGED, COMMAND_RUN, FEEDBACK_READ})
 SEARCH_PROGRAMS = {"grep", "rg", "find", "ag", "ack", "locate", "fd"}
-T = TypeVar("T")
 
 
 @dataclass(slots=True)  # one per iteration of every judged attempt: cheaper to build and read
@@ -131,18 +129,6 @@ class IterationRecord:
         }
 
 
-def memo(result: object, key: Hashable, compute: Callable[[], T]) -> T:
-    """``compute()`` once per result when the result carries a ``cache`` dict (the judges'
-    ``ResultView`` does); otherwise recompute."""
-    cache = getattr(result, "cache", None)
-    if cache is None:
-        return compute()
-    if key not in cache:
-        cache[key] = compute()
-    value: T = cache[key]
-    return value
-
-
 def _counts(result: Judged | None) -> dict[str, int]:
     passed, total = memo(result, "passed_total", lambda: _passed_total(result))
     return {"passed": passed, "failed": total - passed, "total": total}
@@ -209,7 +195,6 @@ def build_records(
 ) -> list[IterationRecord]:
     """One record per counted submission. ``history`` is an ``AttemptHistory`` (or events);
     ``scores`` the trajectory (defaults to each submission's objective)."""
-    from arena.scoring.history import AttemptHistory  # noqa: PLC0415 (no cycle at import)
     from arena.scoring.objective import submission_score  # noqa: PLC0415
 
     if not isinstance(history, AttemptHistory):

@@ -11,7 +11,7 @@ from collections.abc import Hashable, Mapping
 from typing import Any, NamedTuple, TypeAlias
 
 from arena.results import JudgeResult, Suite
-from arena.scoring.record import memo  # noqa: F401 (re-exported for the judges)
+from arena.scoring.memo import memo  # noqa: F401 (re-exported for the judges)
 
 
 class TestView(NamedTuple):

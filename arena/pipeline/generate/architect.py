@@ -57,7 +57,7 @@ def profile(template: Template, wc: int, rng: random.Random, discriminators: lis
     return out
 
 
-def sub(value: Any, vocab: dict[str, str]) -> Any:
+def sub(value: object, vocab: dict[str, str]) -> object:
     if isinstance(value, str):
         return Subst(value).substitute(vocab)
     if isinstance(value, list):

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from arena.pipeline.generate.architect import architect, dump
 from arena.pipeline.generate.builder import build
@@ -20,6 +20,10 @@ from arena.pipeline.generate.spec_gate import gate_1, recent_fingerprints
 from arena.pipeline.generate.stages import HARD_TIMEOUT_S, TIMEOUTS_S, StageRecord, StageTimeout, run_stage
 from arena.pipeline.generate.templates import library
 from arena.results import Finding
+
+if TYPE_CHECKING:
+    from arena.challenge.loader import Challenge
+    from arena.pipeline.calibration import Calibration
 
 MAX_ATTEMPTS = 3
 UNTIL = ("spec", "package", "calibrate", "audit", "publish")
@@ -73,6 +77,7 @@ class Job:
         self.t0 = timer()
 
     # -- stages ---------------------------------------------------------------------
+    # Any: the (record, value) of whatever stage function ``fn`` is (a spec, a package, a calibration)
     def _stage(self, stages: list[StageRecord], name: str, inputs: dict[str, Any], fn: Callable[[], Any]) -> Any:
         left = HARD_TIMEOUT_S - (self.timer() - self.t0)
         rec = StageRecord(name, inputs, min(self.timeouts[name], max(0.0, left)))
@@ -155,7 +160,7 @@ class Job:
         return self._publish(stages, pkg, ch, cal, spec)
 
     def _publish(
-        self, stages: list[StageRecord], pkg: Path, ch: Any, cal: Any, spec: dict
+        self, stages: list[StageRecord], pkg: Path, ch: "Challenge", cal: "Calibration", spec: dict
     ) -> tuple[str, int, dict | None]:
         from arena.pipeline.publish_records import package_hash  # noqa: PLC0415
         from arena.pipeline.publishing import parse_calibration, publish, report_of  # noqa: PLC0415

@@ -36,6 +36,7 @@ class StageTimeout(Exception):
     pass
 
 
+# Any: what the stage function returns (each stage its own type)
 def run_stage(rec: StageRecord, fn: Callable[[], Any], timer: Callable[[], float] = time.monotonic) -> Any:
     """``fn()`` in a daemon thread, waited for at most ``rec.timeout_s``; raises
     StageTimeout (the thread is abandoned, the job aborts) or fn's exception."""
