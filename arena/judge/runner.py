@@ -95,6 +95,8 @@ class JudgeSpec:
             wall_s=timeout,
             network=False,
             runtime=getattr(sb, "runtime", None),
+            # a judge command with its own results may build and run binaries in /tmp
+            tmp_exec=getattr(m.judge, "results", None) is not None,
         )
         res = getattr(m.judge, "results", None)
         command = m.judge.command

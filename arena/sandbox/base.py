@@ -24,6 +24,7 @@ class Limits:
     tmpfs_mb: int = 64  # size-limited scratch at /tmp
     file_mb: int = 256  # largest file a sandboxed process may write (RLIMIT_FSIZE)
     tmp_inodes: int = 4096  # inodes of the /tmp tmpfs
+    tmp_exec: bool = False  # Docker: /tmp allows exec (a judge command that builds and runs its tests)
     workspace_mb: int = 512  # quota of a writable workspace (as root; arena/sandbox/quota.py)
     workspace_inodes: int = 20_000
     network: bool = False

@@ -184,7 +184,10 @@ class DockerBackend:
                 nano_cpus=int(limits.cpus * 1e9),
                 pids_limit=limits.pids,
                 read_only=True,
-                tmpfs={"/tmp": f"size={limits.tmpfs_mb}m,nr_inodes={limits.tmp_inodes},mode=1777"},
+                tmpfs={
+                    "/tmp": f"size={limits.tmpfs_mb}m,nr_inodes={limits.tmp_inodes},mode=1777"
+                    + (",exec" if getattr(limits, "tmp_exec", False) else "")
+                },
                 shm_size=f"{max(1, min(limits.tmpfs_mb, 16))}m",
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],

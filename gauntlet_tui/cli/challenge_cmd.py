@@ -45,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from gauntlet_tui.cli.publish_cmd import register_publish  # noqa: PLC0415
 
     register_publish(sub)
+    from gauntlet_tui.cli.import_cmd import register_import  # noqa: PLC0415
+
+    register_import(sub)
     from gauntlet_tui.cli.generate_cmd import register_generate  # noqa: PLC0415
 
     register_generate(sub)

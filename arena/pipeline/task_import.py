@@ -1,0 +1,459 @@
+"""``gauntlet challenge import DIR``: a Harbor or Terminal-Bench task as a Gauntlet package.
+
+Harbor (``task.toml``, ``instruction.md``, ``environment/Dockerfile``, ``tests/test.sh``
+writing ``/logs/verifier/reward.txt|json``, ``solution/solve.sh``) and Terminal-Bench
+(``task.yaml`` with ``instruction``, ``Dockerfile``, ``run-tests.sh``, ``tests/``,
+``solution.sh``). Neither project's own task model is imported: both packages require
+Python >= 3.12 (this project runs on 3.11) and pull in large trees (litellm, supabase,
+fastapi, streamlit ...); the documented fields used here are read with the pydantic
+models below (their names and defaults as in harbor 0.25.0 ``models/task/config.py`` and
+terminal-bench 0.2.18 ``handlers/trial_handler.py``), other keys are ignored.
+
+The package made (a copy; the task directory is never changed):
+
+- ``briefing.md`` = the instruction; ``starter/`` = the files the Dockerfile COPYs into
+  its WORKDIR (static reading of COPY/ADD lines; the build context is ``environment/``
+  for Harbor, the task directory for Terminal-Bench);
+- ``tests/static/`` = the task's tests with the test script; the judge command runs it
+  with ``judge.results: {format: reward}`` (Terminal-Bench: the script's exit status
+  becomes the reward, as Harbor's own Terminal-Bench mapper does), ``isolation: none``;
+- ``environment/Dockerfile`` (and its context), built by ``task_image.build`` with the
+  gauntlet layer on top; ``sandbox.image`` names that build;
+- ``agents/reference.yaml`` runs the solution script in the workspace, ``agents/noop.yaml``
+  submits the untouched workspace (the oracle and the no-op baselines);
+- ``x-import`` in the manifest: source path, task format, task hash (lineage).
+
+The task's absolute paths are rewritten in copies of its scripts so that they run in a
+Gauntlet sandbox on either backend: the WORKDIR (``/app``) becomes
+``${GAUNTLET_TASK_WORKDIR:-/app}``, ``/tests`` ``${GAUNTLET_TASK_TESTS:-/tests}``,
+``/logs/verifier`` ``${GAUNTLET_TASK_VERIFIER:-/logs/verifier}``, ``/solution``
+``${GAUNTLET_TASK_SOLUTION:-/solution}`` (unset, the scripts still run as they did).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+import shutil
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from arena.formats import FORMATS
+
+TESTS_IN_JUDGE = "/judge/tests/1/static"
+SOLUTION_DIR = ".gauntlet-solution"  # where the reference agent lays the solution, then removes it
+
+
+class ImportError_(ValueError):
+    """A task that cannot be imported: the message names the file and the field."""
+
+
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class HarborAgent(_Loose):
+    timeout_sec: float | None = None
+
+
+class HarborVerifier(_Loose):
+    timeout_sec: float = 600.0
+    env: dict[str, str] = {}
+
+
+class HarborEnvironment(_Loose):
+    docker_image: str | None = None
+    cpus: float | None = None
+    memory_mb: int | None = None
+    workdir: str | None = None
+    allow_internet: bool | None = None
+
+
+class HarborStep(_Loose):
+    name: str
+
+
+class HarborTask(_Loose):
+    """The fields of Harbor's ``TaskConfig`` (task.toml) an import reads."""
+
+    schema_version: str = "1.4"
+    metadata: dict[str, Any] = {}
+    verifier: HarborVerifier = HarborVerifier()
+    agent: HarborAgent = HarborAgent()
+    environment: HarborEnvironment = HarborEnvironment()
+    steps: list[HarborStep] | None = None
+
+
+class TerminalBenchTask(_Loose):
+    """The fields of Terminal-Bench's ``Task`` (task.yaml) an import reads."""
+
+    instruction: str
+    difficulty: str = "medium"
+    category: str = "software_engineering"
+    parser_name: str = "pytest"
+    max_agent_timeout_sec: float = 360.0
+    max_test_timeout_sec: float = 60.0
+
+
+@dataclass
+class Task:
+    kind: str  # harbor | terminal-bench
+    source: Path
+    instruction: str
+    dockerfile: Path
+    context: Path  # the Docker build context
+    tests_dir: Path | None
+    test_script: Path
+    solution_script: Path | None
+    solution_dir: Path | None
+    agent_timeout_s: float | None
+    verifier_timeout_s: float
+    difficulty: str
+    cpus: float | None = None
+    memory_mb: int | None = None
+    workdir: str = "/app"
+    notes: list[str] = field(default_factory=list)
+
+
+def _validation(exc: ValidationError, file: str) -> ImportError_:
+    e = exc.errors()[0]
+    key = ".".join(str(p) for p in e["loc"]) or "(document)"
+    return ImportError_(f"{file}: key {key!r}: {e['msg']}")
+
+
+def _need(path: Path, root: Path, what: str) -> Path:
+    if not path.is_file():
+        raise ImportError_(f"{path.relative_to(root)}: required file missing: expected {what}")
+    return path
+
+
+def _text(path: Path, root: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ImportError_(f"{path.relative_to(root)}: unreadable: expected UTF-8 text ({e})") from None
+
+
+def read_task(src: Path) -> Task:
+    """The task of a Harbor or Terminal-Bench directory; ``ImportError_`` names the file and field."""
+    src = Path(src)
+    if not src.is_dir():
+        raise ImportError_(f"{src}: no such directory: expected a Harbor or Terminal-Bench task directory")
+    src = src.resolve()
+    if (src / "task.toml").is_file():
+        return _harbor(src)
+    if (src / "task.yaml").is_file():
+        return _terminal_bench(src)
+    raise ImportError_(f"{src}: neither task.toml (Harbor) nor task.yaml (Terminal-Bench): expected a task directory")
+
+
+def _harbor(src: Path) -> Task:
+    try:
+        data = tomllib.loads(_text(src / "task.toml", src))
+    except tomllib.TOMLDecodeError as e:
+        raise ImportError_(f"task.toml: not valid TOML ({e})") from None
+    try:
+        cfg = HarborTask.model_validate(data)
+    except ValidationError as e:
+        raise _validation(e, "task.toml") from None
+    if cfg.steps:
+        raise ImportError_("task.toml: key 'steps': multi-step Harbor tasks (Marathon phases) are not imported yet")
+    env = src / "environment"
+    if cfg.environment.docker_image and not (env / "Dockerfile").is_file():
+        raise ImportError_(
+            f"task.toml: key 'environment.docker_image' ({cfg.environment.docker_image}): a prebuilt image without"
+            " environment/Dockerfile is not imported: expected environment/Dockerfile"
+        )
+    dockerfile = _need(env / "Dockerfile", src, "the task's environment (a Dockerfile)")
+    tests = src / "tests"
+    script = _need(tests / "test.sh", src, "the verifier script that writes /logs/verifier/reward.txt")
+    solve = src / "solution" / "solve.sh"
+    meta = cfg.metadata
+    return Task(
+        kind="harbor",
+        source=src,
+        instruction=_text(_need(src / "instruction.md", src, "the task's instruction (markdown)"), src),
+        dockerfile=dockerfile,
+        context=env,
+        tests_dir=tests,
+        test_script=script,
+        solution_script=solve if solve.is_file() else None,
+        solution_dir=src / "solution" if solve.is_file() else None,
+        agent_timeout_s=cfg.agent.timeout_sec,
+        verifier_timeout_s=cfg.verifier.timeout_sec,
+        difficulty=str(meta.get("difficulty", "medium")),
+        cpus=cfg.environment.cpus,
+        memory_mb=cfg.environment.memory_mb,
+        workdir=cfg.environment.workdir or _dockerfile_workdir(dockerfile) or "/app",
+    )
+
+
+def _terminal_bench(src: Path) -> Task:
+    try:
+        data = yaml.safe_load(_text(src / "task.yaml", src))
+    except yaml.YAMLError as e:
+        raise ImportError_(f"task.yaml: not valid YAML ({e})") from None
+    if not isinstance(data, dict):
+        raise ImportError_("task.yaml: expected a mapping of the task's keys (instruction, difficulty ...)")
+    try:
+        cfg = TerminalBenchTask.model_validate(data)
+    except ValidationError as e:
+        raise _validation(e, "task.yaml") from None
+    if not cfg.instruction.strip():
+        raise ImportError_("task.yaml: key 'instruction': empty: expected the task's instruction")
+    if (src / "solution.yaml").is_file() and not (src / "solution.sh").is_file():
+        raise ImportError_("solution.yaml: a command-list solution is not imported: expected solution.sh")
+    dockerfile = _need(src / "Dockerfile", src, "the task's environment (a Dockerfile)")
+    solve = src / "solution.sh"
+    return Task(
+        kind="terminal-bench",
+        source=src,
+        instruction=cfg.instruction,
+        dockerfile=dockerfile,
+        context=src,
+        tests_dir=src / "tests" if (src / "tests").is_dir() else None,
+        test_script=_need(src / "run-tests.sh", src, "the test runner script"),
+        solution_script=solve if solve.is_file() else None,
+        solution_dir=None,
+        agent_timeout_s=cfg.max_agent_timeout_sec,
+        verifier_timeout_s=cfg.max_test_timeout_sec,
+        difficulty=cfg.difficulty,
+        workdir=_dockerfile_workdir(dockerfile) or "/app",
+    )
+
+
+# -- Dockerfile reading -----------------------------------------------------------
+def dockerfile_lines(path: Path) -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of a Dockerfile, continuation lines joined, comments dropped."""
+    out, buf = [], ""
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not buf and (not line or line.startswith("#")):
+            continue
+        if line.endswith("\\"):
+            buf += line[:-1] + " "
+            continue
+        buf += line
+        parts = buf.split(None, 1)
+        out.append((parts[0].upper(), parts[1] if len(parts) > 1 else ""))
+        buf = ""
+    return out
+
+
+def _dockerfile_workdir(path: Path) -> str | None:
+    wd = None
+    for ins, arg in dockerfile_lines(path):
+        if ins == "WORKDIR":
+            wd = arg.strip().strip('"')
+    return wd
+
+
+def _starter_files(task: Task, dest: Path) -> list[str]:
+    """Copy what the Dockerfile COPYs into its WORKDIR to ``dest``; the sources copied."""
+    copied: list[str] = []
+    workdir = task.workdir.rstrip("/") or "/"
+    cur = "/"
+    for ins, arg in dockerfile_lines(task.dockerfile):
+        if ins == "WORKDIR":
+            cur = arg.strip().strip('"')
+            continue
+        if ins not in ("COPY", "ADD"):
+            continue
+        try:
+            parts = [p for p in shlex.split(arg) if not p.startswith("--")]
+        except ValueError:
+            continue
+        if len(parts) < 2:
+            continue
+        *srcs, target = parts
+        target = target if target.startswith("/") else f"{cur.rstrip('/')}/{target}"
+        if target.rstrip("/") != workdir and not target.startswith(workdir + "/"):
+            continue
+        sub = target[len(workdir) :].strip("/")
+        for s in srcs:
+            p = (task.context / s).resolve()
+            if task.context != p and task.context not in p.parents:
+                raise ImportError_(f"{task.dockerfile.name}: {ins} {s}: outside the build context")
+            if p.is_dir():
+                shutil.copytree(p, dest / sub, dirs_exist_ok=True, ignore=shutil.ignore_patterns("Dockerfile"))
+            elif p.is_file():
+                to = (
+                    dest / sub / p.name
+                    if (target.endswith("/") or len(srcs) > 1 or p.is_file() and not sub)
+                    else dest / sub
+                )
+                to.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(p, to)
+            else:
+                continue
+            copied.append(s)
+    return copied
+
+
+# -- path rewriting ---------------------------------------------------------------
+def rewrite_paths(text: str, workdir: str) -> str:
+    """The task's absolute paths as overridable variables (unset: the same paths)."""
+    subs = [
+        ("/logs/verifier", "${GAUNTLET_TASK_VERIFIER:-/logs/verifier}"),
+        ("/tests", "${GAUNTLET_TASK_TESTS:-/tests}"),
+        ("/solution", "${GAUNTLET_TASK_SOLUTION:-/solution}"),
+        (workdir.rstrip("/"), "${GAUNTLET_TASK_WORKDIR:-" + workdir.rstrip("/") + "}"),
+    ]
+    for path, var in subs:
+        if not path or path == "/":
+            continue
+        text = re.sub(r"(?<![\w/.$-])" + re.escape(path) + r"(?=/|\b|$)(?![\w.-])", var.replace("\\", "\\\\"), text)
+    return text
+
+
+# -- the package ------------------------------------------------------------------
+def task_hash(src: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(q for q in src.rglob("*") if q.is_file() and not q.is_symlink()):
+        h.update(p.relative_to(src).as_posix().encode() + b"\0")
+        h.update(hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def _slug(name: str) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return (s or "task")[:56]
+
+
+_WEIGHT = {"easy": "lightweight", "medium": "middleweight", "hard": "contender"}
+
+
+def _format_and_time(task: Task, fmt: str | None) -> tuple[str, float, list[str]]:
+    notes = []
+    t = task.agent_timeout_s
+    if fmt is None:
+        if t is None or t <= FORMATS["sprint"].time_range_s[1]:
+            fmt = "sprint"
+        else:
+            fmt = "standard"
+    lo, hi = FORMATS[fmt].time_range_s
+    limit = t if t is not None else lo
+    if not lo <= limit <= hi:
+        notes.append(
+            f"the task's agent timeout {limit:g}s is outside {fmt}'s {lo:g}-{hi:g}s: time limit set to the nearest"
+        )
+        limit = min(max(limit, lo), hi)
+    return fmt, limit, notes
+
+
+def import_task(src: Path | str, out: Path | str, *, fmt: str | None = None, image: str | None = None) -> dict:
+    """Write the package of the task at ``src`` to ``out`` (a new directory); a summary."""
+    task = read_task(Path(src))
+    out = Path(out)
+    if out.exists() and any(out.iterdir()):
+        raise ImportError_(f"{out}: exists and is not empty: expected a new directory for the package")
+    digest = task_hash(task.source)
+    ident = _slug(task.source.name)
+    fmt, limit, notes = _format_and_time(task, fmt)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "briefing.md").write_text(task.instruction if task.instruction.endswith("\n") else task.instruction + "\n")
+    starter = out / "starter"
+    starter.mkdir()
+    copied = _starter_files(task, starter)
+    # the judge side: the task's tests and its test script (paths rewritten)
+    static = out / "tests" / "static"
+    if task.tests_dir is not None:
+        shutil.copytree(task.tests_dir, static)
+    static.mkdir(parents=True, exist_ok=True)
+    script = static / task.test_script.name
+    script.write_text(rewrite_paths(task.test_script.read_text(encoding="utf-8"), task.workdir))
+    env = (
+        f'GAUNTLET_TASK_WORKDIR="$GAUNTLET_JUDGE_WORKSPACE" GAUNTLET_TASK_TESTS={TESTS_IN_JUDGE} '
+        f'GAUNTLET_TASK_VERIFIER="$GAUNTLET_JUDGE_OUT" TEST_DIR={TESTS_IN_JUDGE}'
+    )
+    run = f'cd "$GAUNTLET_JUDGE_WORKSPACE" && {env} bash {TESTS_IN_JUDGE}/{script.name}'
+    if task.kind == "terminal-bench":  # the exit status is the verdict (as Harbor's own mapper reads it)
+        run = f'{run} > "$GAUNTLET_JUDGE_OUT/test-output.txt" 2>&1; [ $? -eq 0 ] && r=1 || r=0; echo $r > {{report}}'
+    # the environment and its build context, for task_image.build
+    envdir = out / "environment"
+    shutil.copytree(
+        task.context,
+        envdir,
+        ignore=shutil.ignore_patterns(
+            "tests", "solution", "solution.sh", "run-tests.sh", "task.yaml", "task.toml", "instruction.md"
+        ),
+    )
+    if task.dockerfile.parent != task.context or task.dockerfile.name != "Dockerfile":
+        shutil.copy2(task.dockerfile, envdir / "Dockerfile")
+    # agents: the oracle runs the solution script in the workspace; the no-op submits as is
+    agents = out / "agents"
+    agents.mkdir()
+    (agents / "noop.yaml").write_text("# submits the untouched environment\nsteps:\n  - submit\n")
+    if task.solution_script is not None:
+        layer = agents / "reference" / "1" / SOLUTION_DIR
+        if task.solution_dir is not None:
+            shutil.copytree(task.solution_dir, layer)
+        layer.mkdir(parents=True, exist_ok=True)
+        (layer / "solve.sh").write_text(rewrite_paths(task.solution_script.read_text(encoding="utf-8"), task.workdir))
+        cmd = (
+            f'cd "$GAUNTLET_WORKSPACE" 2>/dev/null || true; GAUNTLET_TASK_WORKDIR="$PWD" '
+            f'GAUNTLET_TASK_SOLUTION="$PWD/{SOLUTION_DIR}" bash {SOLUTION_DIR}/solve.sh; rm -rf {SOLUTION_DIR}'
+        )
+        (agents / "reference.yaml").write_text(
+            yaml.safe_dump(
+                {"steps": [{"overlay": "agents/reference/1"}, {"run": cmd}, {"submit": None}]}, sort_keys=False
+            ).replace("submit: null", "submit")
+        )
+    else:
+        notes.append("the task has no solution script: no reference agent")
+    sandbox: dict[str, Any] = {"image": image or image_tag(ident, digest)}
+    if task.cpus:
+        sandbox["cpus"] = task.cpus
+    if task.memory_mb:
+        sandbox["memory"] = f"{int(task.memory_mb)}m"
+    rules = FORMATS[fmt]
+    manifest = {
+        "schema": "gauntlet.challenge/v1",
+        "id": ident,
+        "title": task.source.name,
+        "hook": task.instruction.strip().splitlines()[0][:120] if task.instruction.strip() else "",
+        "category": "debug-gauntlet",
+        "format": fmt,
+        "weight_class": _WEIGHT.get(task.difficulty.lower(), "middleweight"),
+        "time_limit": f"{int(limit)}s",
+        "iterations": rules.budget_range[1],
+        "deliverables": [
+            {"name": "tests", "kind": "tests", "weight": 1.0, "description": f"the {task.kind} task's tests pass"}
+        ],
+        "sandbox": sandbox,
+        "judge": {
+            "command": run,
+            "timeout": f"{int(max(task.verifier_timeout_s, 1))}s",
+            "isolation": "none",
+            "results": {"format": "reward", "path": "reward.txt"},
+        },
+        "x-import": {
+            "source": str(task.source),
+            "task_format": task.kind,
+            "task_hash": f"sha256:{digest}",
+            "workdir": task.workdir,
+            "starter_from": copied,
+            "notes": notes,
+        },
+    }
+    (out / "challenge.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
+    return {
+        "package": str(out),
+        "id": ident,
+        "format": fmt,
+        "time_limit_s": limit,
+        "image": sandbox["image"],
+        "task_format": task.kind,
+        "task_hash": digest,
+        "notes": notes,
+    }
+
+
+def image_tag(ident: str, digest: str) -> str:
+    return f"gauntlet-task-{ident}:{digest[:12]}"

@@ -1,0 +1,48 @@
+"""``gauntlet challenge import DIR --out PKG [--format F] [--no-build] [--json]``: a Harbor or
+Terminal-Bench task as a Gauntlet package (arena/pipeline/task_import.py), its image built
+with the gauntlet layer (arena/pipeline/task_image.py). Exit 0 imported, 2 not importable."""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+
+
+def register_import(sub: argparse._SubParsersAction) -> None:
+    i = sub.add_parser("import", help="a Harbor (task.toml) or Terminal-Bench (task.yaml) task as a package")
+    i.add_argument("dir", metavar="DIR", help="the task directory")
+    i.add_argument("--out", required=True, metavar="PKG", help="the package directory to write (new or empty)")
+    i.add_argument("--format", choices=("sprint", "standard", "marathon"), default=None,
+                   help="default: from the task's agent timeout")
+    i.add_argument("--no-build", action="store_true", help="do not build the task image now")
+    i.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    i.set_defaults(func=cmd_import)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from arena.pipeline.task_image import build  # noqa: PLC0415
+    from arena.pipeline.task_import import ImportError_, import_task  # noqa: PLC0415
+
+    try:
+        summary = import_task(args.dir, args.out, fmt=args.format)
+    except ImportError_ as e:
+        print(f"gauntlet: challenge import: {e}", file=sys.stderr)
+        return 2
+    summary["built"] = False
+    if not args.no_build and shutil.which("docker"):
+        try:
+            build(args.out)
+            summary["built"] = True
+        except ImportError_ as e:
+            summary["build_error"] = str(e)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{summary['task_format']} task -> {summary['package']} ({summary['format']}, "
+              f"{summary['time_limit_s']:g}s, image {summary['image']}{'' if summary['built'] else ', not built'})")
+        for n in summary["notes"]:
+            print(f"note: {n}")
+        if "build_error" in summary:
+            print(f"gauntlet: challenge import: {summary['build_error']}", file=sys.stderr)
+    return 2 if "build_error" in summary else 0
