@@ -60,7 +60,7 @@ def _package_circles() -> list[list[str]]:
     inside functions and under TYPE_CHECKING), as strongly connected components."""
     import grimp
 
-    g = grimp.build_graph("arena", "store", "gauntlet_tui", include_external_packages=False)
+    g = grimp.build_graph("arena", "store", "gauntlet_tui", include_external_packages=False, cache_dir=None)
     adj: dict[str, set[str]] = {m: set() for m in g.modules}
     for m in g.modules:
         for d in g.find_modules_directly_imported_by(m):
@@ -101,9 +101,7 @@ def _package_circles() -> list[list[str]]:
 
 # Circles still to break (issue 24 item 2; each a package whose parts import each other).
 # A circle may leave this list, never join it.
-KNOWN_CIRCLES = {
-    "arena.agents", "arena.attempt", "arena.gateway", "arena.sandbox", "gauntlet_tui.cli",
-}
+KNOWN_CIRCLES = {"arena.attempt", "arena.gateway", "arena.sandbox", "gauntlet_tui.cli"}
 
 
 def test_no_new_import_circle_inside_a_package():
@@ -111,5 +109,5 @@ def test_no_new_import_circle_inside_a_package():
     packages = {c[0].rsplit(".", 1)[0] for c in circles}
     assert packages <= KNOWN_CIRCLES, [c for c in circles if c[0].rsplit(".", 1)[0] not in KNOWN_CIRCLES]
     # the ones broken in this round stay broken
-    for gone in ("arena.scoring", "arena.pipeline", "arena.cluster"):
+    for gone in ("arena.scoring", "arena.pipeline", "arena.cluster", "arena.agents"):
         assert gone not in packages, circles

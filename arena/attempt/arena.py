@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 
-from arena.agents.base import make_agent
+from arena.agents.factory import make_agent
 from arena.attempt import recover as rec
 from arena.attempt.core import Attempt, new_attempt_id
 from arena.attempt.shared import Shared

@@ -75,7 +75,7 @@ class Preparation:
     @classmethod
     def plan(cls, arena: Arena, items: list[tuple[Challenge, str]]) -> "Preparation":
         """Steps for ``(challenge, agent_spec)`` pairs run on ``arena``'s backend and judge."""
-        from arena.agents.base import make_agent  # noqa: PLC0415
+        from arena.agents.factory import make_agent  # noqa: PLC0415
 
         shared = arena.shared
         backend = shared.backend

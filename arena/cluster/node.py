@@ -111,7 +111,7 @@ class NodeAttempt:
             self.store.wake.set()
 
     async def _run(self, job: dict[str, Any], package: list) -> str:
-        from arena.agents.base import make_agent
+        from arena.agents.factory import make_agent
         from arena.attempt.core import Attempt
         from arena.attempt.shared import Shared
         from arena.bus import EventBus

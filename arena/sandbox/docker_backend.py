@@ -23,9 +23,8 @@ from typing import Callable, Sequence
 from arena.sandbox import fsutil, quota, registry
 from arena.sandbox.base import WORKSPACE, ObserveTarget, ExecResult, Limits, Mount, SandboxError
 from arena.sandbox.capture import CappedBuffer, LineSplitter
-from arena.sandbox.image import ensure_image
+from arena.sandbox.image import SANDBOX_UID, ensure_image
 
-SANDBOX_UID = 1000  # runs every exec
 INIT_UID = 65534  # runs the idle main process (out of reach of kill -1 by SANDBOX_UID)
 STDIN_MAX = 1 << 20
 CGROUP_PARENT = "gauntlet-docker"

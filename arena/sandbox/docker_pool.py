@@ -31,7 +31,7 @@ from typing import Callable
 
 from arena.sandbox import docker_launch, fsutil, launch, registry
 from arena.sandbox.base import Limits, Mount, SandboxError
-from arena.sandbox.docker_backend import SANDBOX_UID
+from arena.sandbox.image import SANDBOX_UID
 
 
 def _close_result(fut: asyncio.Future) -> None:

@@ -94,7 +94,7 @@ def agent_spec(agent: str, model: str | None) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     challenge = _challenge(args.challenge)
     scale = _scale(args.time_scale)
-    from arena.agents.base import make_agent
+    from arena.agents.factory import make_agent
 
     args.agent = agent_spec(args.agent, args.model)
 
@@ -108,7 +108,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
-    from arena.agents.base import make_agent
+    from arena.agents.factory import make_agent
     from arena.attempt.plan import load_plan
 
     plan = load_plan(Path(args.plan))
@@ -143,7 +143,7 @@ def _cluster(flag: str | None, plan: str | None = None, jobs: list | tuple = ())
 
 def _preflight(jobs: list) -> None:
     """One cheap call per provider the jobs' models use (arena/gateway/preflight.py)."""
-    from arena.agents.base import make_agent
+    from arena.agents.factory import make_agent
     from arena.gateway.preflight import preflight
 
     agents = [make_agent(agent, c) for c, agent, _s in jobs if agent != "human" and not agent.startswith("scripted:")]
