@@ -6,7 +6,11 @@ token counts, and drops that extra usage-only chunk again when the agent had not
 for it. The body's ``model`` is set to the attempt's granted model, so an agent spends
 its budget on the model it is entered with. A client that hangs up mid-stream ends the
 upstream read at once (the connection is closed, so the provider stops generating); the
-call is metered with the usage seen so far and marked ``client_gone``.
+call is metered with the usage seen so far and marked ``client_gone``. A call still
+streaming when its attempt ends (``inflight.cancel``) is cut the same way and recorded as
+``status: 499, cancelled: true`` with what was received: the input and output tokens the
+stream reported so far, the output at least one token per delta event received (an
+OpenAI stream reports its usage only in its last chunk), ``partial: true``.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import aiohttp
 from aiohttp import web
 
 from arena.gateway import guard
+from arena.gateway.inflight import CANCELLED_STATUS
 from arena.gateway.server import AttemptState, Gateway
 from arena.gateway.transcript import CALL_CAP
 from arena.gateway.wire import Meter, SSESplitter, parse_data
@@ -285,6 +290,7 @@ async def _relay_stream(
     # a third API (routes.py: Responses) brings its own meter's stream_event and keys
     on_event = {"openai": meter.openai_chunk, "anthropic": meter.anthropic_event}.get(provider) or meter.stream_event
     keys = _METERED.get(provider) or meter.stream_keys
+    deltas = 0  # delta events received: each carries at least one generated token
     try:
         async for chunk in up.content.iter_any():
             total += len(chunk)
@@ -292,6 +298,8 @@ async def _relay_stream(
                 kept += chunk[: CALL_CAP + 1 - len(kept)]
             out = []
             for ev_raw, data in split.feed(chunk):
+                if b"delta" in ev_raw:
+                    deltas += 1
                 if not any(k in ev_raw for k in keys):
                     out.append(ev_raw)  # plain text deltas: nothing to meter, not parsed
                     continue
@@ -318,6 +326,12 @@ async def _relay_stream(
     except (ConnectionError, aiohttp.ClientConnectionResetError):
         client_gone = True
         status = up.status
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and getattr(task, "_gauntlet_cancelled", False):
+            _cut(gw, st, t0, meter, raw, bytes(kept), total, meta, deltas)
+            task._gauntlet_metered = True  # type: ignore[attr-defined]  # read by inflight.tracked
+        raise
     if client_gone:
         extra["client_gone"] = True
     _finish(gw, st, status, t0, meter, True, raw, bytes(kept), total, meta, **extra)
@@ -327,3 +341,37 @@ async def _relay_stream(
         except (ConnectionError, aiohttp.ClientConnectionResetError):
             pass
     return resp
+
+
+def _cut(
+    gw: Gateway,
+    st: AttemptState,
+    t0: float,
+    meter: Meter,
+    raw: bytes,
+    kept: bytes,
+    total: int,
+    meta: dict,
+    deltas: int,
+) -> None:
+    """Record a stream cut because its attempt ended: metered with what was received."""
+    reported = meter.output
+    meter.output = max(meter.output or 0, deltas)
+    meter.input = meter.input or 0
+    _finish(
+        gw,
+        st,
+        CANCELLED_STATUS,
+        t0,
+        meter,
+        True,
+        raw,
+        kept,
+        total,
+        meta,
+        cancelled=True,
+        partial=True,
+        output_estimated=(reported or 0) < deltas,
+        detail="the attempt ended while this call was streaming; metered with what was received "
+        f"({total} bytes, {deltas} delta events)",
+    )

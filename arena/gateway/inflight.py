@@ -4,9 +4,11 @@ Every model route is wrapped by ``tracked(handler)``: while a call of an attempt
 under way the attempt is told so (``CALL_BEGIN`` / ``CALL_END`` through the attempt's
 ``emit``, never stored as events), so an agent waiting on its model is not taken for hung.
 ``cancel(gw, attempt)`` ends the calls still under way when the attempt ends: each leaves
-one ``model.call`` with ``status: 499, cancelled: true`` (its usage unknown: the upstream
-may bill it, the gateway cannot say how much) *before* the attempt's own end, instead of
-a record billed and stored after the attempt finished.
+one ``model.call`` with ``status: 499, cancelled: true`` *before* the attempt's own end,
+instead of a record billed and stored after the attempt finished. A call whose answer was
+streaming is metered with what it received (forward.py's ``_cut``: ``partial: true``); a
+call with nothing received yet has its usage unknown (the upstream may bill it, the
+gateway cannot say how much).
 """
 
 from __future__ import annotations
@@ -61,8 +63,8 @@ def tracked(gw: "Gateway", handler: Handler) -> Handler:
         try:
             return await handler(request)
         except asyncio.CancelledError:
-            if getattr(task, "_gauntlet_cancelled", False):
-                _cancelled_call(gw, st, endpoint)
+            if getattr(task, "_gauntlet_cancelled", False) and not getattr(task, "_gauntlet_metered", False):
+                _cancelled_call(gw, st, endpoint)  # nothing received yet (a streamed one meters itself)
             raise
         finally:
             reg.discard(task)
