@@ -91,6 +91,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
         print(f"  {k:<10} {v:6.1f}  × {card.weights[k]:g}")
     for p in card.phases:
         print(f"  phase {p.id}: {p.objective:g}")
+    w = card.work
+    if w.get("starter") is not None:  # issue 20: Process, Strategy, Integrity scale with the work
+        print(f"work: objective {w['objective']:g} over the starter's {w['starter']:g} "
+              f"(share {w['share']:.0%}): process, strategy, integrity count {w['credit']:.0%}")
     if card.process_adjustments:
         print(f"process adjustments (raw {card.process_raw:+g}):")
         for a in card.process_adjustments:
