@@ -1,4 +1,5 @@
-"""``gauntlet challenge import DIR --out PKG [--format F] [--no-build] [--json]``: a Harbor or
+"""``gauntlet challenge export harbor PKG DIR`` (arena/pipeline/task_export.py) and
+``gauntlet challenge import DIR --out PKG [--format F] [--no-build] [--json]``: a Harbor or
 Terminal-Bench task as a Gauntlet package (arena/pipeline/task_import.py), its image built
 with the gauntlet layer (arena/pipeline/task_image.py). Exit 0 imported, 2 not importable."""
 from __future__ import annotations
@@ -18,6 +19,28 @@ def register_import(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--no-build", action="store_true", help="do not build the task image now")
     i.add_argument("--json", action="store_true", help="one JSON document on stdout")
     i.set_defaults(func=cmd_import)
+    e = sub.add_parser("export", help="a package written as a task of another harness (harbor)")
+    e.add_argument("to", choices=("harbor",), metavar="harbor", help="the task format (harbor)")
+    e.add_argument("pkg", metavar="PKG", help="the challenge package directory")
+    e.add_argument("dir", metavar="DIR", help="the task directory to write (new or empty)")
+    e.set_defaults(func=cmd_export)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from arena.challenge import ChallengeError  # noqa: PLC0415
+    from arena.pipeline.task_export import export_harbor  # noqa: PLC0415
+    from arena.pipeline.task_import import ImportError_  # noqa: PLC0415
+
+    try:
+        s = export_harbor(args.pkg, args.dir)
+    except ChallengeError as e:
+        print(f"gauntlet: challenge export: {args.pkg}: {e}", file=sys.stderr)
+        return 2
+    except ImportError_ as e:
+        print(f"gauntlet: challenge export: {e}", file=sys.stderr)
+        return 2
+    print(f"{s['id']} -> {s['task']} (Harbor task{'' if s['solution'] else ', no solution'})")
+    return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
