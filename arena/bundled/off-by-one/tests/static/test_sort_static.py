@@ -93,3 +93,35 @@ def test_api_merge_sorted():
 
 def test_api_median_single_element():
     assert median([11]) == 11
+
+
+def test_stability_ties_at_start_of_a_run():
+    records = [(4, "a"), (4, "b"), (5, "c"), (6, "d"), (7, "e")]
+    assert sort(records, key=by_key) == records
+
+
+def test_stability_ties_inside_a_descending_run():
+    records = [(9, "a"), (7, "b"), (7, "c"), (5, "d"), (3, "e")]
+    assert sort(records, key=by_key) == [(3, "e"), (5, "d"), (7, "b"), (7, "c"), (9, "a")]
+
+
+def test_stability_report_rows_by_priority():
+    rows = [(3, "deploy"), (3, "review"), (2, "triage"), (2, "test"), (1, "docs"), (1, "lint")]
+    assert sort(rows, key=by_key) == sorted(rows, key=by_key)
+
+
+def test_stability_two_descending_batches():
+    keys = [5, 4, 4, 2, 1] + [5, 3, 3, 2, 1]
+    records = [(k, i) for i, k in enumerate(keys)]
+    assert sort(records, key=by_key) == sorted(records, key=by_key)
+
+
+def test_stability_two_batches_starting_with_ties():
+    keys = [3, 3, 4, 5, 6] + [1, 1, 2, 3, 6]
+    records = [(k, i) for i, k in enumerate(keys)]
+    assert sort(records, key=by_key) == sorted(records, key=by_key)
+
+
+def test_stability_key_function_with_ties():
+    words = ["bb", "aa", "c", "dd", "e", "ff", "g", "hh"]
+    assert sort(words, key=len) == ["c", "e", "g", "bb", "aa", "dd", "ff", "hh"]

@@ -87,12 +87,12 @@ def _merge(left: List[Tuple[Any, Any]], right: List[Tuple[Any, Any]]) -> List[Tu
     out: List[Tuple[Any, Any]] = []
     i = j = 0
     while i < len(left) and j < len(right):
-        if right[j][0] < left[i][0]:
-            out.append(right[j])
-            j += 1
-        else:
+        if left[i][0] <= right[j][0]:
             out.append(left[i])
             i += 1
+        else:
+            out.append(right[j])
+            j += 1
     out.extend(left[i:])
     out.extend(right[j:])
     return out
