@@ -77,13 +77,34 @@ async def judge_starter(a: "Attempt") -> None:
     if a.resume is not None:
         return
     from arena.challenge.content import package_facts  # noqa: PLC0415
-    from arena.judge.snapshot import take_snapshot  # noqa: PLC0415
 
     ch = a.challenge
     phases = list(range(1, int(getattr(ch, "phase_count", 1) or 1) + 1))
     backend = str(getattr(a.shared.backend, "name", type(a.shared.backend).__name__))
     facts = await asyncio.to_thread(package_facts, Path(ch.root))
     key = cache_key(str(facts["challenge_hash"]), backend, phases)
+    async with _lock(key):  # attempts of one package starting together judge its starter once
+        await _judge_or_read(a, key, phases)
+
+
+_locks: dict[tuple[int, str], asyncio.Lock] = {}
+
+
+def _lock(key: str) -> asyncio.Lock:
+    """One lock per key and event loop (an asyncio lock belongs to one loop)."""
+    k = (id(asyncio.get_running_loop()), key)
+    lock = _locks.get(k)
+    if lock is None:
+        if len(_locks) > 256:
+            _locks.clear()
+        lock = _locks[k] = asyncio.Lock()
+    return lock
+
+
+async def _judge_or_read(a: "Attempt", key: str, phases: list[int]) -> None:
+    from arena.judge.snapshot import take_snapshot  # noqa: PLC0415
+
+    ch = a.challenge
     cached = await asyncio.to_thread(_read_cache, key)
     if cached is not None:
         a.publish(ev.STARTER_JUDGED, {"result": cached["result"], "cached": True, "key": key}, t=0.0)
