@@ -242,7 +242,27 @@ def _serialized_ast_parse():
     ast.parse = locked_parse
 
 
+def _working_directory():
+    """The tests' working directory: a fresh directory in the sandbox's own /tmp holding a
+    link to each top-level entry of the (read-only) workspace. A test reads the
+    submission's files by relative path as from the workspace, and writes new files into
+    its working directory as plain pytest run in a checkout lets it (issue 27); the
+    workspace itself stays read-only. Test paths and the report are absolute."""
+    import tempfile
+    try:
+        d = tempfile.mkdtemp(prefix="gauntlet-cwd-", dir="/tmp")
+        for e in os.listdir(WS):
+            try:
+                os.symlink(os.path.join(WS, e), os.path.join(d, e))
+            except OSError:
+                pass
+        os.chdir(d)
+    except OSError:
+        pass
+
+
 _serialized_ast_parse()
+_working_directory()
 plugin.KEY = KEY
 rc = pytest.main(args, plugins=[plugin, CoverageWindow(), *more_plugins])
 if cov is not None:

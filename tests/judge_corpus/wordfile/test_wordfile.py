@@ -1,5 +1,7 @@
 from collections import Counter
 
+import os
+
 import pytest
 
 from wordfile import count_words, read_lines, write_counts
@@ -37,3 +39,12 @@ def test_missing_file_raises(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(FileNotFoundError):
         count_words("nope.txt")
+
+
+def test_write_counts_in_the_working_directory():
+    write_counts("counts.txt", {"z": 1})
+    try:
+        with open("counts.txt") as f:
+            assert f.read() == "z 1\n"
+    finally:
+        os.remove("counts.txt")
