@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, cast
 
 from arena.agents.base import AgentContext, AgentOutcome
 from arena import events as ev
-from arena.sandbox import safe_write
+from arena.sandbox import quota, safe_write
 from arena.sandbox.base import SandboxError
 
 if TYPE_CHECKING:
@@ -118,7 +118,14 @@ class ScriptedAgentRunner:
     async def run(self, ctx: AgentContext) -> AgentOutcome:
         for i, (kind, value) in enumerate(self.remaining_steps()):
             self.step_index = i
-            await getattr(self, f"_{kind}")(ctx, value)
+            try:
+                await getattr(self, f"_{kind}")(ctx, value)
+            except OSError as exc:
+                if not quota.workspace_full(ctx.workspace, exc):
+                    raise  # the host's fault: infrastructure
+                # the script's own earlier steps filled its workspace quota (issue 26)
+                detail = f"{kind} step {i + 1}: its workspace is full ({exc.strerror}: {exc.filename})"
+                return AgentOutcome(detail=detail, own_failure=True)
         return AgentOutcome(detail="script finished")
 
     # -- steps -------------------------------------------------------------------

@@ -71,6 +71,8 @@ def _call_event(
         **extra,
     }
     ev.update(getattr(meter, "details", None) or {})  # the Responses API's cached/reasoning tokens
+    if meter is not None and meter.malformed:
+        ev["malformed"] = True  # relayed as it came; metered as far as it could be read
     if meter is not None and (inp or out):
         st.usage.input_tokens += inp or 0
         st.usage.output_tokens += out or 0
@@ -228,7 +230,7 @@ async def _forward(
             )
         data = await up.read()
         obj = parse_data(data.decode("utf-8", "replace"))
-        (meter.openai_body if provider == "openai" else meter.anthropic_body)(obj)
+        meter.read(meter.openai_body if provider == "openai" else meter.anthropic_body, obj)
         resp = web.Response(status=up.status, body=data, headers=out_headers)
         _finish(gw, st, up.status, t0, meter, False, raw, data, None, meta)
         return resp
@@ -304,7 +306,7 @@ async def _relay_stream(
                     out.append(ev_raw)  # plain text deltas: nothing to meter, not parsed
                     continue
                 obj = parse_data(data)
-                on_event(obj)
+                meter.read(on_event, obj)
                 if hide_usage and isinstance(obj, dict) and obj.get("usage") and not obj.get("choices"):
                     continue  # the usage chunk only the gateway asked for
                 out.append(ev_raw)
@@ -317,7 +319,7 @@ async def _relay_stream(
         rest = split.flush()
         if rest and not client_gone:
             for ev_raw, data in rest:
-                on_event(parse_data(data))
+                meter.read(on_event, parse_data(data))
             await resp.write(b"".join(r for r, _ in rest))
         status = up.status
     except (aiohttp.ClientError, asyncio.TimeoutError) as exc:

@@ -128,7 +128,7 @@ async def responses(gw: Gateway, request: web.Request) -> web.StreamResponse:
                 gw, st, request, up, out_headers, "responses", meter, False, t0, raw, meta, tools
             )
         data = await up.read()
-        meter.body(parse_data(data.decode("utf-8", "replace")))
+        meter.read(meter.body, parse_data(data.decode("utf-8", "replace")))
         resp = web.Response(status=up.status, body=data, headers=out_headers)
         forward._finish(gw, st, up.status, t0, meter, False, raw, data, None, meta)
         return resp

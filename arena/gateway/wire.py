@@ -28,6 +28,17 @@ class Meter:
         self.output: int | None = None
         self.on_tool = on_tool
         self._seen: set[object] = set()
+        self.malformed = False  # part of the answer had a shape no API gives (see read())
+
+    def read(self, fn: Callable[[object], None], obj: object) -> None:
+        """``fn(obj)`` (one of the readers below), never raising: an answer of a shape
+        no API gives (a tool call's index a list, tool_calls a number ...) is relayed to the
+        agent as it came, metered as far as it could be read and marked ``malformed``
+        (issue 26: it used to be a 500 with a traceback, the call never metered)."""
+        try:
+            fn(obj)
+        except Exception:  # noqa: BLE001 - any shape at all reaches here from the upstream
+            self.malformed = True
 
     stream_keys: tuple[bytes, ...] = ()  # a further API's metered stream events (wire_responses.py)
 
@@ -35,6 +46,10 @@ class Meter:
         """One event of a further API's stream (overridden by its meter)."""
 
     def tool(self, key: object, name: object) -> None:
+        try:
+            hash(key)
+        except TypeError:  # an index the upstream gave as a list or an object
+            key, self.malformed = repr(key), True
         if isinstance(name, str) and name and key not in self._seen:
             self._seen.add(key)
             self.on_tool(name)

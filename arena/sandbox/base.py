@@ -30,6 +30,19 @@ class Limits:
     network: bool = False
     runtime: str | None = None  # Docker OCI runtime (e.g. "runsc" for gVisor); None: the default
 
+    def cgroup_memory_mb(self, *, workspace_tmpfs: bool, shm_mb: int = 0) -> int:
+        """The memory cgroup of a sandbox whose workspace has its quota tmpfs (an agent's):
+        ``memory_mb`` for its processes plus its own tmpfs quotas (the workspace's, /tmp,
+        Docker's /dev/shm). The kernel charges a tmpfs page to the cgroup of the process
+        that wrote it and cannot reclaim it, so with the quotas inside ``memory_mb`` a full
+        workspace OOM-killed the sandbox's processes (on Docker the container) instead of
+        failing with ENOSPC (issue 26). Files and processes share the group: a full quota
+        still leaves ``memory_mb`` to the processes. Without a workspace tmpfs (a judge's
+        read-only snapshot) the group is ``memory_mb``, as before."""
+        if not workspace_tmpfs:
+            return self.memory_mb
+        return self.memory_mb + self.workspace_mb + self.tmpfs_mb + shm_mb
+
 
 @dataclass(frozen=True)
 class Mount:

@@ -52,11 +52,12 @@ class CgroupSet:
         self.sid = sid
         self.dirs = {c: ROOT / c / PARENT / sid for c in CONTROLLERS}
 
-    def create(self, limits: Limits) -> None:
+    def create(self, limits: Limits, workspace_tmpfs: bool = False) -> None:
+        """``workspace_tmpfs``: the workspace has its quota tmpfs, charged to this group."""
         for d in self.dirs.values():
             d.mkdir(parents=True, exist_ok=True)
         mem = self.dirs["memory"]
-        nbytes = str(limits.memory_mb * 1024 * 1024)
+        nbytes = str(limits.cgroup_memory_mb(workspace_tmpfs=workspace_tmpfs) * 1024 * 1024)
         _write(mem / "memory.limit_in_bytes", nbytes)
         if (mem / "memory.memsw.limit_in_bytes").exists():
             _write(mem / "memory.memsw.limit_in_bytes", nbytes)  # no swap beyond the limit

@@ -164,6 +164,9 @@ class DockerBackend:
         if pool_dir is not None:
             labels["gauntlet.dir"] = str(pool_dir)
         uid = SANDBOX_UID if main else INIT_UID
+        shm_mb = max(1, min(limits.tmpfs_mb, 16))
+        # the tmpfs quotas are charged to the container: inside its limit, never OOM-killing it
+        mem_mb = limits.cgroup_memory_mb(workspace_tmpfs=not ro and os.geteuid() == 0, shm_mb=shm_mb)
         extra = {
             **(extra if runtime else {}),
             **({"environment": main[1], "log_config": LogConfig(type="none")} if main else {}),
@@ -178,8 +181,8 @@ class DockerBackend:
                 **extra,
                 working_dir=WORKSPACE,
                 network_mode="none" if not limits.network else "bridge",
-                mem_limit=f"{limits.memory_mb}m",
-                memswap_limit=f"{limits.memory_mb}m",
+                mem_limit=f"{mem_mb}m",
+                memswap_limit=f"{mem_mb}m",
                 nano_cpus=int(limits.cpus * 1e9),
                 pids_limit=limits.pids,
                 read_only=True,
@@ -187,7 +190,7 @@ class DockerBackend:
                     "/tmp": f"size={limits.tmpfs_mb}m,nr_inodes={limits.tmp_inodes},mode=1777"
                     + (",exec" if getattr(limits, "tmp_exec", False) else "")
                 },
-                shm_size=f"{max(1, min(limits.tmpfs_mb, 16))}m",
+                shm_size=f"{shm_mb}m",
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 mounts=binds,

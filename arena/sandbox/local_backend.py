@@ -148,7 +148,7 @@ class LocalSandbox:
             self.tmp.mkdir(mode=0o1777)
             quota.mount_tmp(self.tmp, lim.tmpfs_mb, lim.tmp_inodes)
         if self.cg is not None:
-            self.cg.create(lim)
+            self.cg.create(lim, workspace_tmpfs=self.be.privileged and not self.workspace_readonly)
         if self.be.privileged and not self.workspace_readonly:
             quota.limit_workspace(self.workspace, self.state, lim.workspace_mb, lim.workspace_inodes)
             fsutil.chown_tree(self.workspace, self.uid)

@@ -24,6 +24,7 @@ a reservation whose owner pid is gone is reused.
 from __future__ import annotations
 
 import ctypes
+import errno
 import fcntl
 import logging
 import os
@@ -101,6 +102,14 @@ def _mount_tmpfs(path: Path, size_mb: int, inodes: int, mode: str) -> None:
 def mount_tmp(path: Path, size_mb: int, inodes: int) -> None:
     """The sandbox's /tmp: a tmpfs with a size and an inode count."""
     _mount_tmpfs(path, size_mb, inodes, "1777")
+
+
+def workspace_full(workspace: Path, exc: BaseException) -> bool:
+    """``exc`` is a write into ``workspace`` refused because its quota is spent (ENOSPC,
+    EDQUOT on its quota tmpfs): what the agent filled, never the host's disk."""
+    if not isinstance(exc, OSError) or exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+        return False
+    return _is_mountpoint(Path(workspace).resolve())
 
 
 def _is_mountpoint(path: Path) -> bool:
