@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 
-MIN_WORDS = 6
-MIN_PLAIN = 4
+MIN_WORDS = 5
+MIN_PLAIN = 3
 COPIED = 0.5
 
 _PLAIN = re.compile(r"^[A-Za-z][a-z]*(?:'[a-z]+)?$")  # a word of prose, not an identifier
