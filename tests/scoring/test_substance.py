@@ -35,3 +35,11 @@ def test_code_blocks_are_not_prose_and_items_are_statements():
     assert statements(text) == ["Intro line that says what was wrong here.", "one", "two"]
     assert original_prose(text) == ["Intro line that says what was wrong here."]
     assert substance_score(text, []) == 1.0 and substance_score("- one\n- two", []) == 0.0
+
+
+def test_docs_state_the_thresholds_the_code_has():
+    from arena.judge import substance
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "judging.md").read_text()
+    assert (f"at least {substance.MIN_WORDS} words, at least {substance.MIN_PLAIN} of them plain words"
+            in " ".join(doc.split()))
