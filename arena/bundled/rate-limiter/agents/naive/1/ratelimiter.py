@@ -29,7 +29,7 @@ class RateLimiter:
         hits.append(now)
         recent = [t for t in hits if t > now - self.window]
         self._hits[user] = recent
-        return len(recent) <= self.per_user
+        return len(recent) < self.per_user
 
     def remaining(self, user: str) -> int:
         return self.per_user - len(self._hits.get(user, []))

@@ -22,18 +22,19 @@ class RateLimiter:
         self.window = float(window)
         self._clock = clock
         self._hits = {}
+        self._all = []
 
     def allow(self, user: str) -> bool:
         now = self._clock()
         self._all.append(now)
         self._all = [t for t in self._all if t > now - self.window]
-        if len(self._all) > self.global_limit:
+        if len(self._all) >= self.global_limit:
             return False
         hits = self._hits.setdefault(user, [])
         hits.append(now)
         recent = [t for t in hits if t > now - self.window]
         self._hits[user] = recent
-        return len(recent) <= self.per_user
+        return len(recent) < self.per_user
 
     def remaining(self, user: str) -> int:
         return self.per_user - len(self._hits.get(user, []))
