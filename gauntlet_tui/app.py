@@ -61,6 +61,8 @@ class GauntletApp(App[None]):
         board: bool | None = None,
         toasts: bool = True,
         cluster_status: Any = None,
+        read_only: bool = False,
+        served: bool = False,
     ) -> None:
         super().__init__()
         self.adapter = adapter or EngineAdapter()
@@ -84,6 +86,8 @@ class GauntletApp(App[None]):
         self.presence = Presence(self)  # a person at the keyboard holds their attempt
         self.totals = Totals()  # scorecard totals of finished attempts (the Score column)
         self.cluster = None  # gauntlet_tui.cluster.ClusterPoller: the cluster line, with --cluster
+        self.read_only = read_only  # a watcher (`gauntlet serve` without the token): may_act says no
+        self.served = served  # one browser session of `gauntlet serve`: nothing saved on the server
         if cluster_status is not None:  # its poll() returns a plain ClusterSnapshot
             from gauntlet_tui.cluster import ClusterPoller
 
@@ -146,8 +150,18 @@ class GauntletApp(App[None]):
             self._ready_worker = self.run_worker(self._on_ready(self), group="ready")
         self.call_after_refresh(gcpolicy.settle)  # up: later GC passes skip all that is here now
 
+    def may_act(self, what: str) -> bool:
+        """False (and a notice saying why) for a watcher of `gauntlet serve`: watchers browse
+        and open attempts, they never stop, submit, start or write anything."""
+        if not self.read_only:
+            return True
+        self.notify(f"Read-only: a watcher cannot {what}. The operator opens the page with"
+                    " ?token=… (printed by `gauntlet serve`).", title="Refused", severity="warning",
+                    timeout=6)
+        return False
+
     def _remember_theme(self, theme: Any) -> None:
-        if not self._forced_theme and theme.name in THEME_NAMES:
+        if not self._forced_theme and not self.served and theme.name in THEME_NAMES:
             settings.save(theme=theme.name)
 
     async def _load_store(self, store_path: Path) -> None:
@@ -267,6 +281,9 @@ class GauntletApp(App[None]):
         """Save an SVG of the screen in the current directory (or ``path``) and say where."""
         import os
 
+        if not self.may_act("save a screenshot on the server"):
+            return
+
         try:
             written = self.save_screenshot(filename, path or os.getcwd())
         except OSError as exc:
@@ -331,6 +348,8 @@ class GauntletApp(App[None]):
         from arena.paths import store_path
         from gauntlet_tui.live import LiveRun
 
+        if not self.may_act("start an attempt"):
+            raise PermissionError("read-only: watchers cannot start attempts")
         if sandbox not in self.live_runs:
             self.store_path = self.store_path or store_path()
             self.live_runs[sandbox] = await LiveRun.open(self.adapter, self.store_path, sandbox=sandbox)
@@ -379,6 +398,8 @@ class GauntletApp(App[None]):
                                  time_scale: float) -> str | None:
         from gauntlet_tui.live import AttemptSpec
 
+        if not self.may_act("start an attempt"):
+            return None
         try:
             run = await self.live_run(sandbox)
             attempt = run.start(AttemptSpec(challenge, agent, time_scale))
@@ -397,6 +418,8 @@ class GauntletApp(App[None]):
             await run.close()
 
     async def stop_attempt(self, attempt: str) -> None:
+        if not self.may_act("stop an attempt"):
+            return
         handle = self.adapter.handle(attempt)
         if handle is None or not hasattr(handle, "stop"):
             self.notify(f"{attempt} cannot be stopped from here", severity="error")

@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "gauntlet_tui.cli.sandbox_cmd",  # sandbox build|check
     "gauntlet_tui.cli.agent_cmd",  # agent status|briefing|submit|feedback
     "gauntlet_tui.cli.doctor_cmd",  # doctor
+    "gauntlet_tui.cli.serve_cmd",  # serve (the live arena in browsers)
 ]
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 from pathlib import Path
 
 from arena.errors import UsageError
 from arena.paths import store_path
 
 _SANDBOXES = ("docker", "local")
+SERVED_ENV = "GAUNTLET_SERVED"  # "watcher" or "operator": set by `gauntlet serve` for each browser
 
 
 def _positive(value: str) -> float:
@@ -60,7 +62,14 @@ def cmd_home(args: argparse.Namespace) -> int:
     for d in dirs:
         if not (d / "challenge.yaml").is_file():
             raise UsageError(f"--challenges: {d}: expected a challenge directory with challenge.yaml")
-    app = GauntletApp(store=store_path(getattr(args, "store", None)), library_dirs=dirs)
+    served = os.environ.get(SERVED_ENV)  # one browser session of `gauntlet serve` (serve_cmd)
+    if served:
+        watcher = served != "operator"
+        app = GauntletApp(store=store_path(getattr(args, "store", None)), library_dirs=dirs,
+                          title="Gauntlet — watching (read-only)" if watcher else "Gauntlet — operator",
+                          read_only=watcher, served=True)
+    else:
+        app = GauntletApp(store=store_path(getattr(args, "store", None)), library_dirs=dirs)
     app.run()
     return app.return_code or 0  # 1 after a crash (gauntlet_tui.guard)
 

@@ -20,6 +20,7 @@ from arena.view import AttemptView, usage_line
 from gauntlet_tui import keys, shell
 from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.screens.confirm import ConfirmScreen
+from gauntlet_tui.screens.host import may_act
 from gauntlet_tui.widgets import ActivityStream, AttemptClock, FeedbackPane, PhaseTimeline, Trajectory
 from gauntlet_tui.widgets.footer import GauntletFooter
 
@@ -258,6 +259,8 @@ class AttemptScreen(Screen):
     @work(exclusive=True, group="shell")
     async def action_shell(self) -> None:
         """Suspend the app and open the shell in the attempt's sandbox (gauntlet_tui.shell)."""
+        if not may_act(self, "open a shell in an attempt's sandbox"):
+            return
         handle = self.adapter.handle(self.attempt_id)
         if handle is None or not hasattr(handle, "shell_command"):
             self.notify("This attempt has no shell to open.", severity="error")
@@ -277,6 +280,8 @@ class AttemptScreen(Screen):
 
     @work(exclusive=True, group="submit")
     async def action_submit(self) -> None:
+        if not may_act(self, "submit"):
+            return
         view = self.view
         handle = self.adapter.handle(self.attempt_id)
         if view is None or handle is None:

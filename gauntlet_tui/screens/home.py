@@ -22,7 +22,7 @@ from gauntlet_tui.widgets import AttemptTable
 from gauntlet_tui.widgets.cluster_line import ClusterLine
 from gauntlet_tui.widgets.detail import MIN_WIDTH, DetailPane
 from gauntlet_tui.screens.kept import KeptScreen
-from gauntlet_tui.screens.host import host
+from gauntlet_tui.screens.host import host, may_act
 from gauntlet_tui.widgets.footer import GauntletFooter
 
 
@@ -189,7 +189,7 @@ class HomeScreen(KeptScreen):
     @work(exclusive=True, group="stop")
     async def action_stop(self) -> None:
         attempt = self.selected()
-        if attempt is None:
+        if attempt is None or not may_act(self, "stop an attempt"):
             return
         view = self.adapter.views[attempt]
         if not self.adapter.is_live(attempt):

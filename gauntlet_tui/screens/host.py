@@ -28,3 +28,10 @@ class ArenaHost(Protocol):
 def host(node: DOMNode) -> ArenaHost:
     """The Gauntlet app ``node`` is mounted in."""
     return cast(ArenaHost, node.app)
+
+
+def may_act(node: DOMNode, what: str) -> bool:
+    """Whether the person at this screen may ``what`` (stop, submit, start…): False, with a
+    notice, for a watcher of ``gauntlet serve`` (``GauntletApp.may_act``); True elsewhere."""
+    check = getattr(node.app, "may_act", None)
+    return True if check is None else bool(check(what))

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import ListItem, ListView, Markdown, Static
 
 from gauntlet_tui import keys
-from gauntlet_tui.screens.host import host
+from gauntlet_tui.screens.host import host, may_act
 from gauntlet_tui.widgets.footer import GauntletFooter
 
 
@@ -103,7 +103,7 @@ class LibraryScreen(Screen):
 
     @work(exclusive=True, group="start")
     async def action_start(self) -> None:
-        if self.current is None:
+        if self.current is None or not may_act(self, "start an attempt"):
             return
         from gauntlet_tui.screens.start import StartScreen
 

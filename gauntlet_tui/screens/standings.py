@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from gauntlet_tui import keys
+from gauntlet_tui.screens.host import may_act
 from gauntlet_tui.widgets.footer import GauntletFooter
 from gauntlet_tui.widgets.ratings import ELO_NOTE, class_widgets
 
@@ -77,6 +78,8 @@ class StandingsScreen(Screen):
         yield GauntletFooter()
 
     def action_again(self) -> None:
+        if not may_act(self, "run another round"):
+            return
         if self.again is None:
             self.notify("this round cannot be run again from here", severity="warning")
             return

@@ -1,0 +1,164 @@
+"""`gauntlet serve` in a real browser (issue 25): headless Chromium, driven by its DevTools
+protocol (tests/tui/cdp.py), loads the served page over loopback while a real `gauntlet
+run` (another process) writes a live attempt into the store. Two watchers' pages see the
+attempt's row and its clock advance, open it by key, and are refused a stop; the operator's
+page (the token printed at start) is not refused; a wrong token is; a page that closes
+ends its own session process and nothing else; stopping the server leaves no session behind.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from cdp import Browser, chromium_path  # tests/tui/cdp.py (tests/tui is on sys.path)
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(chromium_path() is None,
+                                reason="chromium is not installed (apt-get install chromium; .ci/run does)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _children(pid: int) -> set[int]:
+    out = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.add(int(entry.name))
+    return out
+
+
+async def _until(predicate, timeout: float, what: str):  # noqa: ANN001
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not (value := predicate()):
+        assert loop.time() < end, f"timed out: {what}"
+        await asyncio.sleep(0.1)
+    return value
+
+
+CLOCK = re.compile(r"The Off-By-One\s+scripted:elite\s+\S*\s*(\d\d:\d\d)")
+
+
+def _clock(text: str) -> str | None:
+    m = CLOCK.search(text)
+    return m.group(1) if m else None
+
+
+async def test_served_arena_in_headless_chromium(tmp_path):
+    db = tmp_path / "g.db"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_CONFIG_DIR": str(tmp_path / "cfg")}
+    run = subprocess.Popen(  # the operator's run: a live attempt in another process
+        [sys.executable, "-m", "gauntlet_tui", "run", "off-by-one", "--agent", "scripted:elite", "--headless",
+         "--sandbox", "local", "--time-scale", "10", "--store", str(db)],
+        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port = _free_port()
+    serve = subprocess.Popen([sys.executable, "-m", "gauntlet_tui", "serve", "--port", str(port), "--store", str(db)],
+                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    browser = None
+    sessions_seen: set[int] = set()
+    try:
+        lines = []
+        for line in serve.stdout:
+            lines.append(line)
+            if "operator:" in line or len(lines) > 40:
+                break
+        token = lines[-1].split("?token=")[-1].strip()
+        assert "operator:" in lines[-1] and token, "".join(lines)
+        base = f"http://127.0.0.1:{port}/"
+
+        async with aiohttp.ClientSession() as http:
+            async def listening() -> bool:
+                try:
+                    async with http.get(base) as r:
+                        return r.status == 200
+                except aiohttp.ClientConnectionError:
+                    return False
+
+            for _ in range(100):  # it prints its addresses just before it listens
+                if await listening():
+                    break
+                await asyncio.sleep(0.05)
+            async with http.get(base + "?token=wrong") as r:
+                assert r.status == 403 and "wrong operator token" in await r.text()
+            async with http.get(f"ws://127.0.0.1:{port}/ws/operator/wrong") as r:
+                assert r.status == 403
+
+        browser = await Browser.start(width=1400, height=900)
+        one = await browser.new_page(base)
+        two = await browser.new_page(base)
+        for page in (one, two):
+            text = await page.wait_for(lambda t: _clock(t) and "running" in t, 30, "the running attempt's row")
+            assert "Gauntlet — watching (read-only)" in text
+        sessions = await _until(lambda: len(_children(serve.pid)) == 2 and _children(serve.pid), 10,
+                                "one session process per page")
+        # Both pages see the same attempt advance: its clock moves on each.
+        first = {id(p): _clock(p.text()) for p in (one, two)}
+        for page in (one, two):
+            await page.wait_for(lambda t, p=page: _clock(t) not in (None, first[id(p)]), 15, "the clock to move")
+
+        # A watcher is refused a stop; it opens the attempt by key.
+        await one.focus_terminal()
+        await one.key("x")
+        await one.wait_for(lambda t: "Read-only: a watcher cannot stop an attempt" in t, 10, "the refusal")
+        assert "Stop attempt" not in one.text()  # no confirmation was asked
+        await one.key("enter")
+        text = await one.wait_for(lambda t: "left of 15:00" in t and "Briefing" in t, 10, "the attempt view")
+        assert "The Off-By-One · scripted:elite" in text
+        await one.screenshot(tmp_path / "watcher.png")
+        shot = os.environ.get("GAUNTLET_SCREENSHOT")
+        if shot:
+            (Path(shot)).write_bytes((tmp_path / "watcher.png").read_bytes())
+        assert (tmp_path / "watcher.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+        # The operator's page: the same row, and a stop is asked, not refused as read-only (an
+        # attempt that another process runs has no handle in any follower: it says so).
+        op = await browser.new_page(f"{base}?token={token}")
+        await op.wait_for(lambda t: "Gauntlet — operator" in t and _clock(t), 30, "the operator's dashboard")
+        await op.focus_terminal()
+        await op.key("x")
+        await op.wait_for(lambda t: "Stop attempt a-" in t, 10, "the operator's stop confirmation")
+        await op.key("y")
+        text = await op.wait_for(lambda t: "cannot be stopped from here" in t, 10, "the operator's stop answer")
+        assert "Read-only" not in text
+
+        # A page that closes ends its session process, and only it.
+        all_three = _children(serve.pid)
+        sessions_seen |= all_three
+        assert len(all_three) == 3 and sessions < all_three
+        await two.close()
+        await _until(lambda: len(_children(serve.pid)) == 2, 10, "the closed page's session to end")
+        assert _children(serve.pid) < all_three
+        await one.wait_for(lambda t: "left of 15:00" in t, 5, "the other watcher still live")
+        assert not one.closed and not op.closed
+    finally:
+        if browser is not None:
+            await browser.close()
+        serve.send_signal(signal.SIGTERM)
+        try:
+            serve.wait(15)
+        finally:
+            serve.kill()
+            run.kill()
+            run.wait()
+    assert serve.returncode == 0
+    left = [pid for pid in sessions_seen if Path(f"/proc/{pid}").exists()
+            and ") Z" not in Path(f"/proc/{pid}/stat").read_text()]
+    assert not left, f"session processes left behind by the server: {left}"
