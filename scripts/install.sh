@@ -1,6 +1,6 @@
 #!/bin/sh
 # Install Gauntlet on a stock Debian 12 / Ubuntu 24.04, as root or as a user with sudo:
-# the Debian packages it needs (bubblewrap, debootstrap, python3-venv, ...), a virtual
+# the Debian packages it needs (bubblewrap, debootstrap, python3-venv, python3-pytest, ...), a virtual
 # environment (the system Python is "externally managed": pip may not install into it),
 # the project into it, and `gauntlet` linked into ~/.local/bin. Idempotent.
 #   sh scripts/install.sh            # venv in ~/.local/share/gauntlet/venv
@@ -22,7 +22,8 @@ else
     say "need root or sudo to apt-get the Debian packages"; exit 1
 fi
 
-pkgs="python3 python3-venv python3-pip bubblewrap debootstrap git ca-certificates"
+# python3-pytest (+ coverage): the local backend's judge runs the tests with the host's python3
+pkgs="python3 python3-venv python3-pip python3-pytest python3-coverage bubblewrap debootstrap git ca-certificates"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -449,6 +449,10 @@ class Judge:
             progress = Progress()
         started = progress.started or START_MARK in res.stdout or START_MARK in res.stderr
         if is_pytest and not started and junit_cases is None:
+            missing = _missing_line(res.stderr or b"")
+            if missing:  # written before any submission code could run: the host's fault
+                result.infra_error = f"judge: {missing}"
+                return
             tail = (res.stderr or res.stdout or b"")[-400:].decode("utf-8", "replace").strip()
             result.infra_error = (
                 f"judge: the test runner did not start (exit code {res.exit_code}"
@@ -492,6 +496,15 @@ class Judge:
         if res.truncated:
             result.notices.append("Test output was over the sandbox's output cap and was cut.")
         result.coverage = read_coverage(out / "coverage.json")
+
+
+def _missing_line(stderr: bytes) -> str:
+    """The runner's own report of a missing module (``trusted.MISSING_MARK``), if any."""
+    mark = trusted.MISSING_MARK.encode()
+    for line in stderr.splitlines():
+        if line.startswith(mark):
+            return line[len(mark) :].lstrip(b": ").decode("utf-8", "replace")[:300]
+    return ""
 
 
 def _discloses_coverage(fmt: str) -> bool:

@@ -94,8 +94,20 @@ def pytest_sessionfinish(session, exitstatus):
 
 START_MARK = "GAUNTLET-JUDGE-RUNNER-START"
 
+MISSING_MARK = "GAUNTLET-JUDGE-MISSING"
+
 RUNNER = r'''
-import json, os, sys
+import importlib.util, json, os, sys
+
+# What the runner needs, checked before anything else (before the start mark: no
+# submission code has run, so this cannot be forged): a judge that cannot run is an
+# infra_error naming what is missing, never 0/N "not reported" (issue 26).
+_missing = [m for m in ("pytest",) if importlib.util.find_spec(m) is None]
+if _missing:
+    sys.stderr.write("GAUNTLET-JUDGE-MISSING: the judge's python (" + sys.executable + ") has no module "
+                     + ", ".join(_missing) + " (install python3-pytest)\n")
+    sys.stderr.flush()
+    sys.exit(3)
 
 OUT = os.environ.get("GAUNTLET_JUDGE_OUT", "/judge-out")
 WS = os.environ.get("GAUNTLET_JUDGE_WORKSPACE", "/workspace")

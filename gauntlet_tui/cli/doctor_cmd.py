@@ -101,6 +101,24 @@ def sandbox_checks() -> list[Check]:
     return out
 
 
+def judge_checks(python: str | None = None) -> list[Check]:
+    """What the local judge runs its tests with (issue 26): the host's python3 (the local
+    sandbox binds /usr) must import pytest; coverage is optional."""
+    from arena.judge.requirements import check
+
+    n = check(python)
+    if n.error:
+        return [Check("judge (local)", False, n.error, f"{SUDO}{APT} python3 python3-pytest")]
+    if n.missing:
+        detail = f"{n.python} has no {', '.join(n.missing)}: every local-backend submission would be an infra_error"
+        return [Check("judge (local)", False, detail, f"{SUDO}{APT} {n.packages(n.missing + n.missing_optional)}")]
+    out = [Check("judge (local)", True, f"{n.python}: pytest importable")]
+    if n.missing_optional:
+        out.append(Check("judge coverage", False, f"{n.python} has no coverage (coverage feedback is empty)",
+                         f"{SUDO}{APT} {n.packages(n.missing_optional)}"))
+    return out
+
+
 def kernel_checks() -> list[Check]:
     v2 = Path("/sys/fs/cgroup/cgroup.controllers")
     controllers = v2.read_text().split() if v2.exists() else []
@@ -164,7 +182,7 @@ def agent_checks(images: str = "") -> list[Check]:
 
 
 def diagnose() -> tuple[list[Check], bool]:
-    checks = python_checks() + sandbox_checks() + kernel_checks() + provider_checks()
+    checks = python_checks() + sandbox_checks() + judge_checks() + kernel_checks() + provider_checks()
     rc, images = _run(["docker", "images", "--format", "{{.Repository}}:{{.Tag}}"]) if shutil.which("docker") \
         else (1, "")
     checks += agent_checks(images if rc == 0 else "")
@@ -172,6 +190,7 @@ def diagnose() -> tuple[list[Check], bool]:
     backend = by["bwrap"].ok or by["docker engine"].ok
     if not backend:  # one of them is needed: flag both
         by["bwrap"].needed = by["docker engine"].needed = True
+    by["judge (local)"].needed = by["bwrap"].ok  # the local backend judges with the host's python3
     ok = all(c.ok for c in checks if c.needed) and backend
     return checks, ok
 
