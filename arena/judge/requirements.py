@@ -60,6 +60,4 @@ def check(python: str | None = None, timeout: float = 20.0) -> JudgeNeeds:
         return JudgeNeeds(python, NEEDED, OPTIONAL, f"{python} did not run: {tail[0][:200]}")
     lines = r.stdout.splitlines()
     gone = set(lines[1].split()) if len(lines) > 1 else set()
-    return JudgeNeeds(
-        python, tuple(m for m in NEEDED if m in gone), tuple(m for m in OPTIONAL if m in gone)
-    )
+    return JudgeNeeds(python, tuple(m for m in NEEDED if m in gone), tuple(m for m in OPTIONAL if m in gone))
