@@ -42,6 +42,14 @@ def printable(s: object, *, newlines: bool = True) -> str:
     return (_CTRL if newlines else _CTRL_NL).sub("?", text)
 
 
+def escaped(s: object) -> str:
+    """``s`` on one line with every control character *shown* as ``\\xNN`` (ESC, BEL,
+    newlines, C1) and undecodable bytes as ``\\xNN``: names are data, never sequences the
+    terminal would obey (the ``--headless`` output, issue 26)."""
+    text = _unescape_surrogates(s if isinstance(s, str) else str(s))
+    return _CTRL_NL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def path_fields(rel: str, key: str = "path") -> dict[str, str]:
     """``{key: printable form}``, plus ``{key}_b64`` (the name's raw bytes) whenever the
     printable form is not the name itself, so any name a file system allows is kept."""

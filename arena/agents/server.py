@@ -179,6 +179,8 @@ class AgentServer:
             req = json.loads(line)
         except (ValueError, UnicodeDecodeError) as exc:
             return error("bad_request", f"request is not JSON: {exc}")
+        except RecursionError:  # nested past the parser's depth: no traceback (issue 26)
+            return error("bad_request", "request is not JSON: nested too deeply")
         if not isinstance(req, dict) or not isinstance(req.get("op"), str):
             return error("bad_request", 'request must be a JSON object with a string "op"')
         try:

@@ -8,6 +8,7 @@ from typing import Any, Callable, TextIO
 
 from arena import events as ev
 from arena.events import Event
+from arena.text import escaped
 
 
 def _line(e: Event) -> str | None:
@@ -68,7 +69,7 @@ def printer(out: TextIO | None = None, *, prefix: bool = False) -> Callable[[Eve
             return
         stream = out or sys.stdout
         head = f"{e.attempt} " if prefix else ""
-        stream.write(f"[{e.t:8.1f}s] {head}{line}\n")
+        stream.write(f"[{e.t:8.1f}s] {head}{escaped(line)}\n")  # agent text is data (issue 26)
         stream.flush()
 
     return on_event

@@ -48,6 +48,12 @@ _METERED = {
 }
 
 
+# What the agent is told when the upstream fails: never the host's upstream URL or address
+# (those go to the operator, in the infra.error event).
+UNREACHABLE = "the model provider could not be reached (the operator is told the details)"
+FAILED = "the model provider failed while answering (the operator is told the details)"
+
+
 def _error(status: int, kind: str, message: str, provider: str = "openai", **extra: object) -> web.Response:
     body: dict[str, Any] = {"error": {"type": kind, "message": message, **extra}}
     if provider == "anthropic":
@@ -124,7 +130,7 @@ async def handle(gw: Gateway, request: web.Request, provider: str) -> web.Stream
         body = json.loads(raw)
         if not isinstance(body, dict):
             raise ValueError("not an object")
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the parser's depth: a clean 400
         return refuse(_error(400, "invalid_request_error", "the body is not a JSON object", provider))
     reached: list[tuple[str, float, float]]
     if st.limits.calls is not None and st.usage.calls >= st.limits.calls:
@@ -214,8 +220,8 @@ async def _forward(
     except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
         st.usage.calls -= 1
         detail = f"upstream {url} unreachable: {type(exc).__name__}: {exc}"
-        st.send("infra.error", {"source": "gateway", "detail": detail})
-        return refuse(_error(502, "upstream_unreachable", detail, provider))
+        st.send("infra.error", {"source": "gateway", "detail": detail})  # the operator's: names the host
+        return refuse(_error(502, "upstream_unreachable", UNREACHABLE, provider))
     try:
         if up.status in (401, 403):
             st.send(
@@ -237,7 +243,7 @@ async def _forward(
     except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
         detail = f"upstream {url} failed mid-answer: {type(exc).__name__}: {exc}"
         st.send("infra.error", {"source": "gateway", "detail": detail})
-        return refuse(_error(502, "upstream_error", detail, provider))
+        return refuse(_error(502, "upstream_error", FAILED, provider))
     finally:
         await up_cm.__aexit__(None, None, None)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from functools import partial
 from typing import Any
 
@@ -26,6 +27,8 @@ from arena.gateway.inflight import tracked
 from arena.gateway.server import Gateway
 from arena.gateway.wire import parse_data
 from arena.gateway.wire_responses import ResponsesMeter
+
+log = logging.getLogger(__name__)
 
 
 def add(gw: Gateway, app: web.Application) -> None:
@@ -64,7 +67,7 @@ async def responses(gw: Gateway, request: web.Request) -> web.StreamResponse:
         body = json.loads(raw)
         if not isinstance(body, dict):
             raise ValueError("not an object")
-    except ValueError:
+    except (ValueError, RecursionError):
         return refuse(forward._error(400, "invalid_request_error", "the body is not a JSON object"))
     if st.limits.calls is not None and st.usage.calls >= st.limits.calls:
         reached = [("calls", float(st.usage.calls), float(st.limits.calls))]
@@ -115,7 +118,7 @@ async def responses(gw: Gateway, request: web.Request) -> web.StreamResponse:
         held.settle()
         detail = f"upstream {url} unreachable: {type(exc).__name__}: {exc}"
         st.send("infra.error", {"source": "gateway", "detail": detail})
-        return refuse(forward._error(502, "upstream_unreachable", detail))
+        return refuse(forward._error(502, "upstream_unreachable", forward.UNREACHABLE))
     try:
         if up.status in (401, 403):
             st.send(
@@ -135,7 +138,7 @@ async def responses(gw: Gateway, request: web.Request) -> web.StreamResponse:
     except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
         detail = f"upstream {url} failed mid-answer: {type(exc).__name__}: {exc}"
         st.send("infra.error", {"source": "gateway", "detail": detail})
-        return refuse(forward._error(502, "upstream_error", detail))
+        return refuse(forward._error(502, "upstream_error", forward.FAILED))
     finally:
         held.settle()
         await up_cm.__aexit__(None, None, None)
@@ -152,7 +155,7 @@ async def count_tokens(gw: Gateway, request: web.Request) -> web.StreamResponse:
         body = json.loads(raw)
         if not isinstance(body, dict):
             raise ValueError("not an object")
-    except ValueError:
+    except (ValueError, RecursionError):
         return forward._error(400, "invalid_request_error", "the body is not a JSON object", "anthropic")
     body["model"] = st.model_name
     url, auth = upstream_url(gw, "anthropic", "/v1/messages/count_tokens")
@@ -166,4 +169,5 @@ async def count_tokens(gw: Gateway, request: web.Request) -> web.StreamResponse:
             ctype = up.headers.get("Content-Type", "application/json")
             return web.Response(status=up.status, body=data, headers={"Content-Type": ctype})
     except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
-        return forward._error(502, "upstream_unreachable", f"upstream {url}: {type(exc).__name__}", "anthropic")
+        log.warning("gateway: count_tokens upstream %s: %s: %s", url, type(exc).__name__, exc)
+        return forward._error(502, "upstream_unreachable", forward.UNREACHABLE, "anthropic")

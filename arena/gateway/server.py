@@ -188,6 +188,10 @@ class Gateway:
         if self.session is not None:
             await self.session.close()
         self._tx.shutdown(wait=True)
+        try:  # the arena's gw-<pid>/: empty once every attempt's socket dir is gone (issue 26)
+            self.root.rmdir()
+        except OSError:
+            pass  # not empty (something else put there) or already gone
 
     # -- attempts ------------------------------------------------------------------------
     def register(self, attempt: str, *, model: str, limits: UsageLimits, emit: Emit, tcp: bool = True) -> Grant:

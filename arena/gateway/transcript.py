@@ -36,7 +36,7 @@ def _side(raw: bytes, cap: int, total: int | None = None) -> tuple[Any, int]:
         return {"truncated": True, "bytes": total, "head": head}, cap
     try:
         return json.loads(raw), len(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # kept as text: nested past the parser's depth
         return raw.decode("utf-8", "replace"), len(raw)
 
 

@@ -171,5 +171,5 @@ def parse_data(text: str | None) -> object:
         return None
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the parser's depth
         return None
