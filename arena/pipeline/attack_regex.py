@@ -33,7 +33,7 @@ COMMON_FIX_PATTERNS: list[tuple[str, str, str]] = [
     ("and to or", r"\band\b", "or"),
     ("or to and", r"\bor\b", "and"),
 ]
-MAX_VARIANTS = 24
+MAX_VARIANTS = 12  # each variant is one judge run: calibrate and audit pay for every one
 
 
 def _is_test(rel: str) -> bool:
@@ -90,6 +90,8 @@ async def best_variant(ch: Challenge, backend: str | None) -> tuple[str, str, st
             score = float(submission_score(res, ch.manifest.deliverables))
             if best is None or score > best[3]:
                 best = (rel, name, text, score)
+            if score >= 100.0:
+                break  # nothing scores higher: the rest need not be judged
     return best
 
 

@@ -17,9 +17,9 @@ from arena.errors import UsageError  # noqa: E402
 
 
 def test_registry_names_and_unknown():
-    assert names() == ["aider", "mini-swe-agent"]
-    with pytest.raises(UsageError, match="unknown adapter 'codex'.*aider, mini-swe-agent"):
-        get_adapter("codex")
+    assert names() == ["aider", "claude-code", "codex", "mini-swe-agent"]
+    with pytest.raises(UsageError, match="unknown adapter 'openhands'.*aider, claude-code, codex, mini-swe-agent"):
+        get_adapter("openhands")
 
 
 @pytest.mark.parametrize("bad", ["gpt-4.1", "azure/gpt", "openai/", ""])
