@@ -128,6 +128,7 @@ def test_another_agents_attempt_renamed_into_the_report_is_refused(calibrated):
     forged["attempts"]["attack-copy"] = list(forged["attempts"]["null"])
     forged["runs"]["attack-copy"] = list(forged["runs"]["null"])
     forged["scores"]["attack-copy"] = forged["runs"]["null"][0]
+    forged["objectives"]["attack-copy"] = list(forged["objectives"]["null"])  # moved along too
     forged["findings"] = [f for f in forged["findings"] if "attack-copy" not in f["detail"]]
     r, out = _publish(calibrated, forged, "renamed.json")
     assert r.returncode == 1 and out["published"] is None
