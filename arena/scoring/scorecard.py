@@ -11,11 +11,10 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel, Field
 
-from arena.scoring.context import JudgeContext, work_credit
-from arena.scoring.objective import submission_score
+from arena.scoring.context import JudgeContext, Work, work_credit
 from arena.scoring.history import AttemptHistory
 from arena.scoring.integrity import judge_integrity
-from arena.scoring.objective import phase_score, r1
+from arena.scoring.objective import phase_score, r1, submission_score
 from arena.scoring.process import judge_process
 from arena.scoring.resultview import test_phases
 from arena.scoring.llm_judge import deliverable_adjustment
@@ -151,7 +150,7 @@ def extra_flags(c: JudgeContext) -> list[dict]:
     return out
 
 
-def work_flags(c: JudgeContext, work) -> list[dict]:
+def work_flags(c: JudgeContext, work: Work) -> list[dict]:
     """A flag when the work credit cut Process, Strategy and Integrity, or could not be measured."""
     if not c.worked:
         return []  # no_work says it
