@@ -5,7 +5,9 @@ which reads a ``TimeSource``. ``RealTime`` is the machine's monotonic clock,
 ``ManualTime`` is stepped by tests. A clock's ``scale`` speeds an attempt up (a demo
 runs a 15-minute Sprint in 30 s with ``scale=30``): attempt seconds = source seconds
 x scale. The clock never pauses (seed 000: it runs through feedback and iteration
-boundaries).
+boundaries). A clock with a ``deadline`` (the demo's) reaches its grace end by that
+source instant whatever judging cost: real-speed judging is repaid by running faster
+afterwards (``AttemptClock.unscaled``).
 """
 
 from __future__ import annotations
@@ -87,6 +89,11 @@ CUTOFF = "clock.cutoff"
 GRACE_END = "clock.grace_end"
 REVEAL = "phase.reveal_due"  # the attempt decides whether the phase really opens
 
+# A deadline clock honours real-speed judging only while catching up afterwards needs at
+# most this many times its scale (``AttemptClock.unscaled``).
+CATCH_UP = 3.0
+_LATE_S = 0.05  # source seconds a clock past its deadline takes to reach its grace end
+
 
 @dataclass(frozen=True, order=True)
 class Mark:
@@ -121,36 +128,77 @@ class AttemptClock:
         scale: float = 1.0,
         reveal_at: Iterable[float] | None = None,
         elapsed_at_start: float = 0.0,
+        deadline: float | None = None,
+        catch_up: float = CATCH_UP,
     ) -> None:
         if scale <= 0:
             raise ValueError("time scale must be positive")
+        if catch_up < 1:
+            raise ValueError("catch_up must be at least 1")
         self.source = source
         self.rules = rules
         self.time_limit_s = float(time_limit_s)
         self.scale = float(scale)
         # Attempt time advances in segments: from ``_anchor`` (source time) at
         # ``_rate`` attempt-seconds per source second, starting from ``_offset``.
+        # With a deadline, a segment may change rate at a planned instant, ``_switch_at``
+        # (source time), to ``_switch_rate`` (see ``unscaled``).
         self._anchor = source.now()
         self._offset = float(elapsed_at_start)
         self._rate = self.scale
+        self._switch_at: float | None = None
+        self._switch_rate = self.scale
+        self._past: list[tuple[float, float, float]] = []  # (source, attempt time, rate) of ended stretches
         self._unscaled_depth = 0
+        self._slowed = False
         self._rate_changed: asyncio.Event | None = None
         self.marks = marks_for(rules, self.time_limit_s, reveal_at)
         self._fired = 0
+        self.deadline = deadline
+        self.catch_up = float(catch_up)
+        self._rate = self._planned_rate(self._anchor)
 
     # -- reading -----------------------------------------------------------------
     def elapsed(self) -> float:
-        return self._offset + (self.source.now() - self._anchor) * self._rate
+        return self._elapsed_at(self.source.now())
+
+    def _elapsed_at(self, now: float) -> float:
+        sw = self._switch_at
+        if sw is not None and now > sw:
+            return self._offset + (sw - self._anchor) * self._rate + (now - sw) * self._switch_rate
+        return self._offset + (now - self._anchor) * self._rate
 
     @property
     def rate(self) -> float:
-        """Attempt seconds per source second right now (``scale``, or 1 while unscaled)."""
-        return self._rate
+        """Attempt seconds per source second right now (``scale``, 1 while unscaled, more
+        while a deadline clock catches up)."""
+        sw = self._switch_at
+        return self._switch_rate if sw is not None and self.source.now() > sw else self._rate
 
-    def _set_rate(self, rate: float) -> None:
-        self._offset = self.elapsed()
-        self._anchor = self.source.now()
+    def _planned_rate(self, now: float) -> float:
+        """The rate of a scaled stretch from now: ``scale``, or with a deadline whatever
+        more it takes to reach the grace end by then (a clock already at or past its
+        deadline gets there within ``_LATE_S``, never by dividing by zero)."""
+        if self.deadline is None:
+            return self.scale
+        left = self.grace_end_s - self._elapsed_at(now)
+        return max(self.scale, left / max(self.deadline - now, _LATE_S))
+
+    def _set_rate(self, rate: float | None) -> None:
+        """A new stretch from now at ``rate`` (None: the planned rate), both read at one
+        instant of the source, so a deadline stretch ends exactly on the deadline."""
+        now = self.source.now()
+        elapsed = self._elapsed_at(now)
+        if rate is None:
+            rate = self._planned_rate(now)
+        self._past.append((self._anchor, self._offset, self._rate))
+        sw = self._switch_at
+        if sw is not None and now > sw:
+            self._past.append((sw, self._offset + (sw - self._anchor) * self._rate, self._switch_rate))
+        self._offset = elapsed
+        self._anchor = now
         self._rate = rate
+        self._switch_at = None
         if self._rate_changed is not None:
             self._rate_changed.set()
             self._rate_changed = None
@@ -162,16 +210,40 @@ class AttemptClock:
         The clock keeps running (seed 000: it never pauses), but a judge run that takes
         2 real seconds costs 2 attempt seconds, not 2 x scale: a demo at 60x must not
         lose two minutes of its attempt to sandbox latency. At scale <= 1 nothing changes.
+
+        With a ``deadline`` the attempt still ends on time: afterwards the clock runs as
+        fast as it must to reach the grace end by the deadline. Real speed lasts only while
+        that catch-up stays within ``catch_up`` x scale; past that instant (planned here,
+        ``_switch_at``) the section runs at ``catch_up`` x scale, so the warnings, cutoff
+        and grace are never squeezed into an instant.
         """
         self._unscaled_depth += 1
         if self._unscaled_depth == 1 and self.scale > 1.0:
-            self._set_rate(1.0)
+            self._slowed = True
+            self._slow_down()
         try:
             yield
         finally:
             self._unscaled_depth -= 1
-            if self._unscaled_depth == 0 and self._rate != self.scale:
-                self._set_rate(self.scale)
+            if self._unscaled_depth == 0 and self._slowed:
+                self._slowed = False
+                self._set_rate(None)
+
+    def _slow_down(self) -> None:
+        if self.deadline is None:
+            self._set_rate(1.0)
+            return
+        cap = self.catch_up * self.scale
+        self._set_rate(None)  # re-anchored now: the planned stretch reaches the deadline
+        left = self.grace_end_s - self._offset
+        wall = self.deadline - self._anchor
+        if cap <= 1.0 or left <= 0 or left >= cap * wall:
+            return  # no room left: judging is charged at the running rate
+        # At rate 1 from now, the catch-up needed reaches ``cap`` at source time ``at``:
+        # left - (at - now) = cap * (deadline - at).
+        at = self._anchor + (cap * wall - left) / (cap - 1.0)
+        self._rate = 1.0
+        self._switch_at, self._switch_rate = at, cap
 
     def remaining(self) -> float:
         return max(0.0, self.cutoff_s - self.elapsed())
@@ -198,8 +270,32 @@ class AttemptClock:
 
     # -- waiting -----------------------------------------------------------------
     def source_time(self, attempt_t: float) -> float:
-        """When, on the source, attempt time reaches ``attempt_t`` at the current rate."""
+        """When, on the source, attempt time reaches ``attempt_t`` at the current rate(s)."""
+        sw = self._switch_at
+        if sw is not None:
+            at_switch = self._offset + (sw - self._anchor) * self._rate
+            if attempt_t > at_switch:
+                return sw + (attempt_t - at_switch) / self._switch_rate
         return self._anchor + (attempt_t - self._offset) / self._rate
+
+    def stretches(self) -> list[tuple[float, float, float]]:
+        """``(source instant, attempt time, rate)`` where each stretch of constant rate
+        began, oldest first, the current one (and a planned switch already passed) last."""
+        out = [*self._past, (self._anchor, self._offset, self._rate)]
+        sw = self._switch_at
+        if sw is not None and self.source.now() > sw:
+            out.append((sw, self._offset + (sw - self._anchor) * self._rate, self._switch_rate))
+        return out
+
+    def when(self, attempt_t: float) -> float:
+        """The source instant attempt time ``attempt_t`` was reached (or, ahead, will be at
+        the current rate(s)): exact, from the clock's own stretches, not a measurement."""
+        if attempt_t >= self._offset:
+            return self.source_time(attempt_t)
+        for start, at, rate in reversed(self._past):
+            if at <= attempt_t:
+                return start + (attempt_t - at) / rate
+        return self._past[0][0] if self._past else self._anchor
 
     async def sleep_until(self, attempt_t: float) -> None:
         # Re-plan whenever the rate changes (entering or leaving an unscaled section).

@@ -106,7 +106,7 @@ class JudgeResult(BaseModel):
     # Manifest deliverables, each 0.0-1.0 met (kind tests: pass rate of the tests in
     # play; kind file: present and non-empty in the snapshot).
     deliverables: dict[str, float] = Field(default_factory=dict)
-    # Seed 003 Stage 2.5 static judges (arena/judge/static_checks.py); None = not run.
+    # Seed 003 Stage 2.5 static judges (arena/judge/static/static_checks.py); None = not run.
     quality: StaticReport | None = None
     security: StaticReport | None = None
     # How a pytest judge ran the submission: "process" (its own process, behind a

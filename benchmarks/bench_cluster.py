@@ -9,6 +9,7 @@ the node stamps each event's publish instant (wall clock; the test bed's nodes s
 machine's clock) and the command's machine, with $GAUNTLET_CLUSTER_TIMINGS set, writes
 commit time minus publish time for every event it committed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,9 +30,25 @@ sys.path.insert(0, str(ROOT))
 def run_plan(plan: Path, db: Path, address: str) -> float:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_CLUSTER_TIMINGS": str(db) + ".timings"}
     t0 = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "gauntlet_tui", "arena", str(plan), "--headless",
-                        "--store", str(db), "--cluster", address], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=1800)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gauntlet_tui",
+            "arena",
+            str(plan),
+            "--headless",
+            "--store",
+            str(db),
+            "--cluster",
+            address,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     if p.returncode != 0:
         raise SystemExit(f"plan failed on {address}: {p.stderr[-2000:]}")
     return time.monotonic() - t0
@@ -54,21 +71,35 @@ def main() -> None:
     image = build_node_image(log=lambda m: print(m, file=sys.stderr))  # this checkout's id
     tmp = Path(tempfile.mkdtemp(prefix="bench-cluster-"))
     plan = tmp / "plan.yaml"
-    plan.write_text(yaml.safe_dump({"schema": "gauntlet.plan/v1", "parallel": 64, "time_scale": args.scale,
-                                    "sandbox": "local", "attempts": [
-                                        {"challenge": c, "agents": ["scripted:naive", "scripted:elite"],
-                                         "repeat": args.repeat}
-                                        for c in ("off-by-one", "rate-limiter", "task-store")]}))
+    plan.write_text(
+        yaml.safe_dump(
+            {
+                "schema": "gauntlet.plan/v1",
+                "parallel": 64,
+                "time_scale": args.scale,
+                "sandbox": "local",
+                "attempts": [
+                    {"challenge": c, "agents": ["scripted:naive", "scripted:elite"], "repeat": args.repeat}
+                    for c in ("off-by-one", "rate-limiter", "task-store")
+                ],
+            }
+        )
+    )
     results = {}
     for n in (1, 2, 3):
         with DockerCluster(workers=n, slots=args.slots, image=image) as c:
             db = tmp / f"n{n}.db"
             wall = run_plan(plan, db, c.address)
-            lat = [float(x) for x in (Path(str(db) + ".timings").read_text().split()
-                                      if Path(str(db) + ".timings").exists() else [])]
-            results[n] = {"wall_s": round(wall, 2), "events": len(lat),
-                          "stream_p50_ms": round(pct(lat, 0.5) * 1000, 2) if lat else None,
-                          "stream_p99_ms": round(pct(lat, 0.99) * 1000, 2) if lat else None}
+            lat = [
+                float(x)
+                for x in (Path(str(db) + ".timings").read_text().split() if Path(str(db) + ".timings").exists() else [])
+            ]
+            results[n] = {
+                "wall_s": round(wall, 2),
+                "events": len(lat),
+                "stream_p50_ms": round(pct(lat, 0.5) * 1000, 2) if lat else None,
+                "stream_p99_ms": round(pct(lat, 0.99) * 1000, 2) if lat else None,
+            }
             print(f"{n} node(s) x {args.slots} slots: {results[n]}", file=sys.stderr)
     base = results[1]["wall_s"]
     for n in results:

@@ -31,6 +31,7 @@ median): the difference of the two medians, and the median of the paired differe
 (round k against round k, which the target is checked on: the machine's slow spells
 weigh on both sides of a pair).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,13 +61,31 @@ def bare_once(tmp: Path, cov: bool = False) -> float:
     ws = tmp / f"bare-{time.monotonic_ns()}"
     shutil.copytree(FIXTURE / "solution", ws)
     shutil.copytree(FIXTURE / "tests", ws / "judge_tests")
-    pre = ["-m", "coverage", "run", "--branch", "--source=.", "--omit=judge_tests/*",
-           f"--data-file={ws}/.coverage"] if cov else []
+    pre = (
+        ["-m", "coverage", "run", "--branch", "--source=.", "--omit=judge_tests/*", f"--data-file={ws}/.coverage"]
+        if cov
+        else []
+    )
     t0 = time.perf_counter()
-    subprocess.run(["/usr/bin/python3", *pre, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                    f"--junitxml={ws}/report.xml", "judge_tests/static", "judge_tests/hidden",
-                    "judge_tests/adversarial"], cwd=ws, capture_output=True, check=True,
-                   env={"PATH": "/usr/bin:/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    subprocess.run(
+        [
+            "/usr/bin/python3",
+            *pre,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={ws}/report.xml",
+            "judge_tests/static",
+            "judge_tests/hidden",
+            "judge_tests/adversarial",
+        ],
+        cwd=ws,
+        capture_output=True,
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+    )
     return time.perf_counter() - t0
 
 
@@ -85,7 +104,12 @@ def in_process_copy(tmp: Path):
 
 
 TARGETS = {"judge local": 0.050, "docker cold": 0.500, "docker pool": 0.120}
-POOLED = ("judge local", "docker pool", "local inproc", "pool inproc")  # refilled, unmeasured, before every measured run
+POOLED = (
+    "judge local",
+    "docker pool",
+    "local inproc",
+    "pool inproc",
+)  # refilled, unmeasured, before every measured run
 
 
 async def judge_once(judge: Judge, ch, snap) -> tuple[float, float, float]:
@@ -126,25 +150,29 @@ async def main() -> None:
         local = get_backend("local")
         ch_in = in_process_copy(tmp)
         chs = {"local inproc": ch_in, "pool inproc": ch_in}
-        judges = {"judge local": Judge(local, pool_size=1),
-                  "local inproc": Judge(local, pool_size=1),
-                  "local cold": Judge(local, pool_size=1, prestart=0)}
+        judges = {
+            "judge local": Judge(local, pool_size=1),
+            "local inproc": Judge(local, pool_size=1),
+            "local cold": Judge(local, pool_size=1, prestart=0),
+        }
         if not args.no_docker:
             dk = get_backend("docker")
             judges["docker cold"] = Judge(dk, pool_size=1, prestart=0)
             judges["docker pool"] = Judge(dk, pool_size=1, prestart=1)
             judges["pool inproc"] = Judge(dk, pool_size=1, prestart=1)
-        series = {"bare pytest": lambda: asyncio.to_thread(lambda: (bare_once(tmp), 0.0, 0.0)),
-                  "bare +cov": lambda: asyncio.to_thread(lambda: (bare_once(tmp, True), 0.0, 0.0))}
+        series = {
+            "bare pytest": lambda: asyncio.to_thread(lambda: (bare_once(tmp), 0.0, 0.0)),
+            "bare +cov": lambda: asyncio.to_thread(lambda: (bare_once(tmp, True), 0.0, 0.0)),
+        }
         for name, j in judges.items():
-            series[name] = (lambda j=j, c=chs.get(name, ch): judge_once(j, c, snap))  # noqa: B008 - bound per name
+            series[name] = lambda j=j, c=chs.get(name, ch): judge_once(j, c, snap)  # noqa: B008 - bound per name
         acc = {name: ([], [], []) for name in series}
         try:
             for fn in series.values():
                 await fn()  # warm-up (page cache, image), not counted
             names = list(series)
             for k in range(args.runs):
-                for name in names[k % len(names):] + names[:k % len(names)]:
+                for name in names[k % len(names) :] + names[: k % len(names)]:
                     for pooled in POOLED:
                         if pooled in judges:
                             await judges[pooled].drain()
@@ -154,14 +182,15 @@ async def main() -> None:
         finally:
             for j in judges.values():
                 await j.aclose()
-    print(f"runs per series: {args.runs} (interleaved); tests: the calc fixture, 8 tests; "
-          f"load average {load0:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(
+        f"runs per series: {args.runs} (interleaved); tests: the calc fixture, 8 tests; "
+        f"load average {load0:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
     base = statistics.median(acc["bare pytest"][0])
     cov = statistics.median(acc["bare +cov"][0])
     for name, (xs, starts, closes) in acc.items():
         print(fmt(name, xs, None if name.startswith("bare") else base, starts, closes))
-    print("overhead over 'bare +cov' (the same work minus sandbox and judge: the judge also "
-          "measures branch coverage):")
+    print("overhead over 'bare +cov' (the same work minus sandbox and judge: the judge also measures branch coverage):")
     for name, (xs, _, _) in acc.items():
         if not name.startswith("bare"):
             m = statistics.median(xs)
@@ -181,9 +210,11 @@ def print_isolation(acc: dict) -> None:
             pairs = [a - b for a, b in zip(acc[iso][0], acc[inproc][0])]
             pd = statistics.median(pairs)
             q = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else [pd, pd, pd]
-            print(f"  {iso:<13} difference of medians {1000 * d:+7.1f} ms; median of paired differences "
-                  f"{1000 * pd:+7.1f} ms (quartiles {1000 * q[0]:+.1f} / {1000 * q[2]:+.1f})  "
-                  f"target <= {ISOLATION_TARGET * 1000:.0f} ms: {'met' if pd <= ISOLATION_TARGET else 'MISSED'}")
+            print(
+                f"  {iso:<13} difference of medians {1000 * d:+7.1f} ms; median of paired differences "
+                f"{1000 * pd:+7.1f} ms (quartiles {1000 * q[0]:+.1f} / {1000 * q[2]:+.1f})  "
+                f"target <= {ISOLATION_TARGET * 1000:.0f} ms: {'met' if pd <= ISOLATION_TARGET else 'MISSED'}"
+            )
 
 
 if __name__ == "__main__":

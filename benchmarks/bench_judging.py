@@ -15,6 +15,7 @@ ratios (each judged run over the read run just before it) is printed too.
 ``--profile N`` then judges the first N stored attempts under cProfile and prints the top
 entries by own time (after the timed runs, so it does not disturb them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,11 +44,28 @@ AGENTS = ["scripted:reference", "scripted:elite", "scripted:standard", "scripted
 FILES = ["src/limiter.py", "src/window.py", "src/clock.py", "tests/test_limiter.py", "NOTES.md"]
 
 
-WORDS = ["basic", "window", "global", "limit", "slides", "resets", "remaining", "user", "burst", "clock",
-         "expiry", "counts", "rejects", "empty", "concurrent"]
-MESSAGE = ("AssertionError: assert 5 == 0\n +  where 5 = <bound method RateLimiter.remaining of "
-           "<ratelimiter.RateLimiter object at 0x7fb939281cd0>>('c')\n +    where <bound method "
-           "RateLimiter.remaining of <ratelimiter.RateLimiter object at 0x7fb939281cd0>> = ...")
+WORDS = [
+    "basic",
+    "window",
+    "global",
+    "limit",
+    "slides",
+    "resets",
+    "remaining",
+    "user",
+    "burst",
+    "clock",
+    "expiry",
+    "counts",
+    "rejects",
+    "empty",
+    "concurrent",
+]
+MESSAGE = (
+    "AssertionError: assert 5 == 0\n +  where 5 = <bound method RateLimiter.remaining of "
+    "<ratelimiter.RateLimiter object at 0x7fb939281cd0>>('c')\n +    where <bound method "
+    "RateLimiter.remaining of <ratelimiter.RateLimiter object at 0x7fb939281cd0>> = ..."
+)
 
 
 def _names(rng: random.Random, count: int) -> list[str]:
@@ -60,35 +78,65 @@ def _result(n: int, rng: random.Random, skill: float, it: int, names: dict) -> d
     for suite, count in (("static", 14), ("hidden", 7), ("adversarial", 5)):
         for name in names[suite][:count]:
             ok = rng.random() < p
-            tests.append({"id": f"{suite}/test_limiter_{suite}.py::{name}", "name": name, "suite": suite,
-                          "phase": 1, "outcome": "passed" if ok else "failed", "message": "" if ok else MESSAGE,
-                          "category": rng.choice(["correctness", "window", "api", "edge_case"])})
-    return JudgeResult(submission=n, snapshot_hash=f"{rng.getrandbits(256):064x}", tests=tests, duration_s=1.2,
-                       lint={"errors": 0, "warnings": 1, "issues": ["ratelimiter.py:7: unused import 'Dict'"]},
-                       coverage={"line_percent": 88.8, "branch_percent": 100.0, "uncovered_files": ["clock.py"]},
-                       deliverables={"NOTES.md": 1.0 if rng.random() < skill else 0.0}).model_dump()
+            tests.append(
+                {
+                    "id": f"{suite}/test_limiter_{suite}.py::{name}",
+                    "name": name,
+                    "suite": suite,
+                    "phase": 1,
+                    "outcome": "passed" if ok else "failed",
+                    "message": "" if ok else MESSAGE,
+                    "category": rng.choice(["correctness", "window", "api", "edge_case"]),
+                }
+            )
+    return JudgeResult(
+        submission=n,
+        snapshot_hash=f"{rng.getrandbits(256):064x}",
+        tests=tests,
+        duration_s=1.2,
+        lint={"errors": 0, "warnings": 1, "issues": ["ratelimiter.py:7: unused import 'Dict'"]},
+        coverage={"line_percent": 88.8, "branch_percent": 100.0, "uncovered_files": ["clock.py"]},
+        deliverables={"NOTES.md": 1.0 if rng.random() < skill else 0.0},
+    ).model_dump()
 
 
 def _feedback(n: int, res: dict, diff: dict) -> dict:
     static = [t for t in res["tests"] if t["suite"] == "static"]
     hidden = [t for t in res["tests"] if t["suite"] == "hidden"]
-    failures = [{"name": t["name"], "message": t["message"], "category": t["category"]}
-                for t in static if t["outcome"] != "passed"]
-    return {"submission": n, "iteration": n - 1, "at": "2026-11-29T13:56:11Z", "elapsed_s": 150.0,
-            "build": res["build"],
-            "tests": {"total": len(static), "passed": len(static) - len(failures), "failed": len(failures),
-                      "skipped": 0, "failures": failures,
-                      "results": [{"name": t["name"], "outcome": t["outcome"]} for t in static]},
-            "hidden": {"total": len(hidden), "passed": sum(t["outcome"] == "passed" for t in hidden)},
-            "lint": res["lint"], "coverage": res["coverage"],
-            "diff": {k: diff[k] for k in ("files_changed", "lines_added", "lines_removed")}}
+    failures = [
+        {"name": t["name"], "message": t["message"], "category": t["category"]}
+        for t in static
+        if t["outcome"] != "passed"
+    ]
+    return {
+        "submission": n,
+        "iteration": n - 1,
+        "at": "2026-11-29T13:56:11Z",
+        "elapsed_s": 150.0,
+        "build": res["build"],
+        "tests": {
+            "total": len(static),
+            "passed": len(static) - len(failures),
+            "failed": len(failures),
+            "skipped": 0,
+            "failures": failures,
+            "results": [{"name": t["name"], "outcome": t["outcome"]} for t in static],
+        },
+        "hidden": {"total": len(hidden), "passed": sum(t["outcome"] == "passed" for t in hidden)},
+        "lint": res["lint"],
+        "coverage": res["coverage"],
+        "diff": {k: diff[k] for k in ("files_changed", "lines_added", "lines_removed")},
+    }
 
 
 def attempt_events(aid: str, rng: random.Random) -> list[Event]:
     fmt, limit, budget = rng.choice(FORMATS)
     agent = rng.choice(AGENTS)
     skill = {"scripted:reference": 0.9, "scripted:elite": 0.8, "scripted:standard": 0.6, "scripted:naive": 0.35}[agent]
-    deliverables = [{"name": "fix", "kind": "tests", "weight": 0.8}, {"name": "NOTES.md", "kind": "file", "weight": 0.2}]
+    deliverables = [
+        {"name": "fix", "kind": "tests", "weight": 0.8},
+        {"name": "NOTES.md", "kind": "file", "weight": 0.2},
+    ]
     out: list[Event] = []
     t = 0.0
     names = {s: _names(rng, 14) for s in ("static", "hidden", "adversarial")}
@@ -96,10 +144,22 @@ def attempt_events(aid: str, rng: random.Random) -> list[Event]:
     def emit(kind: str, **data) -> None:
         out.append(Event(attempt=aid, t=round(t, 3), kind=kind, data=data, seq=len(out) + 1))
 
-    emit("attempt.started", challenge=f"ch-{rng.randrange(20)}", title="Rate Limiter", agent=agent, format=fmt,
-         weight_class=rng.choice(["lightweight", "middleweight", "contender"]), time_limit_s=limit,
-         budget=budget, grace_s=30, time_scale=60, sandbox="local", phases=[], deliverables=deliverables,
-         category="adversarial-implementation")
+    emit(
+        "attempt.started",
+        challenge=f"ch-{rng.randrange(20)}",
+        title="Rate Limiter",
+        agent=agent,
+        format=fmt,
+        weight_class=rng.choice(["lightweight", "middleweight", "contender"]),
+        time_limit_s=limit,
+        budget=budget,
+        grace_s=30,
+        time_scale=60,
+        sandbox="local",
+        phases=[],
+        deliverables=deliverables,
+        category="adversarial-implementation",
+    )
     emit("agent.started", pid=1000 + rng.randrange(1000))
     subs = rng.randint(1, budget)
     for n in range(1, subs + 1):
@@ -111,22 +171,47 @@ def attempt_events(aid: str, rng: random.Random) -> list[Event]:
             emit("file.read", path=rng.choice(FILES))
         for _ in range(rng.randint(1, 4)):
             t += rng.uniform(10, 60)
-            emit("file.changed", path=rng.choice(FILES), change="modified", lines_added=rng.randint(1, 30),
-                 lines_removed=rng.randint(0, 10))
+            emit(
+                "file.changed",
+                path=rng.choice(FILES),
+                change="modified",
+                lines_added=rng.randint(1, 30),
+                lines_removed=rng.randint(0, 10),
+            )
         for _ in range(rng.randint(0, 3)):
             t += rng.uniform(5, 20)
-            emit("command.run", command="python -m pytest -q", exit_code=1, ran_tests=True,
-                 passed=rng.randint(5, 18), failed=rng.randint(0, 5), duration_s=1.1)
+            emit(
+                "command.run",
+                command="python -m pytest -q",
+                exit_code=1,
+                ran_tests=True,
+                passed=rng.randint(5, 18),
+                failed=rng.randint(0, 5),
+                duration_s=1.1,
+            )
             for _ in range(4):
                 emit("agent.output", stream="stdout", text="." * rng.randint(10, 60))
         t += rng.uniform(5, 30)
         emit("protocol.call", op="submit")
         changed = rng.sample(FILES, rng.randint(1, 3))
-        diff = {"files_changed": len(changed), "lines_added": rng.randint(1, 40),
-                "lines_removed": rng.randint(0, 20), "similarity": round(rng.uniform(0.3, 0.97), 3),
-                "changed_files": changed}
-        emit("submission.received", submission=n, iteration=n - 1, hash=f"{rng.getrandbits(256):064x}",
-             files=7, bytes=9000, identical_to=None, replaces=None, diff=diff)
+        diff = {
+            "files_changed": len(changed),
+            "lines_added": rng.randint(1, 40),
+            "lines_removed": rng.randint(0, 20),
+            "similarity": round(rng.uniform(0.3, 0.97), 3),
+            "changed_files": changed,
+        }
+        emit(
+            "submission.received",
+            submission=n,
+            iteration=n - 1,
+            hash=f"{rng.getrandbits(256):064x}",
+            files=7,
+            bytes=9000,
+            identical_to=None,
+            replaces=None,
+            diff=diff,
+        )
         res = _result(n, rng, skill, n - 1, names)
         t += 2
         emit("submission.judged", submission=n, result=res, score=submission_score(res, deliverables, 1), phase=1)
@@ -190,8 +275,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--attempts", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--store", type=Path, default=None, help="store file to create (default: a temp dir)")
-    ap.add_argument("--profile", type=int, default=0, metavar="N",
-                    help="after timing, judge the first N attempts under cProfile and print the top entries")
+    ap.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after timing, judge the first N attempts under cProfile and print the top entries",
+    )
     args = ap.parse_args(argv)
     if args.attempts < 1 or args.repeat < 1 or args.profile < 0:
         ap.error("--attempts and --repeat must be at least 1, --profile at least 0")
@@ -211,10 +301,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"read + judge     : {j:8.3f}s CPU  ({1000 * j / len(ids):.2f} ms/attempt)")
     print(f"ratio            : {ratio:8.2f}  (target <= 2.00: {'met' if ratio <= 2.0 else 'NOT met'})")
     per_repeat = [jj / rr for (rr, _), (jj, _) in zip(reads, judged)]
-    print(f"ratio per repeat : {', '.join(f'{x:.2f}' for x in per_repeat)}  "
-          f"(median {statistics.median(per_repeat):.2f})")
+    print(
+        f"ratio per repeat : {', '.join(f'{x:.2f}' for x in per_repeat)}  (median {statistics.median(per_repeat):.2f})"
+    )
     if args.profile:
-        asyncio.run(profile_judging(path, ids[:args.profile]))
+        asyncio.run(profile_judging(path, ids[: args.profile]))
     if tmp is not None:
         tmp.cleanup()
     return 0

@@ -7,6 +7,7 @@ small suite (with the counting plugin enabled when observed). Runs alternate (un
 observed) so load drifts hit both alike; unobserved runs have no observer process at all.
 Prints the median wall time of each and the ratio (target: observed <= 1.05x).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,15 +50,16 @@ async def main(reps: int, backend: str) -> int:
                     if not obs.available:
                         print("observation unavailable:", obs.notes)
                         return 1
-                    async with observation.observe(sb, ws, lambda k, d: events.append(k),
-                                                   observer=obs):
+                    async with observation.observe(sb, ws, lambda k, d: events.append(k), observer=obs):
                         t0 = time.perf_counter()
                         await sb.exec(["sh", "-c", script], env=observation.merge_env({}))
                         watched.append(time.perf_counter() - t0)
                     await obs.close()
                 a, b = statistics.median(plain), statistics.median(watched)
-                print(f"{name:20s} unobserved {a * 1000:8.1f} ms   observed {b * 1000:8.1f} ms   "
-                      f"ratio {b / a:5.3f}   ({len(events) // reps} events per observed run)")
+                print(
+                    f"{name:20s} unobserved {a * 1000:8.1f} ms   observed {b * 1000:8.1f} ms   "
+                    f"ratio {b / a:5.3f}   ({len(events) // reps} events per observed run)"
+                )
         finally:
             await sb.close()
     return 0

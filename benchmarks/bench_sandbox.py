@@ -9,6 +9,7 @@ is timed apart. The pooled run waits (unmeasured) for the pool to refill between
 judge between submissions would. Series are interleaved so machine load hits all alike.
 Targets (issue 3): local overhead < 50 ms median; Docker < 500 ms cold, < 120 ms pooled.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.sandbox import Limits, Mount, get_backend  # noqa: E402
 
-CMD = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=/out/report.xml",
-       "tests"]
+CMD = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=/out/report.xml", "tests"]
 LIMITS = Limits(cpus=1.0, memory_mb=512, pids=128, wall_s=60)
 TARGETS = {"local": 0.050, "docker cold": 0.500, "docker pool": 0.120}
 
@@ -38,8 +38,7 @@ def make_suite(root: Path) -> Path:
     (ws / "calc.py").write_text("def add(a, b):\n    return a + b\n")
     for f in range(2):
         body = "import sys; sys.path.insert(0, '.')\nfrom calc import add\n\n"
-        body += "".join(f"def test_add_{f}_{i}():\n    assert add({i}, 1) == {i + 1}\n\n"
-                        for i in range(10))
+        body += "".join(f"def test_add_{f}_{i}():\n    assert add({i}, 1) == {i + 1}\n\n" for i in range(10))
         (ws / "tests" / f"test_calc{f}.py").write_text(body)
     return ws
 
@@ -85,8 +84,9 @@ async def sandboxed(be, ws: Path, pool=None) -> tuple[float, float, float, float
     """(time to the result, start time, CPU inside, close time)."""
     t = time.perf_counter()
     (ws.parent / "out" / "report.xml").unlink(missing_ok=True)
-    sb = await (pool.acquire(ws, refill=False) if pool else
-                be.create(ws, LIMITS, mounts=mounts(ws), workspace_readonly=True))
+    sb = await (
+        pool.acquire(ws, refill=False) if pool else be.create(ws, LIMITS, mounts=mounts(ws), workspace_readonly=True)
+    )
     start = time.perf_counter() - t
     try:
         r = await sb.exec(CMD)
@@ -125,7 +125,7 @@ async def main(runs: int, docker: bool) -> int:
             names = list(series)
             # Interleaved, rotating order: a busy machine slows every series alike.
             for k in range(runs):
-                for name in names[k % len(names):] + names[:k % len(names)]:
+                for name in names[k % len(names) :] + names[: k % len(names)]:
                     if pool is not None:
                         await pool.start()  # refill (unmeasured), as between submissions
                     for acc, v in zip(results[name], await series[name]()):
@@ -135,13 +135,19 @@ async def main(runs: int, docker: bool) -> int:
                 await pool.close()
     b = statistics.median(results["bare"][0])
     bcpu = statistics.median(results["bare"][2])
-    print(f"runs per series: {runs} (interleaved); test run: 20 pytest tests, JUnit XML written;"
-          f" load average {load0:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(
+        f"runs per series: {runs} (interleaved); test run: 20 pytest tests, JUnit XML written;"
+        f" load average {load0:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
     bmin = min(results["bare"][0])
-    print(f"{'series':12} {'median':>9} {'min':>9} {'overhead':>9} {'min-over':>9} {'ratio':>6} "
-          f"{'start':>8} {'close':>8} {'cpu':>8} {'cpu+':>8}  target (median overhead)")
-    print(f"{'bare':12} {b * 1000:8.1f}ms {bmin * 1000:8.1f}ms {'-':>9} {'-':>9} {1.0:6.2f} "
-          f"{'-':>8} {'-':>8} {bcpu * 1000:6.1f}ms {'-':>8}")
+    print(
+        f"{'series':12} {'median':>9} {'min':>9} {'overhead':>9} {'min-over':>9} {'ratio':>6} "
+        f"{'start':>8} {'close':>8} {'cpu':>8} {'cpu+':>8}  target (median overhead)"
+    )
+    print(
+        f"{'bare':12} {b * 1000:8.1f}ms {bmin * 1000:8.1f}ms {'-':>9} {'-':>9} {1.0:6.2f} "
+        f"{'-':>8} {'-':>8} {bcpu * 1000:6.1f}ms {'-':>8}"
+    )
     ok = True
     for name, (totals, starts, cpus, closes) in results.items():
         if name == "bare":
@@ -152,16 +158,20 @@ async def main(runs: int, docker: bool) -> int:
         met = over < target
         ok &= met
         c = statistics.median(cpus)
-        print(f"{name:12} {m * 1000:8.1f}ms {min(totals) * 1000:8.1f}ms {over * 1000:8.1f}ms "
-              f"{(min(totals) - bmin) * 1000:7.1f}ms {m / b:6.2f} "
-              f"{statistics.median(starts) * 1000:6.1f}ms "
-              f"{statistics.median(closes) * 1000:6.1f}ms "
-              f"{c * 1000:6.1f}ms {(c - bcpu) * 1000:6.1f}ms  "
-              f"< {target * 1000:.0f}ms: {'met' if met else 'MISSED'}")
-    print("median/min = create (or pool acquire) + run + copy the report out, close not "
-          "included (shown apart: a judge can close after replying); start = until usable; "
-          "min-over = min minus bare min (least disturbed by load); "
-          "cpu = CPU time inside the sandbox (cgroup cpuacct; bare: the child's rusage)")
+        print(
+            f"{name:12} {m * 1000:8.1f}ms {min(totals) * 1000:8.1f}ms {over * 1000:8.1f}ms "
+            f"{(min(totals) - bmin) * 1000:7.1f}ms {m / b:6.2f} "
+            f"{statistics.median(starts) * 1000:6.1f}ms "
+            f"{statistics.median(closes) * 1000:6.1f}ms "
+            f"{c * 1000:6.1f}ms {(c - bcpu) * 1000:6.1f}ms  "
+            f"< {target * 1000:.0f}ms: {'met' if met else 'MISSED'}"
+        )
+    print(
+        "median/min = create (or pool acquire) + run + copy the report out, close not "
+        "included (shown apart: a judge can close after replying); start = until usable; "
+        "min-over = min minus bare min (least disturbed by load); "
+        "cpu = CPU time inside the sandbox (cgroup cpuacct; bare: the child's rusage)"
+    )
     return 0 if ok else 1
 
 

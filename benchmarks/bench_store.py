@@ -21,6 +21,7 @@ printed too); the pre-built events are moved out of the garbage collector's sigh
 when paced, >= half the raw rate, and at most 100 ms between an event's append and its
 commit at 100,000 events/s paced: p99 AND max <= 100 ms.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,44 +50,108 @@ GROUP = 5000
 def realistic_events(producers: int, per_producer: int) -> list[list[Event]]:
     """Per producer: attempt.started, then telemetry (file edits, output, commands,
     protocol calls) with a submission, its judging and feedback every ~250 events."""
-    result = {"submission": 1, "snapshot_hash": "9f2c" * 16, "build": {"status": "success"},
-              "tests": [{"id": f"static/test_sort.py::test_{i}", "name": f"test_{i}", "suite": "static",
-                         "outcome": "passed" if i % 4 else "failed", "message": "", "category": None}
-                        for i in range(8)], "duration_s": 1.8}
+    result = {
+        "submission": 1,
+        "snapshot_hash": "9f2c" * 16,
+        "build": {"status": "success"},
+        "tests": [
+            {
+                "id": f"static/test_sort.py::test_{i}",
+                "name": f"test_{i}",
+                "suite": "static",
+                "outcome": "passed" if i % 4 else "failed",
+                "message": "",
+                "category": None,
+            }
+            for i in range(8)
+        ],
+        "duration_s": 1.8,
+    }
     out = []
     for p in range(producers):
         aid = f"a-{p:08x}"
-        evs = [Event(attempt=aid, seq=1, t=0.0, kind="attempt.started",
-                     data={"challenge": "off-by-one", "title": "The Off-By-One", "agent": "scripted:elite",
-                           "format": "sprint", "weight_class": "lightweight", "time_limit_s": 900.0,
-                           "budget": 2, "grace_s": 30.0, "time_scale": 60.0, "sandbox": "local"})]
+        evs = [
+            Event(
+                attempt=aid,
+                seq=1,
+                t=0.0,
+                kind="attempt.started",
+                data={
+                    "challenge": "off-by-one",
+                    "title": "The Off-By-One",
+                    "agent": "scripted:elite",
+                    "format": "sprint",
+                    "weight_class": "lightweight",
+                    "time_limit_s": 900.0,
+                    "budget": 2,
+                    "grace_s": 30.0,
+                    "time_scale": 60.0,
+                    "sandbox": "local",
+                },
+            )
+        ]
         sub = 0
         for i in range(1, per_producer):
             seq, t = i + 1, i * 0.01
             r = i % 250
             if r == 0:
                 sub += 1
-                kind, data = "submission.received", {
-                    "submission": sub, "iteration": sub - 1, "hash": f"{i:064x}", "files": 4, "bytes": 2048,
-                    "identical_to": None, "replaces": None,
-                    "diff": {"files_changed": 1, "lines_added": 3, "lines_removed": 1, "similarity": 0.98,
-                             "changed_files": ["src/sort.py"]}}
+                kind, data = (
+                    "submission.received",
+                    {
+                        "submission": sub,
+                        "iteration": sub - 1,
+                        "hash": f"{i:064x}",
+                        "files": 4,
+                        "bytes": 2048,
+                        "identical_to": None,
+                        "replaces": None,
+                        "diff": {
+                            "files_changed": 1,
+                            "lines_added": 3,
+                            "lines_removed": 1,
+                            "similarity": 0.98,
+                            "changed_files": ["src/sort.py"],
+                        },
+                    },
+                )
             elif r == 1:
                 kind, data = "submission.judged", {"submission": sub, "result": result, "score": 62.5, "phase": 1}
             elif r == 2:
-                kind, data = "feedback.delivered", {"submission": sub, "feedback": {
-                    "submission": sub, "iteration": sub - 1, "elapsed_s": t, "build": {"status": "success"},
-                    "tests": {"total": 8, "passed": 6, "failed": 2}}}
+                kind, data = (
+                    "feedback.delivered",
+                    {
+                        "submission": sub,
+                        "feedback": {
+                            "submission": sub,
+                            "iteration": sub - 1,
+                            "elapsed_s": t,
+                            "build": {"status": "success"},
+                            "tests": {"total": 8, "passed": 6, "failed": 2},
+                        },
+                    },
+                )
             elif i % 5 == 0:
-                kind, data = "command.run", {"command": "python -m pytest -q", "exit_code": 1, "ran_tests": True,
-                                             "passed": 6, "failed": 2, "duration_s": 0.9}
+                kind, data = (
+                    "command.run",
+                    {
+                        "command": "python -m pytest -q",
+                        "exit_code": 1,
+                        "ran_tests": True,
+                        "passed": 6,
+                        "failed": 2,
+                        "duration_s": 0.9,
+                    },
+                )
             elif i % 3 == 0:
                 kind, data = "agent.output", {"stream": "stdout", "text": f"tests/test_sort.py ..F. [{i % 100}%]"}
             elif i % 7 == 0:
                 kind, data = "protocol.call", {"op": "status"}
             else:
-                kind, data = "file.changed", {"path": "src/sort.py", "change": "modified",
-                                              "lines_added": 2, "lines_removed": 1}
+                kind, data = (
+                    "file.changed",
+                    {"path": "src/sort.py", "change": "modified", "lines_added": 2, "lines_removed": 1},
+                )
             evs.append(Event(attempt=aid, seq=seq, t=t, kind=kind, data=data))
         out.append(evs)
     return out
@@ -107,8 +172,11 @@ def raw_rate(path: Path, events: list[Event], synchronous: str, encode_inside: b
     pre = None if encode_inside else [(e.attempt, e.seq, e.t, e.kind, dumps(e.data)) for e in events]
     start, cpu = time.perf_counter(), time.process_time()
     for i in range(0, len(events), GROUP):
-        rows = pre[i:i + GROUP] if pre is not None else [
-            (e.attempt, e.seq, e.t, e.kind, dumps(e.data)) for e in events[i:i + GROUP]]
+        rows = (
+            pre[i : i + GROUP]
+            if pre is not None
+            else [(e.attempt, e.seq, e.t, e.kind, dumps(e.data)) for e in events[i : i + GROUP]]
+        )
         conn.execute("BEGIN IMMEDIATE")
         conn.executemany(INSERT_EVENT, rows)
         conn.execute("COMMIT")
@@ -125,13 +193,14 @@ def interleave(per_producer: list[list[Event]]) -> list[Event]:
     return out
 
 
-async def store_flat_out(path: Path, per_producer: list[list[Event]], synchronous: str,
-                         **opts: float) -> tuple[float, float]:
+async def store_flat_out(
+    path: Path, per_producer: list[list[Event]], synchronous: str, **opts: float
+) -> tuple[float, float]:
     store = await Store.open(_fresh(path), synchronous=synchronous, **opts)
 
     async def produce(evs: list[Event]) -> None:
         for i in range(0, len(evs), 50):
-            for e in evs[i:i + 50]:
+            for e in evs[i : i + 50]:
                 store.append(e)
             await asyncio.sleep(0)
 
@@ -153,8 +222,9 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def store_paced(path: Path, per_producer: list[list[Event]], rate: float, seconds: float,
-                      synchronous: str, **opts: float) -> tuple[float, list[float], list[float]]:
+async def store_paced(
+    path: Path, per_producer: list[list[Event]], rate: float, seconds: float, synchronous: str, **opts: float
+) -> tuple[float, list[float], list[float]]:
     store = await Store.open(_fresh(path), synchronous=synchronous, **opts)
     await store.start_writer()  # as the arena does when it opens its store
     loop = asyncio.get_running_loop()
@@ -170,7 +240,7 @@ async def store_paced(path: Path, per_producer: list[list[Event]], rate: float, 
         i = 0
         for k in range(ticks):
             now = time.perf_counter()
-            for e in evs[i:i + per_tick]:
+            for e in evs[i : i + per_tick]:
                 stamps[e.seq] = now
                 store.append(e)
             i += per_tick
@@ -237,8 +307,9 @@ def main() -> int:
             raws.append(raw_rate(tmp / "raw.db", rows, args.synchronous, encode_inside=False))
             stores.append(asyncio.run(store_flat_out(tmp / "store.db", flat, args.synchronous, **opts)))
             raws_enc.append(raw_rate(tmp / "raw.db", rows, args.synchronous, encode_inside=True))
-            paced.append(asyncio.run(store_paced(tmp / "paced.db", paced_evs, args.rate, args.seconds,
-                                                 args.synchronous, **opts)))
+            paced.append(
+                asyncio.run(store_paced(tmp / "paced.db", paced_evs, args.rate, args.seconds, args.synchronous, **opts))
+            )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     (raw, raw_cpu), (raw_enc, _), (flat_rate, store_cpu) = max(raws), max(raws_enc), max(stores)
@@ -248,25 +319,41 @@ def main() -> int:
     paced_rate, lat, flushes = min(paced, key=lambda r: pct(r[1], 0.99))
     p50, p99, worst = pct(lat, 0.5), pct(lat, 0.99), max(lat)
 
-    print(f"store ingestion benchmark: {args.producers} producers, {len(rows):,} events/run, "
-          f"synchronous={args.synchronous}, best of {args.repeat} (cpus={os.cpu_count()})")
-    print(f"  raw sqlite3 executemany (pre-encoded rows)   {raw:>10,.0f} events/s   (baseline)"
-          f"   {raw_cpu:.1f} CPU-us/event")
+    print(
+        f"store ingestion benchmark: {args.producers} producers, {len(rows):,} events/run, "
+        f"synchronous={args.synchronous}, best of {args.repeat} (cpus={os.cpu_count()})"
+    )
+    print(
+        f"  raw sqlite3 executemany (pre-encoded rows)   {raw:>10,.0f} events/s   (baseline)"
+        f"   {raw_cpu:.1f} CPU-us/event"
+    )
     print(f"  raw sqlite3 executemany incl. JSON encoding  {raw_enc:>10,.0f} events/s")
-    print(f"  Store, flat out (append .. flush)            {flat_rate:>10,.0f} events/s"
-          f"   {store_cpu:.1f} CPU-us/event (arena + writer process)")
-    print(f"  ratio Store / raw (median of back-to-back pairs) {ratio:>6.2f}   "
-          f"(pairs {[round(x, 2) for x in pair_ratios]}; in CPU per event {cpu_ratio:.2f}; "
-          f"vs raw incl. encoding {flat_rate / raw_enc:.2f})")
+    print(
+        f"  Store, flat out (append .. flush)            {flat_rate:>10,.0f} events/s"
+        f"   {store_cpu:.1f} CPU-us/event (arena + writer process)"
+    )
+    print(
+        f"  ratio Store / raw (median of back-to-back pairs) {ratio:>6.2f}   "
+        f"(pairs {[round(x, 2) for x in pair_ratios]}; in CPU per event {cpu_ratio:.2f}; "
+        f"vs raw incl. encoding {flat_rate / raw_enc:.2f})"
+    )
     print(f"  Store, paced at {args.rate:,.0f}/s for {args.seconds:g}s: sustained {paced_rate:,.0f} events/s")
-    print(f"  append->commit latency (target: <= 100 ms, p99 and max): "
-          f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {worst:.1f} ms")
-    print(f"  flush() every 100 ms during that run (an acknowledged submission): "
-          f"p50 {pct(flushes, 0.5):.1f} ms, max {max(flushes):.1f} ms")
-    print(f"  all runs: raw {[round(r) for r, _ in raws]}, store {[round(s) for s, _ in stores]}, "
-          f"paced sustained {[round(p[0]) for p in paced]}")
-    print("  all paced runs, latency p50/p99/max ms: "
-          + "; ".join(f"{pct(p[1], 0.5):.1f}/{pct(p[1], 0.99):.1f}/{max(p[1]):.1f}" for p in paced))
+    print(
+        f"  append->commit latency (target: <= 100 ms, p99 and max): "
+        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {worst:.1f} ms"
+    )
+    print(
+        f"  flush() every 100 ms during that run (an acknowledged submission): "
+        f"p50 {pct(flushes, 0.5):.1f} ms, max {max(flushes):.1f} ms"
+    )
+    print(
+        f"  all runs: raw {[round(r) for r, _ in raws]}, store {[round(s) for s, _ in stores]}, "
+        f"paced sustained {[round(p[0]) for p in paced]}"
+    )
+    print(
+        "  all paced runs, latency p50/p99/max ms: "
+        + "; ".join(f"{pct(p[1], 0.5):.1f}/{pct(p[1], 0.99):.1f}/{max(p[1]):.1f}" for p in paced)
+    )
     checks = {
         ">= 100,000 events/s flat out": flat_rate >= 100_000,
         f">= {args.rate:,.0f}/s sustained when paced": paced_rate >= 0.97 * args.rate,

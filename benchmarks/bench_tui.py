@@ -21,6 +21,7 @@ core (default run); at 1,000 attempts p95 < 100 ms and app < 0.5 core (``--scale
 ``attempt.started``), so the table has its Node column. The load average is printed with the figures: on a shared machine, latency is mostly
 waiting for a CPU, and the CPU columns are the figures that do not depend on it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,12 +54,27 @@ def start_attempts(adapter: EngineAdapter, n: int) -> list[tuple[str, AttemptClo
         fmt, limit, budget = FORMATS[i % 3]
         aid = f"a-{i:08x}"
         clock = AttemptClock(source, rules_for(fmt), limit, elapsed_at_start=limit * (i % 100) / 110)
-        adapter.bus.publish(aid, clock.elapsed(), "attempt.started", {
-            "challenge": f"challenge-{i % 7}", "title": f"Challenge {i % 7}", "agent": f"scripted:agent{i % 5}",
-            "format": fmt, "weight_class": "middleweight", "time_limit_s": limit, "budget": budget,
-            "grace_s": rules_for(fmt).grace_s, "time_scale": 1.0, "sandbox": "local", "phases": [],
-            "deliverables": [], "category": "debug-gauntlet",
-            **({"node": {"id": f"{i % 4:056x}", "host": f"w{i % 4 + 1}"}} if NODES else {})})
+        adapter.bus.publish(
+            aid,
+            clock.elapsed(),
+            "attempt.started",
+            {
+                "challenge": f"challenge-{i % 7}",
+                "title": f"Challenge {i % 7}",
+                "agent": f"scripted:agent{i % 5}",
+                "format": fmt,
+                "weight_class": "middleweight",
+                "time_limit_s": limit,
+                "budget": budget,
+                "grace_s": rules_for(fmt).grace_s,
+                "time_scale": 1.0,
+                "sandbox": "local",
+                "phases": [],
+                "deliverables": [],
+                "category": "debug-gauntlet",
+                **({"node": {"id": f"{i % 4:056x}", "host": f"w{i % 4 + 1}"}} if NODES else {}),
+            },
+        )
         adapter.attach_clock(aid, clock.elapsed)
         out.append((aid, clock))
     return out
@@ -77,11 +93,19 @@ def produce(adapter: EngineAdapter, attempts, rate: float, stop: threading.Event
             if k == 0:
                 adapter.bus.publish(aid, t, "submission.judged", {"submission": 1, "score": float(i % 100)})
             elif k % 3 == 0:
-                adapter.bus.publish(aid, t, "command.run", {"command": "pytest -q", "exit_code": 1,
-                                                            "ran_tests": True, "passed": 3, "failed": 1})
+                adapter.bus.publish(
+                    aid,
+                    t,
+                    "command.run",
+                    {"command": "pytest -q", "exit_code": 1, "ran_tests": True, "passed": 3, "failed": 1},
+                )
             elif k % 3 == 1:
-                adapter.bus.publish(aid, t, "file.changed", {"path": "src/x.py", "change": "modified",
-                                                             "lines_added": 2, "lines_removed": 1})
+                adapter.bus.publish(
+                    aid,
+                    t,
+                    "file.changed",
+                    {"path": "src/x.py", "change": "modified", "lines_added": 2, "lines_removed": 1},
+                )
             else:
                 adapter.bus.publish(aid, t, "agent.output", {"stream": "stdout", "text": f"line {i}"})
             i += 1
@@ -159,8 +183,13 @@ async def measure(n_attempts: int, rate: float, seconds: float, board: bool = Fa
         table = app.screen.query_one("AttemptTable") if n_attempts and not board else None
         load0 = os.getloadavg()[0]
         while time.perf_counter() < end:
-            key = BOARD_KEYS[k % len(BOARD_KEYS)] if board else KEYS[k % len(KEYS)] if table is not None \
+            key = (
+                BOARD_KEYS[k % len(BOARD_KEYS)]
+                if board
+                else KEYS[k % len(KEYS)]
+                if table is not None
                 else "question_mark"
+            )
             if key.startswith("page") and getattr(app.screen, "pages", 1) < 2:
                 key = "v"  # one page only (or on the table): nothing to turn
             if key == "v" and type(app.screen).__name__ != "BigBoardScreen":
@@ -223,20 +252,26 @@ def scale_main(seconds: float) -> int:
     results = asyncio.run(_scale(seconds))
     print(f"machine: {os.cpu_count()} CPUs; load average (1 min) during each measurement in the last column")
     print("cpu/key: the app thread's CPU from a key's send to its paint, median (load-independent)")
-    print(f"{'':<26}{'p50 ms':>9}{'p95 ms':>9}{'cpu/key':>8}{'app core':>10}{'proc core':>10}{'ev/s':>8}{'rows':>6}"
-          f"{'cards':>6}{'keys':>6}{'load':>6}")
+    print(
+        f"{'':<26}{'p50 ms':>9}{'p95 ms':>9}{'cpu/key':>8}{'app core':>10}{'proc core':>10}{'ev/s':>8}{'rows':>6}"
+        f"{'cards':>6}{'keys':>6}{'load':>6}"
+    )
     for label, r in results:
-        print(f"{label:<26}{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}{r['key_cpu_ms']:>8.1f}{r['app_cores']:>10.3f}"
-              f"{r['process_cores']:>10.3f}{r['events_per_s']:>8.0f}{r['rows']:>6}{r['cards']:>6}"
-              f"{r['presses']:>6}{r['load']:>6.1f}")
+        print(
+            f"{label:<26}{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}{r['key_cpu_ms']:>8.1f}{r['app_cores']:>10.3f}"
+            f"{r['process_cores']:>10.3f}{r['events_per_s']:>8.0f}{r['rows']:>6}{r['cards']:>6}"
+            f"{r['presses']:>6}{r['load']:>6.1f}"
+        )
         print(f"{'':<26}p50 by key: {r['per_key_p50_ms']}")
         print(f"{'':<26}cpu/key by key: {r['per_key_cpu_ms']}")
     for layout in ("table", "board"):
         small, big = (r for label, r in results if label.startswith(layout))
         ok = big["p95_ms"] < 100 and big["app_cores"] < 0.5
-        print(f"{layout}: 1,000 vs 100 attempts: p95 x{big['p95_ms'] / small['p95_ms']:.1f}, app CPU "
-              f"x{big['app_cores'] / max(small['app_cores'], 1e-9):.1f}; targets p95 < 100 ms, app < 0.5 core"
-              f" -> {'MET' if ok else 'NOT MET'}")
+        print(
+            f"{layout}: 1,000 vs 100 attempts: p95 x{big['p95_ms'] / small['p95_ms']:.1f}, app CPU "
+            f"x{big['app_cores'] / max(small['app_cores'], 1e-9):.1f}; targets p95 < 100 ms, app < 0.5 core"
+            f" -> {'MET' if ok else 'NOT MET'}"
+        )
     return 0
 
 
@@ -245,10 +280,14 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--attempts", type=int, default=100)
     ap.add_argument("--rate", type=float, default=1000.0)
-    ap.add_argument("--scale", action="store_true",
-                    help="100 vs 1,000 attempts (1k vs 10k events/s) on the table and the big board")
-    ap.add_argument("--nodes", action="store_true",
-                    help="every attempt on one of four cluster nodes: the table shows its Node column")
+    ap.add_argument(
+        "--scale", action="store_true", help="100 vs 1,000 attempts (1k vs 10k events/s) on the table and the big board"
+    )
+    ap.add_argument(
+        "--nodes",
+        action="store_true",
+        help="every attempt on one of four cluster nodes: the table shows its Node column",
+    )
     args = ap.parse_args()
     global NODES
     NODES = args.nodes
@@ -258,8 +297,12 @@ def main() -> int:
     base = asyncio.run(measure(args.attempts, 0, args.seconds))
     load = asyncio.run(measure(args.attempts, args.rate, args.seconds))
     print(f"{'':<28}{'baseline (no events)':>18}{'loaded':>14}{'ratio':>10}")
-    for key, label in (("p50_ms", "key->screen p50 (ms)"), ("p95_ms", "key->screen p95 (ms)"),
-                       ("app_cores", "app thread CPU (cores)"), ("process_cores", "process CPU (cores)")):
+    for key, label in (
+        ("p50_ms", "key->screen p50 (ms)"),
+        ("p95_ms", "key->screen p95 (ms)"),
+        ("app_cores", "app thread CPU (cores)"),
+        ("process_cores", "process CPU (cores)"),
+    ):
         ratio = load[key] / base[key] if base[key] else float("inf")
         print(f"{label:<28}{base[key]:>18.3f}{load[key]:>14.3f}{ratio:>9.1f}x")
     print(f"{'events/s published':<28}{base['events_per_s']:>18.0f}{load['events_per_s']:>14.0f}")

@@ -13,6 +13,7 @@ Each round times, in rotating order so machine load hits all alike:
     warm-up exec, then the run as a ``docker exec``: the path before the launcher).
 Prints the median of every phase in milliseconds.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,10 +31,11 @@ sys.path.insert(0, str(ROOT))
 
 from arena.challenge import load_challenge  # noqa: E402
 from arena.judge import Judge, take_snapshot  # noqa: E402
-from arena.judge import command as cmd  # noqa: E402
-from arena.judge.runner import JudgeSpec  # noqa: E402
-from arena.judge.snapshot import materialize  # noqa: E402
-from arena.judge.tests_cache import judge_dir  # noqa: E402
+from arena.judge.run import command as cmd  # noqa: E402
+from arena.judge.run.runner import JudgeSpec  # noqa: E402
+from arena.judge.verdict.snapshot import materialize  # noqa: E402
+from arena.sandbox.image import SANDBOX_UID  # noqa: E402
+from arena.judge.run.tests_cache import judge_dir  # noqa: E402
 from arena.sandbox import get_backend  # noqa: E402
 from arena.sandbox.base import Mount  # noqa: E402
 
@@ -74,7 +76,7 @@ def sdk_round(be, spec, jdir: Path, snap_dir: Path, tmp: Path) -> dict[str, floa
     try:
         for name, a in (("sdk exec true", ["true"]), ("sdk exec judge", argv)):
             t = time.perf_counter()
-            eid = api.exec_create(sb.container.id, a, user="1000:1000", environment=cmd.judge_env())
+            eid = api.exec_create(sb.container.id, a, user=f"{SANDBOX_UID}:{SANDBOX_UID}", environment=cmd.judge_env())
             output = api.exec_start(eid["Id"])
             rc = api.exec_inspect(eid["Id"])["ExitCode"]
             ph[name] = time.perf_counter() - t
@@ -125,7 +127,7 @@ async def main(runs: int) -> None:
                 await fn()  # warm-up
             names = list(series)
             for k in range(runs):
-                for name in names[k % len(names):] + names[:k % len(names)]:
+                for name in names[k % len(names) :] + names[: k % len(names)]:
                     await pooled.warm(ch, [1])  # refill, unmeasured
                     await nowarm.warm(ch, [1])
                     for ph, v in (await series[name]()).items():
@@ -134,13 +136,17 @@ async def main(runs: int) -> None:
             await cold.aclose()
             await pooled.aclose()
             await nowarm.aclose()
-    print(f"runs: {runs} per series, interleaved; load average {os.getloadavg()[0]:.1f} "
-          f"on {os.cpu_count()} CPUs; medians in ms")
+    print(
+        f"runs: {runs} per series, interleaved; load average {os.getloadavg()[0]:.1f} "
+        f"on {os.cpu_count()} CPUs; medians in ms"
+    )
     for name, phases in acc.items():
         print(f"[{name}]")
         for ph, xs in phases.items():
-            print(f"  {ph:<24} {statistics.median(xs) * 1000:8.1f}   "
-                  f"(min {min(xs) * 1000:7.1f}, max {max(xs) * 1000:7.1f})")
+            print(
+                f"  {ph:<24} {statistics.median(xs) * 1000:8.1f}   "
+                f"(min {min(xs) * 1000:7.1f}, max {max(xs) * 1000:7.1f})"
+            )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ Entry points for other commands:
   ``run_test``); its ``attempt_status`` is set when the attempt ends.
 - the home screen (``gauntlet``), demo and replay: see ``gauntlet_tui.cli.tui_cmd``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -32,8 +33,14 @@ def attempt_app(arena: Any, attempt: Any, *, title: str = "Gauntlet") -> Any:
         app.attempt_status = await arena.run_one(attempt)
         app.notify(f"attempt {attempt.id} {app.attempt_status}", timeout=6)
 
-    app = GauntletApp(adapter, title=title, start="attempt", attempt=attempt.id,
-                      store=getattr(arena.shared, "store_path", None), on_ready=run)
+    app = GauntletApp(
+        adapter,
+        title=title,
+        start="attempt",
+        attempt=attempt.id,
+        store=getattr(arena.shared, "store_path", None),
+        on_ready=run,
+    )
     app.attempt_status = None
     return app
 

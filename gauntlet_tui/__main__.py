@@ -1,3 +1,4 @@
 from gauntlet_tui.cli import main
 import sys
+
 sys.exit(main())

@@ -4,6 +4,7 @@ The app owns one ``EngineAdapter`` (the engine's events, buffered) and calls ``t
 a few times a second: the adapter folds what arrived into views, and the screen on top
 redraws what changed. Nothing here holds rules, scores or SQL.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -31,15 +32,24 @@ from themes import DEFAULT_THEME, THEME_NAMES, THEMES, VARIABLE_DEFAULTS, regist
 class GauntletApp(App[None]):
     TITLE = "Gauntlet"
     attempt_status: str | None = None  # set by attempt_app when its attempt ends
-    CSS = """
+    CSS = (
+        """
     Screen { background: $background; }
     Footer { background: $panel; }
-    """ + PROJECTOR_CSS
+    """
+        + PROJECTOR_CSS
+    )
     BINDINGS = [
         keys.HELP,
         keys.QUIT,
-        Binding("ctrl+s", "screenshot", "Screenshot", show=False, id="screenshot",
-                tooltip="Save an SVG of the screen in the current directory"),
+        Binding(
+            "ctrl+s",
+            "screenshot",
+            "Screenshot",
+            show=False,
+            id="screenshot",
+            tooltip="Save an SVG of the screen in the current directory",
+        ),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="ctrl-c", tooltip="Quit Gauntlet"),
     ]
 
@@ -121,7 +131,8 @@ class GauntletApp(App[None]):
                 yield command
         for theme in THEMES:
             yield SystemCommand(
-                f"Theme: {theme.name}", f"Switch to the {theme.name} theme (remembered)",
+                f"Theme: {theme.name}",
+                f"Switch to the {theme.name} theme (remembered)",
                 lambda name=theme.name: setattr(self, "theme", name),
             )
 
@@ -130,8 +141,7 @@ class GauntletApp(App[None]):
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.push_screen(HomeScreen(self.adapter, title=self.title_text))
-        if self.start == "home" and (self.board if self.board is not None
-                                     else self.theme == "gauntlet-projector"):
+        if self.start == "home" and (self.board if self.board is not None else self.theme == "gauntlet-projector"):
             self.action_big_board()
         if self.start == "attempt" and self.start_attempt_id:
             self.open_attempt_screen(self.start_attempt_id, wait_for_events=True)
@@ -155,9 +165,13 @@ class GauntletApp(App[None]):
         and open attempts, they never stop, submit, start or write anything."""
         if not self.read_only:
             return True
-        self.notify(f"Read-only: a watcher cannot {what}. The operator opens the page with"
-                    " ?token=… (printed by `gauntlet serve`).", title="Refused", severity="warning",
-                    timeout=6)
+        self.notify(
+            f"Read-only: a watcher cannot {what}. The operator opens the page with"
+            " ?token=… (printed by `gauntlet serve`).",
+            title="Refused",
+            severity="warning",
+            timeout=6,
+        )
         return False
 
     def _remember_theme(self, theme: Any) -> None:
@@ -264,8 +278,9 @@ class GauntletApp(App[None]):
 
         live = self.live_attempts()
         if live:
-            if not await self.push_screen_wait(ConfirmScreen(
-                    f"{len(live)} attempt(s) still running. Stop them (interrupted) and quit?")):
+            if not await self.push_screen_wait(
+                ConfirmScreen(f"{len(live)} attempt(s) still running. Stop them (interrupted) and quit?")
+            ):
                 return
             self.notify("stopping the running attempts…", timeout=10)
             for attempt in live:
@@ -287,8 +302,7 @@ class GauntletApp(App[None]):
         try:
             written = self.save_screenshot(filename, path or os.getcwd())
         except OSError as exc:
-            self.notify(f"could not save the screenshot in {path or os.getcwd()}: {exc}",
-                        severity="error", timeout=8)
+            self.notify(f"could not save the screenshot in {path or os.getcwd()}: {exc}", severity="error", timeout=8)
             return
         self.notify(f"screenshot saved: {written}", title="Screenshot", timeout=6)
 
@@ -394,8 +408,9 @@ class GauntletApp(App[None]):
             return
         self.push_screen(StandingsScreen(result, again=again))
 
-    async def start_live_attempt(self, challenge: Path, *, agent: str, sandbox: str | None,
-                                 time_scale: float) -> str | None:
+    async def start_live_attempt(
+        self, challenge: Path, *, agent: str, sandbox: str | None, time_scale: float
+    ) -> str | None:
         from gauntlet_tui.live import AttemptSpec
 
         if not self.may_act("start an attempt"):
@@ -421,8 +436,18 @@ class GauntletApp(App[None]):
         if not self.may_act("stop an attempt"):
             return
         handle = self.adapter.handle(attempt)
-        if handle is None or not hasattr(handle, "stop"):
+        if handle is not None and hasattr(handle, "stop"):
+            await handle.stop()
+            self.notify(f"stopping {attempt}…", timeout=3)
+            return
+        store = self.follower.store if self.follower is not None else None
+        if store is None:
             self.notify(f"{attempt} cannot be stopped from here", severity="error")
             return
-        await handle.stop()
-        self.notify(f"stopping {attempt}…", timeout=3)
+        from arena.attempt.control import ask_stop  # another process runs it: ask its arena
+
+        reply = await ask_stop(store, attempt)
+        if reply.ok:
+            self.notify(f"stopping {attempt}… (asked its arena, pid {reply.pid})", timeout=5)
+        else:
+            self.notify(f"{attempt} was not stopped: {reply.reason}", severity="error", timeout=8)

@@ -7,6 +7,7 @@ normally ``arena.cluster.status.ClusterStatus`` — puts the snapshot on the ada
 (``adapter.cluster``) and redraws the dashboard; ``close()`` (the app unmounting) closes
 the source if it can be. No Ray is imported here.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -70,8 +71,11 @@ def ray_logs_to_file() -> Iterator[None]:
     names = [n for n in logging.root.manager.loggerDict if n == "ray" or n.startswith("ray.")]
     for name in names:
         logger = logging.getLogger(name)
-        streams = [h for h in logger.handlers if isinstance(h, logging.StreamHandler)
-                   and not isinstance(h, logging.FileHandler)]
+        streams = [
+            h
+            for h in logger.handlers
+            if isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler)
+        ]
         for stream in streams:
             logger.removeHandler(stream)
             moved.append((logger, stream))

@@ -12,6 +12,7 @@ that reads the latest event's attempt time, advanced at the attempt's time scale
 that event arrived. ``cluster`` holds the latest plain ``ClusterSnapshot`` (nodes and
 their slots) a poller put there, for the dashboard's cluster line.
 """
+
 from __future__ import annotations
 
 import threading
@@ -30,14 +31,18 @@ def attempt_elapsed(attempt: Any) -> Elapsed:
     """The elapsed-time callable of a live ``arena.attempt.Attempt`` (read from its clock
     at each call)."""
     return lambda: attempt.clock.elapsed()
+
+
 # Events the dashboard announces as toasts (for this process's live attempts only).
-ALERT_KINDS = frozenset({"clock.soft_warning", "clock.hard_warning", "clock.cutoff",
-                         "clock.grace_end", "phase.revealed", "infra.error"})
+ALERT_KINDS = frozenset(
+    {"clock.soft_warning", "clock.hard_warning", "clock.cutoff", "clock.grace_end", "phase.revealed", "infra.error"}
+)
 
 
 class EngineAdapter:
-    def __init__(self, bus: EventBus | None = None, *, activity_size: int = 200,
-                 now: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, bus: EventBus | None = None, *, activity_size: int = 200, now: Callable[[], float] = time.monotonic
+    ) -> None:
         self.bus = bus or EventBus()
         self.now = now  # real seconds, for the clocks of attempts followed by their events
         self.activity_size = activity_size

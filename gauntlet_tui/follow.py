@@ -8,6 +8,7 @@ bus, which this process's own store writer listens to). Attempts that run in thi
 process are skipped (their events come straight from the bus). Between events, a followed
 attempt's clock runs from its last event at its time scale (``TimeSource``, injectable).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -23,8 +24,15 @@ log = logging.getLogger(__name__)
 
 
 class StoreFollower:
-    def __init__(self, adapter: EngineAdapter, store_path: Path, *, interval: float = 1.0,
-                 limit: int = 200, source: TimeSource | None = None) -> None:
+    def __init__(
+        self,
+        adapter: EngineAdapter,
+        store_path: Path,
+        *,
+        interval: float = 1.0,
+        limit: int = 200,
+        source: TimeSource | None = None,
+    ) -> None:
         self.adapter = adapter
         self.store_path = Path(store_path)
         self.interval = interval
@@ -34,6 +42,11 @@ class StoreFollower:
         self._done: set[str] = set()
         self._anchor: dict[str, tuple[float, float, float]] = {}  # attempt -> (t, source now, scale)
         self._store: Any = None
+
+    @property
+    def store(self) -> Any:
+        """The open store (None before the first poll found it): what a stop asks with."""
+        return self._store
 
     async def poll(self) -> int:
         """One pass; returns how many events were delivered."""

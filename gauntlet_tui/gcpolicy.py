@@ -11,6 +11,7 @@ each promoting events that die at the next refresh anyway). ``release()`` (the a
 exiting) undoes both, so an app's objects can be collected after it ends (tests run
 many apps in one process).
 """
+
 from __future__ import annotations
 
 import gc

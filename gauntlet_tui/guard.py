@@ -15,6 +15,7 @@ down with it. ``Guard`` is the app's one place for unexpected exceptions:
 notification names the error and the log file. More than ``max_errors`` reports end the
 app like a fatal error (something is broken in a loop).
 """
+
 from __future__ import annotations
 
 import logging
@@ -55,9 +56,12 @@ class Guard:
         if len(self.errors) > self.max_errors:
             return False
         try:
-            self.app.notify(f"internal error in {where}: {type(error).__name__}: {error} "
-                            f"(the room goes on; details in {log_path()})",
-                            severity="error", timeout=8)
+            self.app.notify(
+                f"internal error in {where}: {type(error).__name__}: {error} "
+                f"(the room goes on; details in {log_path()})",
+                severity="error",
+                timeout=8,
+            )
         except Exception:  # noqa: BLE001 — the app is shutting down: the log has it
             pass
         return True
@@ -74,8 +78,9 @@ class Guard:
         if isinstance(error, WorkerFailed):
             return self.report("a background task", error.error)
         pump = _raising_pump(error)
-        screen = pump if isinstance(pump, Screen) else getattr(pump, "screen", None) \
-            if isinstance(pump, Widget) else None
+        screen = (
+            pump if isinstance(pump, Screen) else getattr(pump, "screen", None) if isinstance(pump, Widget) else None
+        )
         stack = app.screen_stack
         if screen is not None and screen not in stack and screen is not getattr(app, "_default_screen", None):
             return self.report(type(screen).__name__, error)  # already closed: nothing left to stop

@@ -1,5 +1,6 @@
 """Reading the store for the screens: attempts as views, events, scorecards, ratings.
 Only ``store``'s query methods and ``arena.scoring`` are used — no SQL here."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,14 +1,25 @@
 """One registry of key bindings: every binding has an id and a tooltip, and screens
 pick theirs from here so the same key means the same thing everywhere."""
+
 from __future__ import annotations
 
 from textual.binding import Binding
 
 
-def _b(key: str, action: str, description: str, tooltip: str, *, id: str, show: bool = True,
-       priority: bool = False, key_display: str | None = None) -> Binding:
-    return Binding(key, action, description, show=show, priority=priority, tooltip=tooltip,
-                   id=id, key_display=key_display)
+def _b(
+    key: str,
+    action: str,
+    description: str,
+    tooltip: str,
+    *,
+    id: str,
+    show: bool = True,
+    priority: bool = False,
+    key_display: str | None = None,
+) -> Binding:
+    return Binding(
+        key, action, description, show=show, priority=priority, tooltip=tooltip, id=id, key_display=key_display
+    )
 
 
 HELP = _b("question_mark", "app.help", "Help", "Show the keys of this screen", id="help", key_display="?")
@@ -30,11 +41,21 @@ START = _b("r", "start", "Run", "Start an attempt on this challenge", id="start"
 SPEED_UP = _b("plus", "speed(2.0)", "Faster", "Replay twice as fast", id="speed-up", key_display="+")
 SLOW_DOWN = _b("minus", "speed(0.5)", "Slower", "Replay half as fast", id="slow-down", key_display="-")
 SEEK_BACK = _b("left", "seek(-30)", "-30s", "Seek back 30 attempt seconds", id="seek-back", priority=True)
-SEEK_FWD = _b("right", "seek(30)", "+30s", "Seek forward 30 attempt seconds", id="seek-forward",
-              priority=True)
-BIG_BOARD = _b("v", "app.big_board", "Board", "The big board: one card per attempt (projectors)",
-               id="big-board")
-PAGE_NEXT = _b("pagedown,right_square_bracket", "page(1)", "Next page", "The next page of cards",
-               id="board-next", key_display="PgDn")
-PAGE_PREV = _b("pageup,left_square_bracket", "page(-1)", "Prev page", "The previous page of cards",
-               id="board-prev", key_display="PgUp")
+SEEK_FWD = _b("right", "seek(30)", "+30s", "Seek forward 30 attempt seconds", id="seek-forward", priority=True)
+BIG_BOARD = _b("v", "app.big_board", "Board", "The big board: one card per attempt (projectors)", id="big-board")
+PAGE_NEXT = _b(
+    "pagedown,right_square_bracket",
+    "page(1)",
+    "Next page",
+    "The next page of cards",
+    id="board-next",
+    key_display="PgDn",
+)
+PAGE_PREV = _b(
+    "pageup,left_square_bracket",
+    "page(-1)",
+    "Prev page",
+    "The previous page of cards",
+    id="board-prev",
+    key_display="PgUp",
+)

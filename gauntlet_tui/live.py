@@ -5,6 +5,7 @@ and runs them as tasks of the app's own event loop. Each attempt's clock
 (``Attempt.clock.elapsed``) and a ``LiveHandle`` (stop, submit, workspace) are attached
 to the adapter so screens can read live time and act on the attempt.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -17,8 +18,9 @@ from typing import Any
 from gauntlet_tui.engine import EngineAdapter, attempt_elapsed
 
 
-HOST_SHELL_WARNING = ("this attempt has no sandbox: the shell runs on the HOST, unconfined, "
-                      "as you, in the workspace directory")
+HOST_SHELL_WARNING = (
+    "this attempt has no sandbox: the shell runs on the HOST, unconfined, as you, in the workspace directory"
+)
 
 
 class ShellUnavailable(RuntimeError):
@@ -60,13 +62,15 @@ class LiveHandle:
             if getattr(sb, "closed", False) or a.over:
                 raise ShellUnavailable("the attempt is over: its sandbox is closed")
             argv = sb.shell_argv(dict(a.sandbox_env))
-            return ShellCommand(argv, a.workspace, dict(os.environ),
-                                f"in the attempt's {sb.backend} sandbox", "/workspace", True)
+            return ShellCommand(
+                argv, a.workspace, dict(os.environ), f"in the attempt's {sb.backend} sandbox", "/workspace", True
+            )
         if getattr(a.agent, "needs_sandbox", False) and not a.over:
             raise ShellUnavailable("the attempt's sandbox is not ready yet: try again in a moment")
         argv = [os.environ.get("SHELL") or "/bin/sh"]
-        return ShellCommand(argv, a.workspace, {**os.environ, **self.env}, "on the host",
-                            str(a.workspace), False, HOST_SHELL_WARNING)
+        return ShellCommand(
+            argv, a.workspace, {**os.environ, **self.env}, "on the host", str(a.workspace), False, HOST_SHELL_WARNING
+        )
 
     def shell_session(self) -> contextlib.AbstractAsyncContextManager[None]:
         """Held while the person's shell is open: the attempt's hang watchdog does not
@@ -113,6 +117,7 @@ class AttemptSpec:
     agent: str
     time_scale: float = 1.0
     linger: bool = False  # after its script, the agent waits for the clock to end it (demo)
+    ends_within_s: float | None = None  # its clock's grace end this many seconds after start (demo)
 
 
 def linger(agent: Any) -> None:
@@ -136,12 +141,20 @@ class LiveRun:
         self.tasks: list[asyncio.Task] = []
 
     @classmethod
-    async def open(cls, adapter: EngineAdapter, store_path: Path, *, sandbox: str | None = None,
-                   parallel: int = 8, time_source: Any = None) -> "LiveRun":
+    async def open(
+        cls,
+        adapter: EngineAdapter,
+        store_path: Path,
+        *,
+        sandbox: str | None = None,
+        parallel: int = 8,
+        time_source: Any = None,
+    ) -> "LiveRun":
         from arena.attempt import Arena
 
-        arena = await Arena.open(Path(store_path), sandbox=sandbox, parallel=parallel,
-                                 bus=adapter.bus, time_source=time_source)
+        arena = await Arena.open(
+            Path(store_path), sandbox=sandbox, parallel=parallel, bus=adapter.bus, time_source=time_source
+        )
         return cls(adapter, arena)
 
     async def prepare(self, app: Any, specs: list[AttemptSpec]) -> bool:
@@ -157,6 +170,8 @@ class LiveRun:
 
         challenge = load_challenge(resolve_challenge(spec.challenge))
         attempt = self.arena.attempt(challenge, spec.agent, time_scale=spec.time_scale)
+        if spec.ends_within_s is not None:
+            attempt.end_by(spec.ends_within_s)
         if spec.linger:
             linger(attempt.agent)
         self.adapter.attach_clock(attempt.id, attempt_elapsed(attempt))

@@ -4,6 +4,7 @@ not been laid out yet (``ctrl+p``, ``zz``, PageDown typed at once: the hits arri
 are highlighted while the list is still hidden) raise ``KeyError``. Here a page move on
 a list without its line map yet goes to the first/last option instead. The flags'
 watchers, run after the palette has closed, find no list and do nothing."""
+
 from __future__ import annotations
 
 from typing import Any, Iterable
@@ -42,8 +43,7 @@ def _laid_out(command_list: CommandList) -> bool:
     highlighted = command_list.highlighted or 0
     if not command_list.option_count:
         return True  # Textual's own early return handles an empty list
-    return bool(command_list.scrollable_content_region) and \
-        highlighted in command_list._line_cache.index_to_line
+    return bool(command_list.scrollable_content_region) and highlighted in command_list._line_cache.index_to_line
 
 
 def app_commands(app: Any) -> Iterable[SystemCommand]:
@@ -54,16 +54,18 @@ def app_commands(app: Any) -> Iterable[SystemCommand]:
     home = next((s for s in app.screen_stack if isinstance(s, HomeScreen)), None)
     selected = home.selected() if home is not None and home.is_mounted else None
     yield SystemCommand("Library", "The challenge library (start an attempt from it)", app.action_library)
-    yield SystemCommand("Start an attempt…", "Pick a challenge in the library, then agent and sandbox",
-                        app.action_library)
+    yield SystemCommand(
+        "Start an attempt…", "Pick a challenge in the library, then agent and sandbox", app.action_library
+    )
     yield SystemCommand("Leaderboard", "Ratings of the agents over the store", app.action_leaderboard)
     yield SystemCommand("Past attempts", "Finished attempts and their scorecards", app.action_past)
     yield SystemCommand("Big board", "One card per attempt (projectors)", app.action_big_board)
     if selected and home is not None:
-        yield SystemCommand(f"Open {selected}", "Open the selected attempt's view",
-                            lambda: app.open_attempt_screen(selected))
+        yield SystemCommand(
+            f"Open {selected}", "Open the selected attempt's view", lambda: app.open_attempt_screen(selected)
+        )
         yield SystemCommand(f"Stop {selected}", "Stop the selected attempt (asks first)", home.action_stop)
-        yield SystemCommand(f"Replay {selected}", "Replay the selected attempt from the store",
-                            lambda: app.open_replay(selected))
-    yield SystemCommand("Screenshot", "Save an SVG of the screen in the current directory",
-                        app.action_screenshot)
+        yield SystemCommand(
+            f"Replay {selected}", "Replay the selected attempt from the store", lambda: app.open_replay(selected)
+        )
+    yield SystemCommand("Screenshot", "Save an SVG of the screen in the current directory", app.action_screenshot)

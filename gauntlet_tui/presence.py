@@ -3,6 +3,7 @@ terminal reports focus in/out), every live ``--agent human`` attempt of this pro
 held (``LiveHandle.attention``: the hang watchdog does not count that time). Their open
 shell holds it too (``LiveHandle.shell_session``). Otherwise the attempt view shows the
 watchdog's countdown (``LiveHandle.hang_left``)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -17,8 +18,9 @@ class Presence:
 
     def humans(self) -> list[str]:
         ad = self.app.adapter
-        return [a for a in ad.order if ad.is_live(a) and ad.views[a].agent == "human"
-                and hasattr(ad.handle(a), "attention")]
+        return [
+            a for a in ad.order if ad.is_live(a) and ad.views[a].agent == "human" and hasattr(ad.handle(a), "attention")
+        ]
 
     def needs_update(self) -> bool:
         want = set(self.humans()) if self.app.app_focus else set()

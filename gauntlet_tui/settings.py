@@ -1,6 +1,7 @@
 """The TUI's remembered settings: a small JSON file, ``settings.json`` in
 ``$GAUNTLET_CONFIG_DIR`` (tests) or ``$XDG_CONFIG_HOME/gauntlet`` or ``~/.config/gauntlet``.
 A missing or unreadable file means defaults; writing never raises into the UI."""
+
 from __future__ import annotations
 
 import json

@@ -11,6 +11,7 @@ driver's writer is stopped while suspended, writes would pile up and block the l
 ``launch`` is the process launcher; tests replace it, because a headless pilot has no
 terminal to hand over.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -22,9 +23,9 @@ from gauntlet_tui.live import ShellCommand
 async def launch(command: ShellCommand, *, stdin: Any = None, stdout: Any = None) -> int:
     """Run the shell with the terminal's stdin/stdout/stderr (tests pass files); its exit
     status. Awaited, so the event loop keeps running while the shell is open."""
-    proc = await asyncio.create_subprocess_exec(*command.argv, cwd=str(command.cwd),
-                                                env=command.env, stdin=stdin, stdout=stdout,
-                                                stderr=stdout)
+    proc = await asyncio.create_subprocess_exec(
+        *command.argv, cwd=str(command.cwd), env=command.env, stdin=stdin, stdout=stdout, stderr=stdout
+    )
     try:
         return await proc.wait()
     except asyncio.CancelledError:  # the app is closing under the shell
@@ -35,10 +36,13 @@ async def launch(command: ShellCommand, *, stdin: Any = None, stdout: Any = None
 
 
 def banner(command: ShellCommand) -> str:
-    lines = [f"Gauntlet: a shell {command.where}, in {command.shown_cwd}.",
-             "`gauntlet-agent status` / `briefing` / `feedback` work here; the clock keeps running."
-             if command.sandboxed else "`gauntlet agent status` works here; the clock keeps running.",
-             "Exit the shell (exit or Ctrl-D) to return, then press u to submit."]
+    lines = [
+        f"Gauntlet: a shell {command.where}, in {command.shown_cwd}.",
+        "`gauntlet-agent status` / `briefing` / `feedback` work here; the clock keeps running."
+        if command.sandboxed
+        else "`gauntlet agent status` works here; the clock keeps running.",
+        "Exit the shell (exit or Ctrl-D) to return, then press u to submit.",
+    ]
     if command.warning:
         lines.insert(0, f"WARNING: {command.warning}")
     return "\n".join(lines)

@@ -1,6 +1,7 @@
 """Building styled text from untrusted strings (test names, failure messages, briefings,
 filter text) without ever parsing them as markup: ``line(("Build", "b"), " ", text)``
 assembles a ``Content`` from plain parts; styles are theme variables (``$error``...)."""
+
 from __future__ import annotations
 
 from typing import Iterable, Union
@@ -13,8 +14,12 @@ Part = Union[str, Content, tuple[str, str]]
 
 
 def line(*parts: Part) -> Content:
-    return Content.assemble(*(printable(p) if isinstance(p, str) else p if isinstance(p, Content)
-                              else (printable(p[0]), p[1]) for p in parts))
+    return Content.assemble(
+        *(
+            printable(p) if isinstance(p, str) else p if isinstance(p, Content) else (printable(p[0]), p[1])
+            for p in parts
+        )
+    )
 
 
 def lines(items: Iterable[Content]) -> Content:

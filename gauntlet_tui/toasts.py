@@ -2,6 +2,7 @@
 warnings, the cutoff, the end of grace, a phase reveal, an infrastructure error. One
 toast per kind per refresh (a burst of six warnings is one line naming the six), and an
 optional terminal bell (``GAUNTLET_BELL=1`` or the ``bell`` setting)."""
+
 from __future__ import annotations
 
 import os
@@ -9,12 +10,14 @@ from typing import Any
 
 from gauntlet_tui import settings
 
-_TITLES = {"clock.soft_warning": ("80% of the time used", "warning"),
-           "clock.hard_warning": ("90% of the time used", "warning"),
-           "clock.cutoff": ("time is up (cutoff)", "warning"),
-           "clock.grace_end": ("grace period over", "information"),
-           "phase.revealed": ("phase revealed", "information"),
-           "infra.error": ("infrastructure error", "error")}
+_TITLES = {
+    "clock.soft_warning": ("80% of the time used", "warning"),
+    "clock.hard_warning": ("90% of the time used", "warning"),
+    "clock.cutoff": ("time is up (cutoff)", "warning"),
+    "clock.grace_end": ("grace period over", "information"),
+    "phase.revealed": ("phase revealed", "information"),
+    "infra.error": ("infrastructure error", "error"),
+}
 
 
 def bell_enabled() -> bool:

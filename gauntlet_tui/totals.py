@@ -5,6 +5,7 @@ A finished attempt's total is ``arena.scoring.judge_attempt`` over its stored ev
 a thread, one attempt at a time, newest first. Until it is known the column shows the
 last submission's score marked ``~``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -19,9 +20,14 @@ class Totals:
         self._running = False
 
     def missing(self, adapter: Any) -> list[str]:
-        return [a for a in reversed(adapter.order)
-                if a not in self.values and a not in self._failed and adapter.views[a].finished
-                and adapter.views[a].submissions_used > 0]
+        return [
+            a
+            for a in reversed(adapter.order)
+            if a not in self.values
+            and a not in self._failed
+            and adapter.views[a].finished
+            and adapter.views[a].submissions_used > 0
+        ]
 
     def wake(self, app: Any) -> None:
         """Start the worker if finished attempts lack a total and a store is there."""

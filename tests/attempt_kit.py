@@ -2,6 +2,7 @@
 an arena on the local backend with a ManualTime clock, and a driver that steps the
 manual clock only while no real work (a command, a judgement, a scan) is running, so
 attempt-clock instants are deterministic without real sleeps in the attempt logic."""
+
 from __future__ import annotations
 
 import asyncio
@@ -59,22 +60,37 @@ def _w(path: Path, text: str) -> None:
     path.write_text(text)
 
 
-def make_package(root: Path, *, fmt: str = "sprint", agents: dict[str, list] | None = None,
-                 time_limit: str | None = None, iterations: int | None = None,
-                 hang_limit: str | None = None, phases: list[dict] | None = None,
-                 cid: str | None = None) -> Path:
+def make_package(
+    root: Path,
+    *,
+    fmt: str = "sprint",
+    agents: dict[str, list] | None = None,
+    time_limit: str | None = None,
+    iterations: int | None = None,
+    hang_limit: str | None = None,
+    phases: list[dict] | None = None,
+    cid: str | None = None,
+) -> Path:
     """A real challenge package (loads through arena.challenge) with overlays
     ``agents/half``, ``agents/fixed`` and ``agents/p2`` for scripted agents."""
     tl, it = RANGES[fmt]
     manifest: dict[str, Any] = {
-        "schema": "gauntlet.challenge/v1", "id": cid or f"kit-{fmt}", "title": f"Kit {fmt}",
-        "hook": "add() subtracts.", "category": "debug-gauntlet", "format": fmt,
-        "weight_class": "lightweight", "time_limit": time_limit or tl,
+        "schema": "gauntlet.challenge/v1",
+        "id": cid or f"kit-{fmt}",
+        "title": f"Kit {fmt}",
+        "hook": "add() subtracts.",
+        "category": "debug-gauntlet",
+        "format": fmt,
+        "weight_class": "lightweight",
+        "time_limit": time_limit or tl,
         "iterations": iterations or it,
         "deliverables": [{"name": "fix", "kind": "tests", "weight": 1.0}],
         "sandbox": {"image": "gauntlet-base", "cpus": 1, "memory": "512m", "pids": 128, "network": False},
-        "judge": {"command": "python -m pytest -q -p no:cacheprovider --junitxml={report} {tests}",
-                  "timeout": "60s", "categories": {"test_edge_*": "edge_case"}},
+        "judge": {
+            "command": "python -m pytest -q -p no:cacheprovider --junitxml={report} {tests}",
+            "timeout": "60s",
+            "categories": {"test_edge_*": "edge_case"},
+        },
     }
     if hang_limit:
         manifest["hang_limit"] = hang_limit
@@ -99,15 +115,16 @@ def make_package(root: Path, *, fmt: str = "sprint", agents: dict[str, list] | N
     return root
 
 
-async def open_arena(tmp: Path, clock: ManualTime | None = None, *, parallel: int = 8,
-                     sandbox: str = "local", **kw: Any) -> Arena:
+async def open_arena(
+    tmp: Path, clock: ManualTime | None = None, *, parallel: int = 8, sandbox: str = "local", **kw: Any
+) -> Arena:
     kw.setdefault("watch_interval", None)
-    return await Arena.open(tmp / "g.db", sandbox=sandbox, parallel=parallel,
-                            time_source=clock, **kw)
+    return await Arena.open(tmp / "g.db", sandbox=sandbox, parallel=parallel, time_source=clock, **kw)
 
 
-async def drive(arena: Arena, attempts: list, clock: ManualTime, *, step: float = 1.0,
-                max_steps: int = 100_000) -> list[str]:
+async def drive(
+    arena: Arena, attempts: list, clock: ManualTime, *, step: float = 1.0, max_steps: int = 100_000
+) -> list[str]:
     """Run attempts to the end, stepping ``clock`` by ``step`` attempt-source seconds
     whenever none of them is doing real work."""
     tasks = [asyncio.create_task(arena.run_one(a)) for a in attempts]
@@ -140,8 +157,9 @@ def of(events: list, kind: str) -> list:
     return [e for e in events if e.kind == kind]
 
 
-async def request_stepping(attempt: Any, clock: ManualTime, req: dict, *, step: float = 1.0,
-                           max_steps: int = 10_000) -> dict:
+async def request_stepping(
+    attempt: Any, clock: ManualTime, req: dict, *, step: float = 1.0, max_steps: int = 10_000
+) -> dict:
     """``attempt.request(req)`` while stepping ``clock`` whenever no real work runs: a Sprint
     submission's reply waits for its 30 s replacement window on the attempt clock."""
     task = asyncio.ensure_future(attempt.request(req))

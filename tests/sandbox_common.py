@@ -3,6 +3,7 @@
 Docker cases carry ``@pytest.mark.docker`` and FAIL (never skip) when the engine or the
 image is missing: ``get_backend("docker")`` raises SandboxError.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,12 +15,10 @@ import pytest
 from arena.sandbox import Limits, get_backend, registry
 from arena.sandbox import cgroups
 
-BACKENDS = [pytest.param("local", id="local"),
-            pytest.param("docker", id="docker", marks=pytest.mark.docker)]
+BACKENDS = [pytest.param("local", id="local"), pytest.param("docker", id="docker", marks=pytest.mark.docker)]
 
 # Small limits so hostile code hits them fast.
-SMALL = Limits(cpus=1.0, memory_mb=128, pids=64, wall_s=20.0, output_bytes=64 * 1024,
-               tmpfs_mb=16, file_mb=8)
+SMALL = Limits(cpus=1.0, memory_mb=128, pids=64, wall_s=20.0, output_bytes=64 * 1024, tmpfs_mb=16, file_mb=8)
 
 
 def leftovers(pid: int | None = None) -> dict[str, list[str]]:
@@ -29,17 +28,18 @@ def leftovers(pid: int | None = None) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {"cgroups": [], "dirs": [], "mounts": [], "containers": []}
     out["cgroups"] = [g for g in cgroups.stale_groups() if g.split("-")[0] == me]
     if registry.STATE_ROOT.is_dir():
-        out["dirs"] = [d.name for d in registry.STATE_ROOT.iterdir()
-                       if d.name.split("-")[0] == me]
+        out["dirs"] = [d.name for d in registry.STATE_ROOT.iterdir() if d.name.split("-")[0] == me]
     root = f"{registry.STATE_ROOT}/{me}-"
-    out["mounts"] = [ln.split()[4] for ln in Path("/proc/self/mountinfo").read_text().splitlines()
-                     if ln.split()[4].startswith(root)]
+    out["mounts"] = [
+        ln.split()[4] for ln in Path("/proc/self/mountinfo").read_text().splitlines() if ln.split()[4].startswith(root)
+    ]
     try:
         import docker
 
         client = docker.from_env(timeout=10)
-        out["containers"] = [c.name for c in client.containers.list(
-            all=True, filters={"label": f"gauntlet.owner={me}"})]
+        out["containers"] = [
+            c.name for c in client.containers.list(all=True, filters={"label": f"gauntlet.owner={me}"})
+        ]
     except Exception:  # noqa: BLE001 — no engine: no containers of ours either
         pass
     return {k: v for k, v in out.items() if v}

@@ -1,6 +1,7 @@
 """Agent files (CONTRACT §3): a small real program that edits the workspace, runs the
 tests and submits through ``gauntlet-agent submit`` inside the sandbox (and through
 ``gauntlet agent submit`` on the host)."""
+
 from __future__ import annotations
 
 import textwrap
@@ -36,16 +37,20 @@ PROGRAM = textwrap.dedent(f"""
 
 def _agent_file(tmp_path, where: str, verb: list[str]) -> str:
     path = tmp_path / f"agent-{where}.yaml"
-    path.write_text(yaml.safe_dump({"name": f"fixer-{where}", "where": where,
-                                    "command": ["python3", "-c", PROGRAM, *verb]}))
+    path.write_text(
+        yaml.safe_dump({"name": f"fixer-{where}", "where": where, "command": ["python3", "-c", PROGRAM, *verb]})
+    )
     return str(path)
 
 
-@pytest.mark.parametrize("where,verb,sandbox", [
-    ("sandbox", ["gauntlet-agent"], "local"),
-    ("host", ["gauntlet-agent"], "local"),  # host agents run unprivileged: the dependency-free client
-    pytest.param("sandbox", ["gauntlet-agent"], "docker", marks=pytest.mark.docker),
-])
+@pytest.mark.parametrize(
+    "where,verb,sandbox",
+    [
+        ("sandbox", ["gauntlet-agent"], "local"),
+        ("host", ["gauntlet-agent"], "local"),  # host agents run unprivileged: the dependency-free client
+        pytest.param("sandbox", ["gauntlet-agent"], "docker", marks=pytest.mark.docker),
+    ],
+)
 async def test_agent_file_edits_runs_tests_and_submits(tmp_path, where, verb, sandbox):
     pkg = make_package(tmp_path / "pkg", fmt="sprint")
     arena = await open_arena(tmp_path, None, sandbox=sandbox)  # real time: the program is quick
@@ -93,14 +98,17 @@ async def test_crashing_agent_is_its_own_failure(tmp_path):
     assert fin["reason"] == "agent failed: exited with code 3" and fin["scored_submission"] is None
 
 
-@pytest.mark.parametrize("text,msg", [
-    ("[1, 2]", "expected a mapping"),
-    ("name: x\ncommand: []\n", "key 'command'"),
-    ("name: x\ncommand: [a]\nwhere: moon\n", "key 'where'"),
-    ("name: x\ncommand: [a]\ncommnd: [b]\n", "unknown key 'commnd'"),
-    ("command: [a]\n", "key 'name'"),
-    ("name: [unclosed\n", "cannot read it as YAML"),
-])
+@pytest.mark.parametrize(
+    "text,msg",
+    [
+        ("[1, 2]", "expected a mapping"),
+        ("name: x\ncommand: []\n", "key 'command'"),
+        ("name: x\ncommand: [a]\nwhere: moon\n", "key 'where'"),
+        ("name: x\ncommand: [a]\ncommnd: [b]\n", "unknown key 'commnd'"),
+        ("command: [a]\n", "key 'name'"),
+        ("name: [unclosed\n", "cannot read it as YAML"),
+    ],
+)
 def test_bad_agent_files_name_the_key(tmp_path, text, msg):
     p = tmp_path / "bad.yaml"
     p.write_text(text)

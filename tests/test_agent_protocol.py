@@ -1,4 +1,5 @@
 """The agent socket (JSON lines) and the dependency-free client."""
+
 from __future__ import annotations
 
 import ast
@@ -47,23 +48,25 @@ async def test_requests_get_one_reply_each_and_bad_ones_keep_the_connection(sock
     await server.start()
     try:
         big = b'{"op":"status","pad":"' + b"x" * (MAX_REQUEST + 10) + b'"}\n'
-        replies = await _talk(sock_path, [
-            b'{"op":"status"}\n',
-            b"not json\n",
-            b'["op"]\n',
-            b'{"op": 3}\n',
-            big,
-            b'{"op":"boom"}\n',
-            b'{"op":"refuse"}\n',
-            b'{"op":"feedback","n":2}\n',
-        ])
+        replies = await _talk(
+            sock_path,
+            [
+                b'{"op":"status"}\n',
+                b"not json\n",
+                b'["op"]\n',
+                b'{"op": 3}\n',
+                big,
+                b'{"op":"boom"}\n',
+                b'{"op":"refuse"}\n',
+                b'{"op":"feedback","n":2}\n',
+            ],
+        )
     finally:
         await server.close()
     assert replies[0] == {"ok": True, "op": "status", "n": None}
     assert replies[1]["ok"] is False and replies[1]["code"] == "bad_request"
     assert replies[2]["code"] == "bad_request" and replies[3]["code"] == "bad_request"
-    assert replies[4] == {"ok": False, "code": "too_large",
-                          "reason": f"request larger than {MAX_REQUEST} bytes"}
+    assert replies[4] == {"ok": False, "code": "too_large", "reason": f"request larger than {MAX_REQUEST} bytes"}
     assert replies[5]["code"] == "internal" and "handler bug" in replies[5]["reason"]
     assert replies[6] == {"ok": False, "code": "budget_spent", "reason": "no submissions left"}
     assert replies[7]["n"] == 2  # the stream stayed in sync after the oversized line
@@ -99,12 +102,20 @@ def test_client_is_stdlib_only():
     assert mods <= set(sys.stdlib_module_names) | {"__future__"}, mods
 
 
-@pytest.mark.parametrize("doc", [
-    {"submission": 2, "tests": {"total": 3, "failures": [{"name": "test_x", "message": "a: b\n  c"}]},
-     "notices": ["Submission identical to previous iteration."], "empty": [], "none": None},
-    {"briefing": "# Title\n\nDo: this\n  - and that\n", "yes": "no", "k: v": True, "f": 1.5},
-    {"odd": " leading space\nline", "ctrl": "bell\x07", "tail": "x\n\n", "u": "é — ü"},
-])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {
+            "submission": 2,
+            "tests": {"total": 3, "failures": [{"name": "test_x", "message": "a: b\n  c"}]},
+            "notices": ["Submission identical to previous iteration."],
+            "empty": [],
+            "none": None,
+        },
+        {"briefing": "# Title\n\nDo: this\n  - and that\n", "yes": "no", "k: v": True, "f": 1.5},
+        {"odd": " leading space\nline", "ctrl": "bell\x07", "tail": "x\n\n", "u": "é — ü"},
+    ],
+)
 def test_yaml_emitter_round_trips(doc):
     assert yaml.safe_load(client.to_yaml(doc)) == doc
 
@@ -126,10 +137,11 @@ async def test_client_subprocess_prints_yaml_and_exit_codes(sock_path):
     env = {**os.environ, "GAUNTLET_SOCKET": str(sock_path)}
     script = Path(client.__file__)
     try:
+
         async def run(*args, env=env):
             p = await asyncio.create_subprocess_exec(
-                sys.executable, str(script), *args, env=env,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                sys.executable, str(script), *args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
             out, err = await p.communicate()
             return p.returncode, out.decode(), err.decode()
 
@@ -153,9 +165,13 @@ async def test_client_refusal_exit_code_1(sock_path):
     await server.start()
     try:
         p = await asyncio.create_subprocess_exec(
-            sys.executable, client.__file__, "submit",
+            sys.executable,
+            client.__file__,
+            "submit",
             env={**os.environ, "GAUNTLET_SOCKET": str(sock_path)},
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         out, _ = await p.communicate()
     finally:
         await server.close()

@@ -1,10 +1,11 @@
 """The one workspace watcher: file.changed with lines added/removed, driven by scan()."""
+
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from arena.telemetry.watch import WorkspaceWatcher, line_delta
+from arena.telemetry.watch import MAX_BACKOFF, WorkspaceWatcher, line_delta
 
 
 def test_line_delta():
@@ -73,3 +74,40 @@ async def test_many_workspaces_one_watcher(tmp_path: Path):
         (tmp_path / f"a-{i:08x}" / "f.txt").write_text("x\n" * i)
     assert await w.scan() == 200
     assert set(counts.values()) == {1}
+
+
+def test_pace_keeps_a_workspace_under_its_share_of_a_core():
+    w = WorkspaceWatcher(interval=0.25)  # SCAN_SHARE 2 %: 5 ms of scanning per interval
+    assert w.pace(0.0) == 0 and w.pace(0.004) == 0
+    assert w.pace(0.05) == 9  # a 50 ms scan: one periodic scan in ten (2.5 s)
+    assert w.pace(10.0) == MAX_BACKOFF
+
+
+async def test_a_big_workspace_is_scanned_less_often_and_loses_no_change(tmp_path: Path):
+    small, big = tmp_path / "a-small", tmp_path / "a-big"
+    small.mkdir()
+    (small / "s.txt").write_text("s\n")
+    for d in range(10):
+        (big / f"d{d}").mkdir(parents=True)
+        for i in range(500):
+            (big / f"d{d}" / f"f{i}.txt").write_bytes(b"x\n")
+    got: dict[str, list[str]] = {"a-small": [], "a-big": []}
+    w = WorkspaceWatcher(tmp_path, interval=0.05)  # 1 ms of scanning per interval
+    for name, ws in (("a-small", small), ("a-big", big)):
+        await w.register(name, ws, lambda c, n=name: got[n].append(c["path"]))
+    ws_small, ws_big = w._watches["a-small"], w._watches["a-big"]
+    assert ws_small.skip == 0  # a few files: scanned every interval
+    skip = ws_big.skip
+    assert skip >= 1 and skip == w.pace(ws_big.cost)  # 5,000 stats cost more than 1 ms anywhere
+    (big / "d3" / "f7.txt").write_text("x\ny\n")
+    polls = 0
+    while not got["a-big"]:
+        (small / "s.txt").write_text(f"s\n{polls}\n")
+        await w.scan(periodic=True)
+        polls += 1
+        assert got["a-small"] == ["s.txt"] * polls  # the small one is never held back
+        assert polls <= MAX_BACKOFF + 1
+    assert got["a-big"] == ["d3/f7.txt"] and polls == skip + 1
+    (big / "d9" / "f1.txt").unlink()
+    assert await w.scan("a-big") == 1  # an explicit scan (before a submission) never waits
+    assert got["a-big"] == ["d3/f7.txt", "d9/f1.txt"]

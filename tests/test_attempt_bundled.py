@@ -2,6 +2,7 @@
 on the local backend (and on Docker, marked ``docker``), on a manual clock. The stored
 events must reproduce the attempt: clock marks at their exact instants, one outcome per
 submit step, feedback as the format allows, phases in order, a contiguous log."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,8 +16,19 @@ from attempt_kit import drive, of, open_arena, stored
 
 AGENTS = ("naive", "standard", "elite", "reference")
 BASE_KEYS = {"submission", "iteration", "at", "elapsed_s", "notices"}
-FIELD_KEYS = {"build", "tests", "hidden", "adversarial", "lint", "coverage", "diff",
-              "regressions", "phase", "score_preview", "trajectory"}
+FIELD_KEYS = {
+    "build",
+    "tests",
+    "hidden",
+    "adversarial",
+    "lint",
+    "coverage",
+    "diff",
+    "regressions",
+    "phase",
+    "score_preview",
+    "trajectory",
+}
 BUNDLED = [p for p in bundled_challenges()]
 
 
@@ -31,10 +43,16 @@ def check_attempt(challenge, agent: str, events: list) -> None:
     assert fin.data["status"] == "finished", fin.data
     assert not of(events, ev.INFRA_ERROR)
     # clock marks: exactly those due before the end, each at its instant
-    reveal = [p.reveal_at if p.reveal_at is not None else rules.reveal_marks[i]
-              for i, p in enumerate(m.phases)]
-    expected = [(mk.kind, mk.t) for mk in marks_for(rules, m.time_limit_s, reveal)
-                if mk.kind.startswith("clock.") and mk.t <= fin.t]
+    reveal = [p.reveal_at if p.reveal_at is not None else rules.reveal_marks[i] for i, p in enumerate(m.phases)]
+    # (``ended_s``: the instant the attempt ended; ``fin.t`` is its record closing, a
+    # teardown later, while the other attempts' clock may have moved on)
+    ended = fin.data["ended_s"]
+    assert ended <= fin.t
+    expected = [
+        (mk.kind, mk.t)
+        for mk in marks_for(rules, m.time_limit_s, reveal)
+        if mk.kind.startswith("clock.") and mk.t <= ended
+    ]
     got = [(e.kind, e.t) for e in events if e.kind.startswith("clock.")]
     assert got == expected
     # one outcome per submit step played
@@ -90,8 +108,7 @@ async def _run_challenge(tmp_path, pkg, sandbox: str) -> None:
     for name, a in zip(AGENTS, attempts):
         evs = results[a.id]
         scored = evs[-1].data["scored_submission"]
-        best[name] = next(e.data["score"] for e in of(evs, ev.SUBMISSION_JUDGED)
-                          if e.data["submission"] == scored)
+        best[name] = next(e.data["score"] for e in of(evs, ev.SUBMISSION_JUDGED) if e.data["submission"] == scored)
     assert best["reference"] >= best["naive"], best
 
 

@@ -1,4 +1,5 @@
 """The commands: run, arena, attempts, show (CONTRACT §5) as real subprocesses."""
+
 from __future__ import annotations
 
 import json
@@ -15,21 +16,38 @@ from attempt_kit import make_package
 
 
 def gauntlet(*args, env=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "gauntlet_tui", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @pytest.fixture
 def pkg(tmp_path):
-    return make_package(tmp_path / "pkg", fmt="sprint", agents={
-        "two": [{"wait": "30s"}, {"overlay": "agents/half"}, "submit", {"wait": "60s"},
-                {"overlay": "agents/fixed"}, "submit"]})
+    return make_package(
+        tmp_path / "pkg",
+        fmt="sprint",
+        agents={
+            "two": [
+                {"wait": "30s"},
+                {"overlay": "agents/half"},
+                "submit",
+                {"wait": "60s"},
+                {"overlay": "agents/fixed"},
+                "submit",
+            ]
+        },
+    )
 
 
 def test_run_headless_then_attempts_and_show(tmp_path, pkg):
     db = tmp_path / "g.db"
-    out = gauntlet("run", pkg, "--agent", "scripted:two", "--time-scale", "120",
-                   "--sandbox", "local", "--store", db, "--headless")
+    out = gauntlet(
+        "run", pkg, "--agent", "scripted:two", "--time-scale", "120", "--sandbox", "local", "--store", db, "--headless"
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
     attempt = lines[-1]
@@ -49,10 +67,24 @@ def test_run_headless_then_attempts_and_show(tmp_path, pkg):
     shown = gauntlet("show", attempt, "--json", "--store", db)
     assert shown.returncode == 0
     doc = json.loads(shown.stdout)
-    assert set(doc) == {"attempt", "challenge", "agent", "format", "status", "submissions", "events",
-                        "usage", "node"}  # CONTRACT §8 usage, §9 node
-    assert (doc["attempt"], doc["challenge"], doc["agent"], doc["format"], doc["status"]) == \
-        (attempt, "kit-sprint", "scripted:two", "sprint", "finished")
+    assert set(doc) == {
+        "attempt",
+        "challenge",
+        "agent",
+        "format",
+        "status",
+        "submissions",
+        "events",
+        "usage",
+        "node",
+    }  # CONTRACT §8 usage, §9 node
+    assert (doc["attempt"], doc["challenge"], doc["agent"], doc["format"], doc["status"]) == (
+        attempt,
+        "kit-sprint",
+        "scripted:two",
+        "sprint",
+        "finished",
+    )
     assert [s["submission"] for s in doc["submissions"]] == [1, 2]
     assert all(set(s) == {"submission", "at", "feedback"} for s in doc["submissions"])
     assert doc["submissions"][1]["feedback"]["tests"]["passed"] == 4
@@ -65,15 +97,18 @@ def test_run_headless_then_attempts_and_show(tmp_path, pkg):
     assert human.returncode == 0 and "submission #2" in human.stdout
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["run", "/nonexistent/pkg", "--agent", "scripted:x", "--headless"], "no such challenge"),
-    (["run", "{pkg}", "--agent", "scripted:nobody", "--headless"], "nobody"),
-    (["run", "{pkg}", "--agent", "nothing.yaml", "--headless"], "expected scripted:<name>, human"),
-    (["run", "{pkg}", "--agent", "human", "--time-scale", "0", "--headless"], "--time-scale"),
-    (["run", "{pkg}", "--agent", "human", "--time-scale", "-3", "--headless"], "--time-scale"),
-    (["show", "a-00000000"], "unknown attempt"),
-    (["arena", "/nonexistent/plan.yaml", "--headless"], "cannot read"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["run", "/nonexistent/pkg", "--agent", "scripted:x", "--headless"], "no such challenge"),
+        (["run", "{pkg}", "--agent", "scripted:nobody", "--headless"], "nobody"),
+        (["run", "{pkg}", "--agent", "nothing.yaml", "--headless"], "expected scripted:<name>, human"),
+        (["run", "{pkg}", "--agent", "human", "--time-scale", "0", "--headless"], "--time-scale"),
+        (["run", "{pkg}", "--agent", "human", "--time-scale", "-3", "--headless"], "--time-scale"),
+        (["show", "a-00000000"], "unknown attempt"),
+        (["arena", "/nonexistent/plan.yaml", "--headless"], "cannot read"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(tmp_path, pkg, args, needle):
     args = [a.replace("{pkg}", str(pkg)) for a in args]
     out = gauntlet(*args, "--store", tmp_path / "g.db")
@@ -84,12 +119,30 @@ def test_bad_input_exits_2_with_one_line(tmp_path, pkg, args, needle):
 
 def test_arena_plan_runs_matrix_concurrently(tmp_path, pkg):
     agent_file = tmp_path / "fixer.yaml"
-    agent_file.write_text(yaml.safe_dump({"name": "fixer", "command": [
-        "sh", "-c", f"cp {pkg}/agents/fixed/calc.py \"$GAUNTLET_WORKSPACE\"/calc.py && gauntlet agent submit"]}))
+    agent_file.write_text(
+        yaml.safe_dump(
+            {
+                "name": "fixer",
+                "command": [
+                    "sh",
+                    "-c",
+                    f'cp {pkg}/agents/fixed/calc.py "$GAUNTLET_WORKSPACE"/calc.py && gauntlet agent submit',
+                ],
+            }
+        )
+    )
     plan = tmp_path / "plan.yaml"
-    plan.write_text(yaml.safe_dump({
-        "schema": "gauntlet.plan/v1", "parallel": 3, "time_scale": 120, "sandbox": "local",
-        "attempts": [{"challenge": "pkg", "agents": ["scripted:two", "fixer.yaml"], "repeat": 2}]}))
+    plan.write_text(
+        yaml.safe_dump(
+            {
+                "schema": "gauntlet.plan/v1",
+                "parallel": 3,
+                "time_scale": 120,
+                "sandbox": "local",
+                "attempts": [{"challenge": "pkg", "agents": ["scripted:two", "fixer.yaml"], "repeat": 2}],
+            }
+        )
+    )
     db = tmp_path / "g.db"
     out = gauntlet("arena", plan, "--headless", "--store", db)
     assert out.returncode == 0, out.stderr
@@ -101,17 +154,32 @@ def test_arena_plan_runs_matrix_concurrently(tmp_path, pkg):
     assert sorted(r["agent"] for r in rows).count("scripted:two") == 2
 
 
-@pytest.mark.parametrize("plan,needle", [
-    ({"schema": "gauntlet.plan/v2", "attempts": []}, "key 'schema'"),
-    ({"schema": "gauntlet.plan/v1", "paralel": 3, "attempts": []}, "key 'paralel'"),
-    ({"schema": "gauntlet.plan/v1", "parallel": 0, "attempts": [{}]}, "key 'parallel'"),
-    ({"schema": "gauntlet.plan/v1", "attempts": []}, "key 'attempts'"),
-    ({"schema": "gauntlet.plan/v1", "attempts": [{"challenge": "pkg", "agents": []}]}, "key 'attempts[0].agents'"),
-    ({"schema": "gauntlet.plan/v1", "attempts": [{"challenge": "nope", "agents": ["human"]}]}, "key 'attempts[0].challenge'"),
-    ({"schema": "gauntlet.plan/v1", "attempts": [{"challenge": "pkg", "agents": ["x.yaml"]}]}, "key 'attempts[0].agents[0]'"),
-    ({"schema": "gauntlet.plan/v1", "attempts": [{"challenge": "pkg", "agents": ["human"], "repeat": "2"}]}, "key 'attempts[0].repeat'"),
-    ({"schema": "gauntlet.plan/v1", "sandbox": "vm", "attempts": [{"challenge": "pkg", "agents": ["human"]}]}, "key 'sandbox'"),
-])
+@pytest.mark.parametrize(
+    "plan,needle",
+    [
+        ({"schema": "gauntlet.plan/v2", "attempts": []}, "key 'schema'"),
+        ({"schema": "gauntlet.plan/v1", "paralel": 3, "attempts": []}, "key 'paralel'"),
+        ({"schema": "gauntlet.plan/v1", "parallel": 0, "attempts": [{}]}, "key 'parallel'"),
+        ({"schema": "gauntlet.plan/v1", "attempts": []}, "key 'attempts'"),
+        ({"schema": "gauntlet.plan/v1", "attempts": [{"challenge": "pkg", "agents": []}]}, "key 'attempts[0].agents'"),
+        (
+            {"schema": "gauntlet.plan/v1", "attempts": [{"challenge": "nope", "agents": ["human"]}]},
+            "key 'attempts[0].challenge'",
+        ),
+        (
+            {"schema": "gauntlet.plan/v1", "attempts": [{"challenge": "pkg", "agents": ["x.yaml"]}]},
+            "key 'attempts[0].agents[0]'",
+        ),
+        (
+            {"schema": "gauntlet.plan/v1", "attempts": [{"challenge": "pkg", "agents": ["human"], "repeat": "2"}]},
+            "key 'attempts[0].repeat'",
+        ),
+        (
+            {"schema": "gauntlet.plan/v1", "sandbox": "vm", "attempts": [{"challenge": "pkg", "agents": ["human"]}]},
+            "key 'sandbox'",
+        ),
+    ],
+)
 def test_plan_errors_name_the_key(tmp_path, pkg, plan, needle):
     p = tmp_path / "plan.yaml"
     p.write_text(yaml.safe_dump(plan))
@@ -122,9 +190,18 @@ def test_plan_errors_name_the_key(tmp_path, pkg, plan, needle):
 
 def test_plan_repeat_and_bundled_ids(tmp_path, pkg):
     p = tmp_path / "plan.yaml"
-    p.write_text(yaml.safe_dump({"schema": "gauntlet.plan/v1", "time_scale": 60, "attempts": [
-        {"challenge": "pkg", "agents": ["scripted:two", "human"], "repeat": 3},
-        {"challenge": "off-by-one", "agents": "scripted:elite"}]}))
+    p.write_text(
+        yaml.safe_dump(
+            {
+                "schema": "gauntlet.plan/v1",
+                "time_scale": 60,
+                "attempts": [
+                    {"challenge": "pkg", "agents": ["scripted:two", "human"], "repeat": 3},
+                    {"challenge": "off-by-one", "agents": "scripted:elite"},
+                ],
+            }
+        )
+    )
     plan = load_plan(p)
     assert len(plan.attempts) == 7 and plan.parallel == 4 and plan.time_scale == 60
     assert plan.attempts[-1].challenge.name == "off-by-one"
@@ -132,8 +209,9 @@ def test_plan_repeat_and_bundled_ids(tmp_path, pkg):
 
 def test_agent_command_without_socket_is_usage_error():
     env = {k: v for k, v in os.environ.items() if k != "GAUNTLET_SOCKET"}
-    out = subprocess.run([sys.executable, "-m", "gauntlet_tui", "agent", "status"], capture_output=True,
-                         text=True, env=env)
+    out = subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", "agent", "status"], capture_output=True, text=True, env=env
+    )
     assert out.returncode == 2 and "GAUNTLET_SOCKET" in out.stderr
 
 
@@ -144,10 +222,26 @@ def test_sigterm_closes_running_attempts_as_interrupted(tmp_path, pkg):
 
     db = tmp_path / "g.db"
     socks = tmp_path / "socks"
-    proc = subprocess.Popen([sys.executable, "-m", "gauntlet_tui", "run", str(pkg), "--agent", "human",
-                             "--sandbox", "local", "--store", str(db), "--headless"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "GAUNTLET_SOCKETS": str(socks)})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gauntlet_tui",
+            "run",
+            str(pkg),
+            "--agent",
+            "human",
+            "--sandbox",
+            "local",
+            "--store",
+            str(db),
+            "--headless",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "GAUNTLET_SOCKETS": str(socks)},
+    )
     deadline = time.monotonic() + 30
     while not list(socks.glob("a-*/agent.sock")):
         assert time.monotonic() < deadline and proc.poll() is None

@@ -1,6 +1,7 @@
 """Crash recovery: the runner is SIGKILLed mid-attempt; on restart nothing acknowledged
 is missing, the log is consistent, nothing is left running, and the attempt is resumed
 (scripted agents can restart) or closed interrupted (agents that cannot)."""
+
 from __future__ import annotations
 
 import json
@@ -54,24 +55,49 @@ def _wait_for(pred, timeout: float, what: str):
 
 
 def _containers_of(pid: int) -> list[str]:
-    out = subprocess.run(["docker", "ps", "-aq", "--filter", f"label=gauntlet.owner={pid}"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        ["docker", "ps", "-aq", "--filter", f"label=gauntlet.owner={pid}"], capture_output=True, text=True, check=True
+    )
     return out.stdout.split()
 
 
 @pytest.mark.parametrize("sandbox", ["local", pytest.param("docker", marks=pytest.mark.docker)])
 def test_sigkill_mid_attempt_then_resume(tmp_path, sandbox):
-    steps = [{"overlay": "agents/half"}, "submit", {"run": "sleep 5"}, {"wait": "300s"},
-             {"overlay": "agents/fixed"}, "submit", {"wait": "60s"}]
+    steps = [
+        {"overlay": "agents/half"},
+        "submit",
+        {"run": "sleep 5"},
+        {"wait": "300s"},
+        {"overlay": "agents/fixed"},
+        "submit",
+        {"wait": "60s"},
+    ]
     pkg = make_package(tmp_path / "pkg", fmt="sprint", agents={"crashy": steps})
     db = tmp_path / "g.db"
     env = {**os.environ, "GAUNTLET_SOCKETS": str(tmp_path / "socks")}
-    cmd = [sys.executable, "-m", "gauntlet_tui", "run", str(pkg), "--agent", "scripted:crashy",
-           "--time-scale", "60", "--sandbox", sandbox, "--store", str(db), "--headless"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "gauntlet_tui",
+        "run",
+        str(pkg),
+        "--agent",
+        "scripted:crashy",
+        "--time-scale",
+        "60",
+        "--sandbox",
+        sandbox,
+        "--store",
+        str(db),
+        "--headless",
+    ]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        _wait_for(lambda: db.exists() and _rows(db, "SELECT 1 FROM events WHERE kind = ?",
-                                                ev.FEEDBACK_DELIVERED), 60, "feedback of submission 1")
+        _wait_for(
+            lambda: db.exists() and _rows(db, "SELECT 1 FROM events WHERE kind = ?", ev.FEEDBACK_DELIVERED),
+            60,
+            "feedback of submission 1",
+        )
         (attempt,) = _rows(db, "SELECT id FROM attempts")[0]
         _wait_for(lambda: _leftovers(attempt, proc.pid), 10, "the run step's process")
         time.sleep(0.3)
@@ -91,10 +117,28 @@ def test_sigkill_mid_attempt_then_resume(tmp_path, sandbox):
     # restart: any run resumes what a crash left running
     steps2 = [{"overlay": "agents/fixed"}, "submit"]
     make_package(tmp_path / "pkg2", fmt="sprint", cid="kit-second", agents={"quick": steps2})
-    out = subprocess.run([sys.executable, "-m", "gauntlet_tui", "run", str(tmp_path / "pkg2"), "--agent",
-                          "scripted:quick", "--time-scale", "60", "--sandbox", sandbox,
-                          "--store", str(db), "--headless"], env=env, capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gauntlet_tui",
+            "run",
+            str(tmp_path / "pkg2"),
+            "--agent",
+            "scripted:quick",
+            "--time-scale",
+            "60",
+            "--sandbox",
+            sandbox,
+            "--store",
+            str(db),
+            "--headless",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     new_id = out.stdout.strip().splitlines()[-1]
     assert new_id != attempt and new_id.startswith("a-")
@@ -125,9 +169,19 @@ async def test_unrestartable_attempt_is_closed_interrupted(tmp_path):
         bus.subscribe(arena.store.append)
         aid = "a-0000c0de"
         result = JudgeResult(submission=1, snapshot_hash="x").model_dump()
-        bus.publish(aid, 0.0, ev.ATTEMPT_STARTED, {
-            "challenge": "kit-sprint", "agent": str(agent_file), "format": "sprint",
-            "time_limit_s": 900.0, "budget": 2, "challenge_path": str(pkg)})
+        bus.publish(
+            aid,
+            0.0,
+            ev.ATTEMPT_STARTED,
+            {
+                "challenge": "kit-sprint",
+                "agent": str(agent_file),
+                "format": "sprint",
+                "time_limit_s": 900.0,
+                "budget": 2,
+                "challenge_path": str(pkg),
+            },
+        )
         bus.publish(aid, 50.0, ev.SUBMISSION_RECEIVED, {"submission": 1, "hash": "x"})
         bus.publish(aid, 51.0, ev.SUBMISSION_JUDGED, {"submission": 1, "result": result, "score": 40.0, "phase": 1})
         bus.publish(aid, 51.0, ev.FEEDBACK_DELIVERED, {"submission": 1, "feedback": {"submission": 1}})
@@ -153,9 +207,19 @@ async def test_attempt_out_of_time_is_closed_not_resumed(tmp_path):
         bus = EventBus()
         bus.subscribe(arena.store.append)
         aid = "a-0000beef"
-        bus.publish(aid, 0.0, ev.ATTEMPT_STARTED, {
-            "challenge": "kit-sprint", "agent": "scripted:x", "format": "sprint",
-            "time_limit_s": 900.0, "budget": 2, "challenge_path": str(pkg)})
+        bus.publish(
+            aid,
+            0.0,
+            ev.ATTEMPT_STARTED,
+            {
+                "challenge": "kit-sprint",
+                "agent": "scripted:x",
+                "format": "sprint",
+                "time_limit_s": 900.0,
+                "budget": 2,
+                "challenge_path": str(pkg),
+            },
+        )
         bus.publish(aid, 900.0, ev.CLOCK_CUTOFF, {"remaining_s": 0})
         await arena.store.flush()
         assert await arena.recover() == []

@@ -1,6 +1,7 @@
 """Faults are named: a sandbox that dies mid-attempt, a judge that cannot run, a corrupted
 workspace, a store that cannot commit. Each is noticed within seconds and ends the
 attempt honestly (infra.error, or the agent's own doing), never a hang."""
+
 from __future__ import annotations
 
 import asyncio
@@ -18,8 +19,11 @@ from attempt_kit import request_stepping, drive, make_package, of, open_arena, s
 
 
 async def _sandbox_dies(tmp_path, sandbox: str, kill) -> list:
-    pkg = make_package(tmp_path / "pkg", fmt="sprint",
-                       agents={"w": [{"overlay": "agents/half"}, "submit", {"run": "true"}, {"wait": "14m"}]})
+    pkg = make_package(
+        tmp_path / "pkg",
+        fmt="sprint",
+        agents={"w": [{"overlay": "agents/half"}, "submit", {"run": "true"}, {"wait": "14m"}]},
+    )
     arena = await open_arena(tmp_path, None, sandbox=sandbox)  # real time: the health check is real
     try:
         a = arena.attempt(load_challenge(pkg), "scripted:w")
@@ -65,12 +69,15 @@ class _BrokenJudge:
         self.real = real
 
     async def run(self, challenge, snapshot, *, submission, phases=None):
-        return JudgeResult(submission=submission, snapshot_hash=snapshot.hash,
-                           infra_error="sandbox: image gauntlet-base not found")
+        return JudgeResult(
+            submission=submission, snapshot_hash=snapshot.hash, infra_error="sandbox: image gauntlet-base not found"
+        )
 
 
 async def test_judge_cannot_run(tmp_path):
-    pkg = make_package(tmp_path / "pkg", fmt="sprint", agents={"s": [{"overlay": "agents/fixed"}, "submit", {"wait": "10m"}]})
+    pkg = make_package(
+        tmp_path / "pkg", fmt="sprint", agents={"s": [{"overlay": "agents/fixed"}, "submit", {"wait": "10m"}]}
+    )
     clock = ManualTime()
     arena = await open_arena(tmp_path, clock)
     arena.shared.judge = _BrokenJudge(arena.shared.judge)
@@ -158,12 +165,19 @@ async def test_protocol_garbage_never_takes_the_attempt_down(tmp_path):
             await asyncio.sleep(0.005)
         reader, writer = await asyncio.open_unix_connection(a.env["GAUNTLET_SOCKET"])
         replies = []
-        for payload in (b"{{{\n", b'{"op": "explode"}\n', b"x" * 70000 + b"\n",
-                        b'{"op": "feedback", "n": -1}\n', b'{"op": "feedback"}\n',
-                        b'{"op": "message"}\n', b'{"op": "status"}\n'):
+        for payload in (
+            b"{{{\n",
+            b'{"op": "explode"}\n',
+            b"x" * 70000 + b"\n",
+            b'{"op": "feedback", "n": -1}\n',
+            b'{"op": "feedback"}\n',
+            b'{"op": "message"}\n',
+            b'{"op": "status"}\n',
+        ):
             writer.write(payload)
             await writer.drain()
             import json
+
             replies.append(json.loads(await reader.readline()))
         writer.close()
         assert not task.done()
@@ -172,7 +186,6 @@ async def test_protocol_garbage_never_takes_the_attempt_down(tmp_path):
     finally:
         await arena.close()
     codes = [r.get("code") for r in replies]
-    assert codes == ["bad_request", "bad_request", "too_large", "bad_request", "no_feedback",
-                     "bad_request", None]
+    assert codes == ["bad_request", "bad_request", "too_large", "bad_request", "no_feedback", "bad_request", None]
     status = replies[-1]
     assert status["ok"] and status["stage"] == "running" and status["submissions_left"] == 2

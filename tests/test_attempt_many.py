@@ -1,6 +1,7 @@
 """100 concurrent scripted attempts on the local backend with a sped-up clock: all
 complete, every event is stored, nothing is left behind (sandboxes, processes, sockets,
 watches)."""
+
 from __future__ import annotations
 
 import os
@@ -33,9 +34,15 @@ def _processes_of(attempts: set[str]) -> list[str]:
 @pytest.mark.slow
 async def test_hundred_concurrent_scripted_attempts(tmp_path, monkeypatch):
     monkeypatch.setenv("GAUNTLET_SOCKETS", str(tmp_path / "socks"))
-    steps = [{"wait": "30s"}, {"read": "calc.py"}, {"overlay": "agents/fixed"},
-             {"run": "python3 -c 'import calc; assert calc.add(1, 2) == 3'"},
-             "submit", {"wait": "20s"}, {"message": "done"}]
+    steps = [
+        {"wait": "30s"},
+        {"read": "calc.py"},
+        {"overlay": "agents/fixed"},
+        {"run": "python3 -c 'import calc; assert calc.add(1, 2) == 3'"},
+        "submit",
+        {"wait": "20s"},
+        {"message": "done"},
+    ]
     challenge = load_challenge(make_package(tmp_path / "pkg", fmt="sprint", agents={"many": steps}))
     arena = await open_arena(tmp_path, None, parallel=N, watch_interval=0.25)
     t0 = time.monotonic()

@@ -1,5 +1,6 @@
 """The three bundled challenge packages: real pytest runs of starters, solutions and the
 final workspace of each scripted agent against the judge-side tests (CONTRACT §1-3)."""
+
 from __future__ import annotations
 
 import sys
@@ -27,9 +28,23 @@ from test_bundled_helpers import (  # noqa: E402
 from arena.formats import FORMATS  # noqa: E402
 
 MANIFEST_KEYS = {
-    "schema", "id", "title", "hook", "category", "format", "weight_class", "time_limit",
-    "iterations", "difficulty_profile", "dimensions", "deliverables", "expected_failure_modes",
-    "variables", "anti_repetition_fingerprint", "sandbox", "judge",
+    "schema",
+    "id",
+    "title",
+    "hook",
+    "category",
+    "format",
+    "weight_class",
+    "time_limit",
+    "iterations",
+    "difficulty_profile",
+    "dimensions",
+    "deliverables",
+    "expected_failure_modes",
+    "variables",
+    "anti_repetition_fingerprint",
+    "sandbox",
+    "judge",
 }
 
 
@@ -65,8 +80,15 @@ def judged(tmp_path_factory):
 def test_package_layout_and_manifest(pid):
     pkg = BUNDLED / pid
     assert not (BUNDLED / "__init__.py").exists() and not (pkg / "__init__.py").exists()
-    for rel in ("challenge.yaml", "briefing.md", "starter", "solution", "tests/static",
-                "tests/hidden", "tests/adversarial"):
+    for rel in (
+        "challenge.yaml",
+        "briefing.md",
+        "starter",
+        "solution",
+        "tests/static",
+        "tests/hidden",
+        "tests/adversarial",
+    ):
         assert (pkg / rel).exists(), f"{pid}: {rel} missing"
     data = manifest(pid)
     assert MANIFEST_KEYS <= set(data), MANIFEST_KEYS - set(data)
@@ -196,8 +218,7 @@ def test_task_store_race_tests_fail_deterministically(tmp_path):
     unlocked = make_workspace(pkg, tmp_path / "unlocked", pkg / "agents" / "standard" / "2")
     runs = [run_pytest(unlocked, [staged], tmp_path / f"u{i}.xml") for i in range(3)]
     names = [sorted(n.split("::")[-1] for n in r.failed) for r in runs]
-    assert names[0] == ["test_adv_no_lost_updates_with_retry_loops",
-                        "test_adv_same_version_exactly_one_writer_wins"]
+    assert names[0] == ["test_adv_no_lost_updates_with_retry_loops", "test_adv_same_version_exactly_one_writer_wins"]
     assert names[0] == names[1] == names[2]
     locked = make_workspace(pkg, tmp_path / "locked", pkg / "solution")
     out = run_pytest(locked, [staged], tmp_path / "l.xml")

@@ -1,5 +1,6 @@
 """Helpers for tests/test_bundled_challenges.py: lay out workspaces, run judge-side tests
 with plain pytest in a subprocess, read the JUnit XML, replay scripted-agent file steps."""
+
 from __future__ import annotations
 
 import os
@@ -99,10 +100,14 @@ def _run(cmd: list[str], cwd: Path, env: dict, timeout: float) -> subprocess.Com
 def _timeout_report(exc: subprocess.TimeoutExpired) -> str:
     def text(b) -> str:  # the head: faulthandler prints the innermost frame first
         return (b.decode(errors="replace") if isinstance(b, bytes) else b or "")[:3000]
-    ps = subprocess.run(["ps", "-eo", "pid,ppid,etimes,pcpu,rss,args", "--sort=-pcpu"],
-                        capture_output=True, text=True).stdout.splitlines()[:15]
-    return (f"after {exc.timeout}s; stdout: {text(exc.stdout)}\nstderr: {text(exc.stderr)}\n"
-            "busiest processes:\n" + "\n".join(line[:160] for line in ps))
+
+    ps = subprocess.run(
+        ["ps", "-eo", "pid,ppid,etimes,pcpu,rss,args", "--sort=-pcpu"], capture_output=True, text=True
+    ).stdout.splitlines()[:15]
+    return (
+        f"after {exc.timeout}s; stdout: {text(exc.stdout)}\nstderr: {text(exc.stderr)}\n"
+        "busiest processes:\n" + "\n".join(line[:160] for line in ps)
+    )
 
 
 def parse_junit(report: Path) -> Outcome:

@@ -1,5 +1,6 @@
 """`gauntlet challenge audit` (seed 003 gate 4) and `validate --run`: leakage, exposed
 tests, the trivial shortcut, and judging the starter and the reference solution for real."""
+
 import json
 import shutil
 from pathlib import Path
@@ -27,11 +28,17 @@ def test_clean_package_has_no_static_audit_findings():
 
 
 def test_solution_code_in_a_starter_comment_is_answer_leakage(pkg):
-    (pkg / "starter/calc.py").write_text('def add(a, b):\n    """Return the sum of a and b."""\n    return a - b  # hint: return a + b\n')
+    (pkg / "starter/calc.py").write_text(
+        'def add(a, b):\n    """Return the sum of a and b."""\n    return a - b  # hint: return a + b\n'
+    )
     found = answer_leakage(load_challenge(pkg))
-    assert [(f.severity, f.detail) for f in found] == [(
-        "error", "starter/calc.py: contains 'return a + b' from solution/calc.py: "
-                 "expected the reference solution's code kept out of agent-visible files")]
+    assert [(f.severity, f.detail) for f in found] == [
+        (
+            "error",
+            "starter/calc.py: contains 'return a + b' from solution/calc.py: "
+            "expected the reference solution's code kept out of agent-visible files",
+        )
+    ]
 
 
 def test_solution_text_in_the_briefing_is_answer_leakage(pkg):
@@ -50,9 +57,13 @@ def test_hidden_test_names_in_agent_visible_files(pkg):
     with (pkg / "briefing.md").open("a") as f:
         f.write("\nA hidden check called test_large will look at big numbers.\n")
     found = answer_leakage(load_challenge(pkg))
-    assert [(f.severity, f.detail) for f in found] == [(
-        "warning", "briefing.md: names the hidden test test_large (tests/hidden/test_add_hidden.py): "
-                   "expected hidden test specifics withheld")]
+    assert [(f.severity, f.detail) for f in found] == [
+        (
+            "warning",
+            "briefing.md: names the hidden test test_large (tests/hidden/test_add_hidden.py): "
+            "expected hidden test specifics withheld",
+        )
+    ]
 
 
 def test_verdict_follows_gate_4():
@@ -96,8 +107,10 @@ def test_run_checks_find_a_starter_that_errors_and_a_broken_solution(pkg):
     checks = {(f.severity, f.check) for f in found}
     assert ("error", "starter_run") in checks, found
     sol = [f.detail for f in found if f.check == "solution_run"]
-    assert sol == ["solution/: the reference solution does not pass every judge-side test "
-                   "(hidden/test_large failed): expected all 3 to pass"]
+    assert sol == [
+        "solution/: the reference solution does not pass every judge-side test "
+        "(hidden/test_large failed): expected all 3 to pass"
+    ]
 
 
 @pytest.mark.docker
@@ -106,5 +119,8 @@ def test_audit_flags_a_starter_that_already_passes(pkg, capsys):
     assert main(["challenge", "audit", "--sandbox", "docker", str(pkg)]) == 1
     out = capsys.readouterr().out
     assert "trivial_shortcut" in out
-    assert "starter/: the unmodified starter already passes all 3 judge-side tests: expected the challenge to need work" in out
+    assert (
+        "starter/: the unmodified starter already passes all 3 judge-side tests: expected the challenge to need work"
+        in out
+    )
     assert "verdict reject" in out

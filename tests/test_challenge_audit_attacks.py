@@ -2,6 +2,7 @@
 regex and copying, each a real attempt in the local sandbox, judged on the objective. A
 shallow package, the minimal fixture with a bug one common regex fixes (``b + a - 1``: "drop
 - 1"), is rejected by the regex attack (critical above 50); the copy attack is a high above 40."""
+
 import json
 import shutil
 from pathlib import Path

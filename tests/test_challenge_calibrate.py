@@ -1,6 +1,7 @@
 """Gate 3 (`gauntlet challenge calibrate`): seed 002's per-weight-class bands and spread
 (elite - naive), seed 003's class-independent conditions, and one real calibration of the
 minimal package (attempts, judge, store, scoring)."""
+
 import json
 import shutil
 import statistics
@@ -81,9 +82,13 @@ def test_bands_are_inclusive_at_their_edges(wc, agent):
 
     assert band_errors(lo) == [] and band_errors(hi) == [], (lo, hi)
     above, below = hi + 0.5, lo - 0.5
-    assert band_errors(above) == [f"agents/{agent}.yaml: scored {above:g}: expected {lo:g}-{hi:g} (too easy for the {agent} agent in {wc})"]
+    assert band_errors(above) == [
+        f"agents/{agent}.yaml: scored {above:g}: expected {lo:g}-{hi:g} (too easy for the {agent} agent in {wc})"
+    ]
     if below >= 0:
-        assert band_errors(below) == [f"agents/{agent}.yaml: scored {below:g}: expected {lo:g}-{hi:g} (too hard for the {agent} agent in {wc})"]
+        assert band_errors(below) == [
+            f"agents/{agent}.yaml: scored {below:g}: expected {lo:g}-{hi:g} (too hard for the {agent} agent in {wc})"
+        ]
 
 
 @pytest.mark.parametrize("wc", WEIGHT_CLASSES)
@@ -106,7 +111,11 @@ def test_spread_is_elite_minus_naive_inclusive_at_its_edges(wc):
         if lo <= target <= hi:
             assert spread_errors == [], (wc, n, e)
         else:
-            assert spread_errors == [f"score spread (elite - naive) {target:g}: expected {lo:g}-{hi:g} for {wc}"], (wc, n, e)
+            assert spread_errors == [f"score spread (elite - naive) {target:g}: expected {lo:g}-{hi:g} for {wc}"], (
+                wc,
+                n,
+                e,
+            )
 
 
 def test_heavyweight_spread_upper_edge_is_unreachable_inside_its_bands():
@@ -118,34 +127,50 @@ def test_heavyweight_spread_upper_edge_is_unreachable_inside_its_bands():
 def test_reference_must_score_above_85_strictly_in_every_class():
     for wc in WEIGHT_CLASSES:
         scores = {a: [s] for a, s in INSIDE[wc].items()}
-        assert "agents/reference.yaml: scored 85: expected above 85 (the challenge must be solvable)" in errors({**scores, "reference": [85.0]}, wc)
+        assert "agents/reference.yaml: scored 85: expected above 85 (the challenge must be solvable)" in errors(
+            {**scores, "reference": [85.0]}, wc
+        )
     assert errors(runs(reference=85.1)) == []
 
 
 def test_order_must_be_strict():
     tie = runs(naive=[30.0], standard=[30.0] * 3, elite=[75.0] * 3)
-    assert "score order: expected reference > elite > standard > naive, got reference 92 > elite 75 > standard 30 > naive 30" in errors(tie)
+    assert (
+        "score order: expected reference > elite > standard > naive, got reference 92 > elite 75 > standard 30 > naive 30"
+        in errors(tie)
+    )
     light = {"naive": [70.0], "standard": [92.0], "elite": [91.0], "reference": [99.0]}  # all in lightweight bands
     assert errors(light, "lightweight") == [
-        "score order: expected reference > elite > standard > naive, got reference 99 > elite 91 > standard 92 > naive 70"]
+        "score order: expected reference > elite > standard > naive, got reference 99 > elite 91 > standard 92 > naive 70"
+    ]
 
 
 def test_seed_003_stddev_is_a_note_never_a_failure():
-    light = {"naive": [70.0], "standard": [87.0], "elite": [95.0], "reference": [97.0]}  # seed 002's lightweight midpoints
+    light = {
+        "naive": [70.0],
+        "standard": [87.0],
+        "elite": [95.0],
+        "reference": [97.0],
+    }  # seed 002's lightweight midpoints
     stdev = statistics.stdev([70.0, 87.0, 95.0, 97.0])
     found = assess(light, "lightweight")
     assert [f.severity for f in found] == ["info", "info"]  # info: a warning would fail the gate's exit code
-    assert found[1].detail == f"score stddev {stdev:.1f}: seed 003 asks above 15 (a note, not a failure: seed 002's lightweight bands take precedence)"
+    assert (
+        found[1].detail
+        == f"score stddev {stdev:.1f}: seed 003 asks above 15 (a note, not a failure: seed 002's lightweight bands take precedence)"
+    )
     assert not [f for f in assess(runs(), "contender") if "stddev" in f.detail]  # 20, 45, 70, 92: 31.2
 
 
 def test_flakiness_limit_is_10_points():
     assert errors(runs(elite=[70.0, 60.0, 65.0])) == []
     assert errors(runs(elite=[70.0, 59.9, 65.0])) == [
-        "agents/elite.yaml: scores 70, 59.9, 65 over 3 runs vary by 10.1: expected at most 10"]
+        "agents/elite.yaml: scores 70, 59.9, 65 over 3 runs vary by 10.1: expected at most 10"
+    ]
     assert errors(runs(standard=[45.0, 35.0, 40.0])) == []
     assert errors(runs(standard=[45.0, 34.5, 40.0])) == [
-        "agents/standard.yaml: scores 45, 34.5, 40 over 3 runs vary by 10.5: expected at most 10"]
+        "agents/standard.yaml: scores 45, 34.5, 40 over 3 runs vary by 10.5: expected at most 10"
+    ]
 
 
 def test_missing_benchmark_agent_is_reported_without_running(tmp_path, capsys):
@@ -153,7 +178,10 @@ def test_missing_benchmark_agent_is_reported_without_running(tmp_path, capsys):
     shutil.copytree(MINIMAL, pkg)
     (pkg / "agents/naive.yaml").unlink()
     assert main(["challenge", "calibrate", "--sandbox", "local", str(pkg)]) == 1
-    assert "agents/naive.yaml: missing: expected the naive benchmark agent (gate 3 runs all four)" in capsys.readouterr().out
+    assert (
+        "agents/naive.yaml: missing: expected the naive benchmark agent (gate 3 runs all four)"
+        in capsys.readouterr().out
+    )
 
 
 def test_bad_time_scale_is_a_usage_error(capsys):
@@ -166,13 +194,31 @@ def test_real_calibration_of_the_minimal_package(tmp_path, capsys):
     """Four real attempts (docker sandbox, judge, store, scoring). The minimal package's
     agents are not calibrated to the seed's bands, and calibrate says so."""
     store = tmp_path / "cal.db"
-    code = main(["challenge", "calibrate", "--json", "--quick", "--sandbox", "docker", "--time-scale", "60",
-                 "--store", str(store), str(MINIMAL)])
+    code = main(
+        [
+            "challenge",
+            "calibrate",
+            "--json",
+            "--quick",
+            "--sandbox",
+            "docker",
+            "--time-scale",
+            "60",
+            "--store",
+            str(store),
+            str(MINIMAL),
+        ]
+    )
     doc = json.loads(capsys.readouterr().out)
     assert code == 1 and doc["ok"] is False
     # the four benchmark agents, plus the baselines calibrate runs beside them (issue 12)
     assert {"naive", "standard", "elite", "reference"} <= set(doc["scores"])
-    assert set(doc["scores"]) - {"naive", "standard", "elite", "reference"} <= {"null", "attack-delete", "attack-regex", "attack-copy"}
+    assert set(doc["scores"]) - {"naive", "standard", "elite", "reference"} <= {
+        "null",
+        "attack-delete",
+        "attack-regex",
+        "attack-copy",
+    }
     assert all(len(v) == 1 for v in doc["runs"].values())
     assert doc["scores"]["reference"] > 85 > doc["scores"]["naive"]
     assert any(f["detail"].startswith("agents/naive.yaml: scored") for f in doc["findings"])

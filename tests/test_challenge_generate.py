@@ -20,7 +20,9 @@ NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 
 
 def gauntlet(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gauntlet_tui", *args], cwd=cwd, capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", *args], cwd=cwd, capture_output=True, text=True, timeout=900
+    )
 
 
 def spec(seed: int, wc: int = 2) -> dict:
@@ -61,7 +63,10 @@ def test_gate_1_rejects_a_fingerprint_published_in_the_last_30_days(tmp_path):
     assert [f.check for f in found] == ["repetition"]
     assert "recent-one" in found[0].detail and "83%" in found[0].detail
     # The job routes the rejection back to stage 1, whose next draw is another combination.
-    job = Job(Request(category="debugging", weight_class=2, seed=1, out=tmp_path / "o", until="spec", store=store), now=lambda: NOW)
+    job = Job(
+        Request(category="debugging", weight_class=2, seed=1, out=tmp_path / "o", until="spec", store=store),
+        now=lambda: NOW,
+    )
     assert job.run() == "passed"
     report = json.loads((tmp_path / "o" / "report.json").read_text())
     assert [a["result"] for a in report["attempts"]] == ["gate 1 rejected the spec", "done"]
@@ -71,8 +76,13 @@ def test_gate_1_rejects_a_fingerprint_published_in_the_last_30_days(tmp_path):
 def test_three_rejections_escalate_with_a_report(tmp_path):
     store = tmp_path / "g.db"
     for s in (1, 2, 3):
-        publish_record(store, f"p{s}", spec(s)["challenge_spec"]["anti_repetition_fingerprint"], NOW - timedelta(days=1))
-    job = Job(Request(category="debugging", weight_class=2, seed=1, out=tmp_path / "o", until="spec", store=store), now=lambda: NOW)
+        publish_record(
+            store, f"p{s}", spec(s)["challenge_spec"]["anti_repetition_fingerprint"], NOW - timedelta(days=1)
+        )
+    job = Job(
+        Request(category="debugging", weight_class=2, seed=1, out=tmp_path / "o", until="spec", store=store),
+        now=lambda: NOW,
+    )
     assert job.run() == ESCALATED
     report = json.loads((tmp_path / "o" / "report.json").read_text())
     assert report["outcome"] == ESCALATED and len(report["attempts"]) == 3 and report["retry_count"] == 2
@@ -108,11 +118,15 @@ def test_bad_arguments_exit_2(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skip(reason="a generated package has not yet been measured to calibrate (its benchmark agents are "
-                  "untuned; issue 22 stays open for it)")
+@pytest.mark.skip(
+    reason="a generated package has not yet been measured to calibrate (its benchmark agents are "
+    "untuned; issue 22 stays open for it)"
+)
 def test_generated_package_calibrates(tmp_path):
     r = gauntlet("challenge", "generate", "--category", "debugging", "--weight-class", "2", "--seed", "1",
                  "--out", str(tmp_path / "o"), "--until", "package", cwd=tmp_path)  # fmt: skip
     assert r.returncode == 0, r.stdout
-    c = gauntlet("challenge", "calibrate", str(tmp_path / "o" / "package"), "--sandbox", "local", "--json", cwd=tmp_path)
+    c = gauntlet(
+        "challenge", "calibrate", str(tmp_path / "o" / "package"), "--sandbox", "local", "--json", cwd=tmp_path
+    )
     assert c.returncode == 0, c.stdout[-3000:]

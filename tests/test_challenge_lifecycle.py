@@ -2,6 +2,7 @@
 cap, 24 h cooldown, quarantine) with a UsageError naming the rule; the monitors run
 every 10 finished attempts and quarantine or retire. Records as publish writes them
 (publish_records.lifecycle / monitors); time injected."""
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,14 @@ def entry(tmp_path):
 
 
 def row(i, agent="a", status="finished", score=50.0, at=T0):
-    return {"id": f"a-{i}", "challenge": "tiny-add", "agent": agent, "status": status,
-            "last_score": score, "started_at": iso(at)}
+    return {
+        "id": f"a-{i}",
+        "challenge": "tiny-add",
+        "agent": agent,
+        "status": status,
+        "last_score": score,
+        "started_at": iso(at),
+    }
 
 
 def test_a_live_challenge_admits_and_the_entry_is_found(entry, tmp_path):
@@ -68,7 +75,9 @@ def test_monitors_run_every_10_attempts_and_quarantine_blocks(entry):
     assert check["attempts"] == 10 and check["solve_rate"] == 1.0 and check["action"] == "retired"
     assert check["retire"] == ["solve rate 1.00 above 0.9"] and check["quarantine"] == ["solve rate 1.00 above 0.9"]
     assert run_monitors(entry, rows, T0) is None  # checked at 10 already
-    with pytest.raises(UsageError, match=r"retired \(solve rate 1.00 above 0.9 after 10 attempts\): rule lifecycle.state"):
+    with pytest.raises(
+        UsageError, match=r"retired \(solve rate 1.00 above 0.9 after 10 attempts\): rule lifecycle.state"
+    ):
         admit(entry, "new", [], T0 + timedelta(hours=1))
 
 
@@ -101,9 +110,26 @@ def test_gauntlet_run_refuses_a_quarantined_published_challenge(tmp_path):
     (e / "lifecycle.json").write_text(json.dumps(life))
     (e / "monitors.json").write_text(json.dumps({"challenge": "off-by-one", "version": 1, "monitors": []}))
     root = Path(__file__).resolve().parents[1]
-    p = subprocess.run([sys.executable, "-m", "gauntlet_tui", "run", "off-by-one", "--agent", "scripted:naive",
-                        "--headless", "--sandbox", "local", "--store", str(store)],
-                       capture_output=True, text=True, cwd=root, timeout=120)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gauntlet_tui",
+            "run",
+            "off-by-one",
+            "--agent",
+            "scripted:naive",
+            "--headless",
+            "--sandbox",
+            "local",
+            "--store",
+            str(store),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=120,
+    )
     assert p.returncode == 2, p.stdout + p.stderr
     assert "rule lifecycle.state" in p.stderr and "Traceback" not in p.stderr
     assert not store.exists() or "a-" not in p.stdout

@@ -3,6 +3,7 @@ monitors.json shape, read by the model that wrote it) and a challenge whose solv
 crosses seed 003's retire threshold (0.90) is retired by them. Real attempts: the real
 CLI (`gauntlet arena`, `gauntlet run`), local sandbox, a real store; the entry written by
 publish's own writer and records."""
+
 from __future__ import annotations
 
 import json
@@ -19,7 +20,14 @@ from arena.challenge import load_challenge
 from arena.pipeline.lifecycle_gate import load_monitors
 from arena.pipeline.monitors import bimodality, evaluate, parse_monitors
 from arena.pipeline.publish_records import (
-    classify, hash_entries, lifecycle, metadata, monitors, package_files, read_entries)
+    classify,
+    hash_entries,
+    lifecycle,
+    metadata,
+    monitors,
+    package_files,
+    read_entries,
+)
 from arena.pipeline.published import list_published, unverified_attempts, write_entry
 from arena.pipeline.sealing import SealError, key_id
 from attempt_kit import make_package
@@ -30,8 +38,13 @@ KEY = bytes(range(32))
 
 def gauntlet(*args, timeout=180):
     env = {k: v for k, v in os.environ.items() if k != "GAUNTLET_STORE"}
-    return subprocess.run([sys.executable, "-m", "gauntlet_tui", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
 
 
 def publish_entry(store: Path, pkg: Path, when: datetime, *, verified: bool = True) -> Path:
@@ -41,19 +54,31 @@ def publish_entry(store: Path, pkg: Path, when: datetime, *, verified: bool = Tr
     entries = read_entries(pkg, package_files(pkg))
     phash = hash_entries(entries)
     plain, sealed = classify(sorted(entries))
-    cal = {"scores": {"naive": 60.0, "standard": 85.0, "elite": 95.0, "reference": 99.0}, "spread": 35.0,
-           "confidence": "low"}
+    cal = {
+        "scores": {"naive": 60.0, "standard": 85.0, "elite": 95.0, "reference": 99.0},
+        "spread": 35.0,
+        "confidence": "low",
+    }
 
     def records(version):
-        meta = metadata(ch, version=version, now=when, run_id="p-test", calibration=cal,
-                        integrity={"verdict": "pass_clean", "flags": []}, package=phash, key=key_id(KEY),
-                        sealed=sealed)
+        meta = metadata(
+            ch,
+            version=version,
+            now=when,
+            run_id="p-test",
+            calibration=cal,
+            integrity={"verdict": "pass_clean", "flags": []},
+            package=phash,
+            key=key_id(KEY),
+            sealed=sealed,
+        )
         meta["calibration_verified"] = verified
         life = lifecycle(when)
         return {"metadata": meta, "lifecycle": life, "monitors": monitors(meta, life)}
 
-    entry, _ = write_entry(store, ch.id, entries, plain=plain, sealed=sealed, key=KEY, package_hash=phash,
-                           records=records, stage="t")
+    entry, _ = write_entry(
+        store, ch.id, entries, plain=plain, sealed=sealed, key=KEY, package_hash=phash, records=records, stage="t"
+    )
     return entry
 
 
@@ -66,15 +91,33 @@ def solved(tmp_path_factory):
     store = tmp / "g.db"
     entry = publish_entry(store, pkg, datetime.now(timezone.utc) - timedelta(minutes=5))
     plan = tmp / "plan.yaml"
-    plan.write_text(yaml.safe_dump({
-        "schema": "gauntlet.plan/v1", "parallel": 3, "time_scale": 120, "sandbox": "local",
-        "attempts": [{"challenge": str(pkg), "agents": [f"scripted:s{i}" for i in range(9)]}]}))
+    plan.write_text(
+        yaml.safe_dump(
+            {
+                "schema": "gauntlet.plan/v1",
+                "parallel": 3,
+                "time_scale": 120,
+                "sandbox": "local",
+                "attempts": [{"challenge": str(pkg), "agents": [f"scripted:s{i}" for i in range(9)]}],
+            }
+        )
+    )
     nine = gauntlet("arena", plan, "--headless", "--store", store, timeout=300)
     life9 = json.loads((entry / "lifecycle.json").read_text())
-    tenth = gauntlet("run", pkg, "--agent", "scripted:solver", "--time-scale", "120", "--sandbox", "local",
-                     "--store", store, "--headless")
-    return {"tmp": tmp, "pkg": pkg, "store": store, "entry": entry, "nine": nine, "life9": life9,
-            "tenth": tenth}
+    tenth = gauntlet(
+        "run",
+        pkg,
+        "--agent",
+        "scripted:solver",
+        "--time-scale",
+        "120",
+        "--sandbox",
+        "local",
+        "--store",
+        store,
+        "--headless",
+    )
+    return {"tmp": tmp, "pkg": pkg, "store": store, "entry": entry, "nine": nine, "life9": life9, "tenth": tenth}
 
 
 def test_monitors_json_is_one_object_read_by_its_writers_model(solved):
@@ -83,7 +126,12 @@ def test_monitors_json_is_one_object_read_by_its_writers_model(solved):
     mons = load_monitors(solved["entry"])
     assert mons.dump() == doc and mons.interval == 10
     assert [m.metric for m in mons.monitors] == [
-        "solve_rate", "abandonment_rate", "attempts", "score_distribution", "avg_score"]
+        "solve_rate",
+        "abandonment_rate",
+        "attempts",
+        "score_distribution",
+        "avg_score",
+    ]
     with pytest.raises(ValueError, match=r"not a JSON object \(list\)"):
         parse_monitors(doc["monitors"], "monitors.json")  # the old list shape is refused, with a reason
     with pytest.raises(ValueError, match=r"key 'monitors.0.thresholds.auto_quarantine_abov'"):
@@ -110,8 +158,19 @@ def test_the_runs_evaluate_the_monitors_and_the_tenth_retires_the_challenge(solv
 
 
 def test_a_retired_challenge_is_no_longer_admitted_or_offered_live(solved):
-    again = gauntlet("run", solved["pkg"], "--agent", "scripted:s0", "--time-scale", "120", "--sandbox", "local",
-                     "--store", solved["store"], "--headless")
+    again = gauntlet(
+        "run",
+        solved["pkg"],
+        "--agent",
+        "scripted:s0",
+        "--time-scale",
+        "120",
+        "--sandbox",
+        "local",
+        "--store",
+        solved["store"],
+        "--headless",
+    )
     assert again.returncode == 2 and "rule lifecycle.state" in again.stderr and "retired" in again.stderr
     [row] = list_published(solved["store"])
     assert row["state"] == "retired" and row["state_reason"].startswith("solve rate 1.00 above 0.9")
@@ -124,9 +183,11 @@ def test_unverified_publications_mark_their_attempts(tmp_path):
     store = tmp_path / "g.db"
     t0 = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
     publish_entry(store, pkg, t0, verified=False)
-    rows = [{"id": "a-before", "challenge": "kit-unverified", "started_at": "2026-03-01T11:00:00Z"},
-            {"id": "a-after", "challenge": "kit-unverified", "started_at": "2026-03-01T13:00:00+00:00"},
-            {"id": "a-other", "challenge": "other", "started_at": "2026-03-01T13:00:00Z"}]
+    rows = [
+        {"id": "a-before", "challenge": "kit-unverified", "started_at": "2026-03-01T11:00:00Z"},
+        {"id": "a-after", "challenge": "kit-unverified", "started_at": "2026-03-01T13:00:00+00:00"},
+        {"id": "a-other", "challenge": "other", "started_at": "2026-03-01T13:00:00Z"},
+    ]
     assert unverified_attempts(store, rows) == {"a-after"}
     publish_entry(store, pkg, t0 + timedelta(hours=2), verified=True)  # version 2, re-judged
     rows.append({"id": "a-v2", "challenge": "kit-unverified", "started_at": "2026-03-01T15:00:00Z"})

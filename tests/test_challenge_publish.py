@@ -1,6 +1,7 @@
 """`gauntlet challenge publish` (seed 003 stage 5 / gate 5): real gates, a real store
 entry on disk, real AES-256-GCM (the ``cryptography`` package), real sandbox runs (local
 backend) for gate 2."""
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,14 @@ PASSING_RUNS = {"naive": [68.0], "standard": [86.0, 88.0, 84.0], "elite": [94.0,
 
 def report_doc(challenge: str = "tiny-add", runs=None, **extra) -> dict:
     runs = runs or PASSING_RUNS
-    doc = {"challenge": challenge, "findings": [], "ok": True, "scores": {a: r[0] for a, r in runs.items()},
-           "runs": runs, "spread": 26.0}
+    doc = {
+        "challenge": challenge,
+        "findings": [],
+        "ok": True,
+        "scores": {a: r[0] for a, r in runs.items()},
+        "runs": runs,
+        "spread": 26.0,
+    }
     doc.update(extra)
     return doc
 
@@ -43,7 +50,9 @@ def report_doc(challenge: str = "tiny-add", runs=None, **extra) -> dict:
 def gauntlet(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     e = {k: v for k, v in os.environ.items() if k not in ("GAUNTLET_PUBLISH_KEY", "GAUNTLET_STORE")}
     e.update(env or {})
-    res = subprocess.run([sys.executable, "-m", "gauntlet_tui", *args], capture_output=True, text=True, env=e, cwd=cwd, timeout=300)
+    res = subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", *args], capture_output=True, text=True, env=e, cwd=cwd, timeout=300
+    )
     assert "Traceback" not in res.stderr + res.stdout, res.stderr
     return res
 
@@ -62,11 +71,32 @@ def published(tmp_path_factory):
     rep = tmp / "report.json"
     rep.write_text(json.dumps(report_doc(package_hash=package_hash(pkg))))
     store = tmp / "arena.db"
-    runs = [gauntlet("challenge", "publish", str(pkg), "--calibration", str(rep), "--unverified-calibration", "--store", str(store),
-                     "--sandbox", "local", "--json") for _ in range(2)]
+    runs = [
+        gauntlet(
+            "challenge",
+            "publish",
+            str(pkg),
+            "--calibration",
+            str(rep),
+            "--unverified-calibration",
+            "--store",
+            str(store),
+            "--sandbox",
+            "local",
+            "--json",
+        )
+        for _ in range(2)
+    ]
     docs = [json.loads(r.stdout) for r in runs]
-    return {"pkg": pkg, "store": store, "runs": runs, "docs": docs, "report": rep,
-            "entry": Path(docs[0]["published"]["entry"]), "key_file": Path(str(store) + ".d") / "publish.key"}
+    return {
+        "pkg": pkg,
+        "store": store,
+        "runs": runs,
+        "docs": docs,
+        "report": rep,
+        "entry": Path(docs[0]["published"]["entry"]),
+        "key_file": Path(str(store) + ".d") / "publish.key",
+    }
 
 
 def key_of(published) -> bytes:
@@ -83,9 +113,16 @@ def test_publish_exits_0_and_writes_every_record(published):
     for name in ("metadata", "lifecycle", "lineage", "monitors", "calibration"):
         assert (entry / f"{name}.json").is_file(), name
     assert sorted(p.name for p in (entry / "sealed").iterdir()) == [
-        "challenge_manifest.enc", "hidden_tests.enc", "judge_configs.enc", "reference_solution.enc"]
+        "challenge_manifest.enc",
+        "hidden_tests.enc",
+        "judge_configs.enc",
+        "reference_solution.enc",
+    ]
     assert sorted(p.relative_to(entry / "public").as_posix() for p in (entry / "public").rglob("*") if p.is_file()) == [
-        "briefing.md", "starter/calc.py", "starter/test_calc.py"]
+        "briefing.md",
+        "starter/calc.py",
+        "starter/test_calc.py",
+    ]
     for f in doc["findings"]:
         assert set(f) == {"severity", "check", "detail"}
 
@@ -113,7 +150,9 @@ def test_metadata_lifecycle_lineage_and_monitors_follow_the_seed(published):
     assert (life["retire_if_solve_rate_above"], life["retire_if_solve_rate_below"]) == (0.90, 0.02)
     assert (life["retire_if_abandonment_above"], life["retire_after_attempts"]) == (0.70, 500)
     assert life["flag_if_score_bimodal"] is True and life["flag_if_avg_score_drifts"] == 10
-    assert lin["spec_hash"] == "sha256:" + __import__("hashlib").sha256((pkg / "challenge.yaml").read_bytes()).hexdigest()
+    assert (
+        lin["spec_hash"] == "sha256:" + __import__("hashlib").sha256((pkg / "challenge.yaml").read_bytes()).hexdigest()
+    )
     assert lin["package_hash"] == meta["package_hash"] and lin["retry_count"] == 0
     assert lin["calibration_hash"].startswith("sha256:") and lin["calibration_source"] == str(published["report"])
     t = lin["stage_timings"]
@@ -124,7 +163,11 @@ def test_metadata_lifecycle_lineage_and_monitors_follow_the_seed(published):
     assert meta["calibration_verified"] is False and lin["calibration_verified"] is False  # --unverified-calibration
     solve = next(m for m in mons["monitors"] if m["metric"] == "solve_rate")
     assert solve["check_interval"] == 10
-    assert solve["thresholds"] == {"auto_quarantine_above": 0.90, "auto_quarantine_below": 0.02, "alert_if_deviation_from_expected": 0.20}
+    assert solve["thresholds"] == {
+        "auto_quarantine_above": 0.90,
+        "auto_quarantine_below": 0.02,
+        "alert_if_deviation_from_expected": 0.20,
+    }
 
 
 def sensitive_lines(pkg: Path) -> list[bytes]:
@@ -134,7 +177,9 @@ def sensitive_lines(pkg: Path) -> list[bytes]:
     for p in sorted(pkg.rglob("*")):
         rel = p.relative_to(pkg).as_posix()
         if p.is_file() and asset_class(rel) is not None:
-            out += [ln.strip() for ln in p.read_bytes().splitlines() if len(ln.strip()) >= 12 and ln.strip() not in plain]
+            out += [
+                ln.strip() for ln in p.read_bytes().splitlines() if len(ln.strip()) >= 12 and ln.strip() not in plain
+            ]
     return out
 
 
@@ -152,7 +197,9 @@ def test_sensitive_assets_are_not_readable_in_the_entry(published):
 def test_decrypt_round_trip_gives_back_the_package(published, tmp_path):
     pkg = published["pkg"]
     files = open_published(published["entry"], key_of(published))
-    assert files == read_entries(pkg, [p.relative_to(pkg).as_posix() for p in pkg.rglob("*") if p.is_file() and "__pycache__" not in p.parts])
+    assert files == read_entries(
+        pkg, [p.relative_to(pkg).as_posix() for p in pkg.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    )
     restored = restore_published(published["entry"], key_of(published), tmp_path / "restored")
     assert validate(restored) == []
     assert load_challenge(restored).id == "tiny-add"
@@ -210,7 +257,9 @@ def test_altered_entries_are_refused(published, tmp_path):
 def test_package_failing_validate_exits_1_with_the_finding(tmp_path):
     pkg = copy_pkg(tmp_path / "pkg")
     text = (pkg / "challenge.yaml").read_text()
-    (pkg / "challenge.yaml").write_text(text.replace("hook: add() subtracts, and a caller relies on it for negative numbers.\n", ""))
+    (pkg / "challenge.yaml").write_text(
+        text.replace("hook: add() subtracts, and a caller relies on it for negative numbers.\n", "")
+    )
     rep = tmp_path / "r.json"
     rep.write_text(json.dumps(report_doc()))
     store = tmp_path / "s.db"
@@ -218,7 +267,10 @@ def test_package_failing_validate_exits_1_with_the_finding(tmp_path):
     assert r.returncode == 1
     doc = json.loads(r.stdout)
     assert doc["ok"] is False and doc["published"] is None
-    assert any(f["severity"] == "error" and f["check"] == "spec_completeness" and "hook" in f["detail"] for f in doc["findings"])
+    assert any(
+        f["severity"] == "error" and f["check"] == "spec_completeness" and "hook" in f["detail"]
+        for f in doc["findings"]
+    )
     assert not (tmp_path / "s.db.d" / "published").exists()
     human = gauntlet("challenge", "publish", str(pkg), "--calibration", str(rep), "--store", str(store))
     assert human.returncode == 1 and human.stdout.strip().endswith("tiny-add: not published")
@@ -231,13 +283,19 @@ def test_missing_dir_exits_2_with_one_line(tmp_path):
     assert not (tmp_path / "s.db.d" / "publish.key").exists()  # nothing made for a package that is not there
 
 
-@pytest.mark.parametrize("content, expect", [
-    (None, "no such file"),
-    ("{not json", "not JSON (line 1"),
-    ('["a list"]', "not a JSON object"),
-    ('{"challenge": "tiny-add", "runs": {"naive": [15, "high"]}}', "key 'runs.naive': expected a list of scores 0-100"),
-    ('{"runs": {}}', "key 'challenge'"),
-])
+@pytest.mark.parametrize(
+    "content, expect",
+    [
+        (None, "no such file"),
+        ("{not json", "not JSON (line 1"),
+        ('["a list"]', "not a JSON object"),
+        (
+            '{"challenge": "tiny-add", "runs": {"naive": [15, "high"]}}',
+            "key 'runs.naive': expected a list of scores 0-100",
+        ),
+        ('{"runs": {}}', "key 'challenge'"),
+    ],
+)
 def test_unusable_calibration_report_exits_2_naming_it(tmp_path, content, expect):
     rep = tmp_path / "r.json"
     if content is not None:
@@ -250,8 +308,16 @@ def test_unusable_calibration_report_exits_2_naming_it(tmp_path, content, expect
 def test_bad_publish_key_in_the_environment_exits_2(tmp_path):
     rep = tmp_path / "r.json"
     rep.write_text(json.dumps(report_doc()))
-    r = gauntlet("challenge", "publish", str(MINIMAL), "--calibration", str(rep), "--store", str(tmp_path / "s.db"),
-                 env={"GAUNTLET_PUBLISH_KEY": "abc123"})
+    r = gauntlet(
+        "challenge",
+        "publish",
+        str(MINIMAL),
+        "--calibration",
+        str(rep),
+        "--store",
+        str(tmp_path / "s.db"),
+        env={"GAUNTLET_PUBLISH_KEY": "abc123"},
+    )
     assert r.returncode == 2 and "GAUNTLET_PUBLISH_KEY" in r.stderr and "64 hex digits or base64" in r.stderr
     assert "abc123" not in r.stderr  # a key is never echoed
 
@@ -264,8 +330,20 @@ def test_key_from_the_environment_is_used_and_no_key_file_made(tmp_path):
     pkg = copy_pkg(tmp_path / "pkg")
     rep = tmp_path / "r.json"
     rep.write_text(json.dumps(report_doc(package_hash=package_hash(pkg))))
-    r = gauntlet("challenge", "publish", str(pkg), "--calibration", str(rep), "--unverified-calibration", "--store", str(tmp_path / "s.db"),
-                 "--sandbox", "local", "--json", env={"GAUNTLET_PUBLISH_KEY": base64.b64encode(key).decode()})
+    r = gauntlet(
+        "challenge",
+        "publish",
+        str(pkg),
+        "--calibration",
+        str(rep),
+        "--unverified-calibration",
+        "--store",
+        str(tmp_path / "s.db"),
+        "--sandbox",
+        "local",
+        "--json",
+        env={"GAUNTLET_PUBLISH_KEY": base64.b64encode(key).decode()},
+    )
     assert r.returncode == 0, r.stdout
     doc = json.loads(r.stdout)
     assert doc["published"]["key_source"] == "GAUNTLET_PUBLISH_KEY"
@@ -301,13 +379,29 @@ def test_publish_without_a_report_calibrates_for_real(tmp_path):
 def test_audit_reject_is_not_published(tmp_path):
     """Gate 4: the reference solution's fix written into a starter comment is answer leakage."""
     pkg = copy_pkg(tmp_path / "pkg")
-    (pkg / "starter/calc.py").write_text((pkg / "starter/calc.py").read_text() + "# see: " + "\n".join(
-        ln for ln in (pkg / "solution/calc.py").read_text().splitlines() if "return" in ln) + "\n")
+    (pkg / "starter/calc.py").write_text(
+        (pkg / "starter/calc.py").read_text()
+        + "# see: "
+        + "\n".join(ln for ln in (pkg / "solution/calc.py").read_text().splitlines() if "return" in ln)
+        + "\n"
+    )
     rep = tmp_path / "r.json"
     rep.write_text(json.dumps(report_doc(package_hash=package_hash(pkg))))
-    r = gauntlet("challenge", "publish", str(pkg), "--calibration", str(rep), "--store", str(tmp_path / "s.db"), "--sandbox", "local")
+    r = gauntlet(
+        "challenge",
+        "publish",
+        str(pkg),
+        "--calibration",
+        str(rep),
+        "--store",
+        str(tmp_path / "s.db"),
+        "--sandbox",
+        "local",
+    )
     assert r.returncode == 1, r.stdout
-    assert any(ln.startswith("error") and "answer_leakage" in ln and "starter/calc.py" in ln for ln in r.stdout.splitlines())
+    assert any(
+        ln.startswith("error") and "answer_leakage" in ln and "starter/calc.py" in ln for ln in r.stdout.splitlines()
+    )
     assert "not published: gate 4 (audit) verdict reject" in r.stdout
     assert not (tmp_path / "s.db.d" / "published").exists()
 
@@ -317,8 +411,18 @@ def test_starter_that_already_passes_is_a_gate_4_reject(tmp_path):
     shutil.copy(pkg / "solution/calc.py", pkg / "starter/calc.py")
     rep = tmp_path / "r.json"
     rep.write_text(json.dumps(report_doc(package_hash=package_hash(pkg))))
-    r = gauntlet("challenge", "publish", str(pkg), "--calibration", str(rep), "--store", str(tmp_path / "s.db"),
-                 "--sandbox", "local", "--json")
+    r = gauntlet(
+        "challenge",
+        "publish",
+        str(pkg),
+        "--calibration",
+        str(rep),
+        "--store",
+        str(tmp_path / "s.db"),
+        "--sandbox",
+        "local",
+        "--json",
+    )
     doc = json.loads(r.stdout)
     assert r.returncode == 1 and doc["published"] is None
     assert any(f["check"] == "trivial_shortcut" and f["severity"] == "error" for f in doc["findings"])
@@ -334,13 +438,26 @@ def test_calibrate_report_carries_the_package_hash_into_publish(tmp_path):
     assert cal.returncode == 1
     (tmp_path / "r.json").write_text(cal.stdout)
     assert json.loads(cal.stdout)["package_hash"] == package_hash(pkg)
-    r = gauntlet("challenge", "publish", str(pkg), "--calibration", str(tmp_path / "r.json"), "--unverified-calibration", "--store", str(tmp_path / "s.db"),
-                 "--sandbox", "local", "--json")
+    r = gauntlet(
+        "challenge",
+        "publish",
+        str(pkg),
+        "--calibration",
+        str(tmp_path / "r.json"),
+        "--unverified-calibration",
+        "--store",
+        str(tmp_path / "s.db"),
+        "--sandbox",
+        "local",
+        "--json",
+    )
     doc = json.loads(r.stdout)
     assert r.returncode == 1 and doc["published"] is None
     errors = [f for f in doc["findings"] if f["severity"] == "error"]
     assert any("agents/naive.yaml: missing" in f["detail"] for f in errors)
-    assert not any(f["check"] == "calibration_report" for f in doc["findings"] if f["severity"] == "error")  # same package
+    assert not any(
+        f["check"] == "calibration_report" for f in doc["findings"] if f["severity"] == "error"
+    )  # same package
 
 
 @pytest.mark.docker
@@ -348,9 +465,23 @@ def test_publish_with_the_docker_sandbox(tmp_path):
     pkg = copy_pkg(tmp_path / "pkg")
     rep = tmp_path / "r.json"
     rep.write_text(json.dumps(report_doc(package_hash=package_hash(pkg))))
-    r = gauntlet("challenge", "publish", str(pkg), "--calibration", str(rep), "--unverified-calibration", "--store", str(tmp_path / "s.db"), "--sandbox", "docker")
+    r = gauntlet(
+        "challenge",
+        "publish",
+        str(pkg),
+        "--calibration",
+        str(rep),
+        "--unverified-calibration",
+        "--store",
+        str(tmp_path / "s.db"),
+        "--sandbox",
+        "docker",
+    )
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.splitlines()[-1] == f"tiny-add: published version 1 at {tmp_path / 's.db.d' / 'published' / 'tiny-add' / '1'}"
+    assert (
+        r.stdout.splitlines()[-1]
+        == f"tiny-add: published version 1 at {tmp_path / 's.db.d' / 'published' / 'tiny-add' / '1'}"
+    )
     assert "info    solution_run" in r.stdout
 
 

@@ -2,6 +2,7 @@
 refuses a report it cannot reproduce; calibrate runs the test-copying attack and reports
 seed 002's misclassification detection and a class suggestion. Real calibration
 attempts (local sandbox) of the minimal fixture, a real store, the real CLI."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,9 @@ from test_challenge_publish import MINIMAL, copy_pkg, gauntlet, report_doc
 def calibrated(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("forged")
     pkg = copy_pkg(tmp / "pkg")
-    cal = gauntlet("challenge", "calibrate", str(pkg), "--json", "--quick", "--sandbox", "local",
-                   "--store", str(tmp / "cal.db"))
+    cal = gauntlet(
+        "challenge", "calibrate", str(pkg), "--json", "--quick", "--sandbox", "local", "--store", str(tmp / "cal.db")
+    )
     doc = json.loads(cal.stdout)
     return {"tmp": tmp, "pkg": pkg, "cal": cal, "doc": doc}
 
@@ -28,8 +30,18 @@ def calibrated(tmp_path_factory):
 def _publish(c, report: dict, name: str):
     path = c["tmp"] / name
     path.write_text(json.dumps(report))
-    r = gauntlet("challenge", "publish", str(c["pkg"]), "--calibration", str(path), "--store",
-                 str(c["tmp"] / f"{name}.db"), "--sandbox", "local", "--json")
+    r = gauntlet(
+        "challenge",
+        "publish",
+        str(c["pkg"]),
+        "--calibration",
+        str(path),
+        "--store",
+        str(c["tmp"] / f"{name}.db"),
+        "--sandbox",
+        "local",
+        "--json",
+    )
     return r, json.loads(r.stdout)
 
 
@@ -55,15 +67,33 @@ def test_a_genuine_report_reproduces(calibrated):
 
 def test_a_hand_edited_report_is_refused_with_exit_1(calibrated):
     forged = json.loads(json.dumps(calibrated["doc"]))
-    good = {"naive": [68.0], "standard": [86.0], "elite": [94.0], "reference": [98.0],
-            "null": [0.0], "attack-delete": [0.0], "attack-copy": [10.0]}
+    good = {
+        "naive": [68.0],
+        "standard": [86.0],
+        "elite": [94.0],
+        "reference": [98.0],
+        "null": [0.0],
+        "attack-delete": [0.0],
+        "attack-copy": [10.0],
+    }
     forged.update(runs=good, scores={a: v[0] for a, v in good.items()}, findings=[], ok=True, spread=26.0)
     r, out = _publish(calibrated, forged, "forged.json")
     assert r.returncode == 1 and out["published"] is None
     errs = [f["detail"] for f in out["findings"] if f["severity"] == "error" and f["check"] == "calibration_report"]
-    assert any("agent naive: reported 68 for attempt" in e and "the report cannot be reproduced" in e for e in errs), errs
-    human = gauntlet("challenge", "publish", str(calibrated["pkg"]), "--calibration", str(calibrated["tmp"] / "forged.json"),
-                     "--store", str(calibrated["tmp"] / "h.db"), "--sandbox", "local")
+    assert any("agent naive: reported 68 for attempt" in e and "the report cannot be reproduced" in e for e in errs), (
+        errs
+    )
+    human = gauntlet(
+        "challenge",
+        "publish",
+        str(calibrated["pkg"]),
+        "--calibration",
+        str(calibrated["tmp"] / "forged.json"),
+        "--store",
+        str(calibrated["tmp"] / "h.db"),
+        "--sandbox",
+        "local",
+    )
     assert human.returncode == 1 and "cannot be reproduced" in human.stdout + human.stderr
 
 
@@ -88,8 +118,9 @@ def test_gate_4_is_judged_again_from_the_reports_objectives(calibrated):
 def test_a_report_naming_no_attempts_is_refused(calibrated):
     r, out = _publish(calibrated, report_doc(), "handwritten.json")
     assert r.returncode == 1 and out["published"] is None
-    assert any(f["severity"] == "error" and "names no stored calibration attempts" in f["detail"]
-               for f in out["findings"])
+    assert any(
+        f["severity"] == "error" and "names no stored calibration attempts" in f["detail"] for f in out["findings"]
+    )
 
 
 def test_a_report_naming_attempts_of_another_store_is_refused(calibrated, tmp_path):
@@ -133,8 +164,12 @@ def test_another_agents_attempt_renamed_into_the_report_is_refused(calibrated):
     r, out = _publish(calibrated, forged, "renamed.json")
     assert r.returncode == 1 and out["published"] is None
     errs = [f["detail"] for f in out["findings"] if f["severity"] == "error" and f["check"] == "calibration_report"]
-    assert any("agent attack-copy: attempt" in e and "was made by 'scripted:null'" in e
-               and "expected 'scripted:attack-copy'" in e for e in errs), errs
+    assert any(
+        "agent attack-copy: attempt" in e
+        and "was made by 'scripted:null'" in e
+        and "expected 'scripted:attack-copy'" in e
+        for e in errs
+    ), errs
     assert not any("cannot be reproduced" in e for e in errs)  # the totals do reproduce: the agent is what fails
 
 
@@ -150,8 +185,18 @@ def test_attempts_of_another_version_of_the_package_are_refused(calibrated, tmp_
     forged["package_hash"] = package_hash(pkg)
     path = tmp_path / "other-version.json"
     path.write_text(json.dumps(forged))
-    r = gauntlet("challenge", "publish", str(pkg), "--calibration", str(path), "--store", str(tmp_path / "v.db"),
-                 "--sandbox", "local", "--json")
+    r = gauntlet(
+        "challenge",
+        "publish",
+        str(pkg),
+        "--calibration",
+        str(path),
+        "--store",
+        str(tmp_path / "v.db"),
+        "--sandbox",
+        "local",
+        "--json",
+    )
     out = json.loads(r.stdout)
     assert r.returncode == 1 and out["published"] is None
     errs = [f["detail"] for f in out["findings"] if f["severity"] == "error" and f["check"] == "calibration_report"]
@@ -163,9 +208,22 @@ def test_unverified_calibration_needs_a_package_hash(calibrated):
     doc.pop("package_hash")
     path = calibrated["tmp"] / "nohash.json"
     path.write_text(json.dumps(doc))
-    r = gauntlet("challenge", "publish", str(calibrated["pkg"]), "--calibration", str(path), "--unverified-calibration",
-                 "--store", str(calibrated["tmp"] / "nohash.db"), "--sandbox", "local", "--json")
+    r = gauntlet(
+        "challenge",
+        "publish",
+        str(calibrated["pkg"]),
+        "--calibration",
+        str(path),
+        "--unverified-calibration",
+        "--store",
+        str(calibrated["tmp"] / "nohash.db"),
+        "--sandbox",
+        "local",
+        "--json",
+    )
     out = json.loads(r.stdout)
     assert r.returncode == 1 and out["published"] is None
-    assert any(f["severity"] == "error" and "carries no package_hash: --unverified-calibration" in f["detail"]
-               for f in out["findings"])
+    assert any(
+        f["severity"] == "error" and "carries no package_hash: --unverified-calibration" in f["detail"]
+        for f in out["findings"]
+    )

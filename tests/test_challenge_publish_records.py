@@ -1,5 +1,6 @@
 """Pure parts of `challenge publish`: gate 3 judged again from a calibration report,
 asset classes, lifecycle dates, and concurrent writers of entries and keys."""
+
 from __future__ import annotations
 
 import json
@@ -18,6 +19,7 @@ from test_challenge_publish import MINIMAL, PASSING_RUNS, report_doc
 
 # ---- gate 3 judged from the report (pure) ---------------------------------------------------
 
+
 def test_report_scores_are_judged_again_not_trusted():
     ch = load_challenge(MINIMAL)
     phash = package_hash(MINIMAL)
@@ -31,7 +33,9 @@ def test_report_scores_are_judged_again_not_trusted():
     assert any("naive.yaml: scored 28.9: expected 60-80" in d for d in details)
     assert any("standard.yaml: scored 79: expected 80-95" in d for d in details)
     flaky = dict(PASSING_RUNS, elite=[94.0, 82.0, 95.0])
-    assert any(f.check == "flakiness" for f in calibration_findings(ch, parse_calibration(report_doc(runs=flaky), "r"), phash))
+    assert any(
+        f.check == "flakiness" for f in calibration_findings(ch, parse_calibration(report_doc(runs=flaky), "r"), phash)
+    )
 
 
 def test_report_of_another_package_or_agent_missing_is_an_error():
@@ -44,7 +48,11 @@ def test_report_of_another_package_or_agent_missing_is_an_error():
     runs = {a: r for a, r in PASSING_RUNS.items() if a != "naive"}
     missing = calibration_findings(ch, parse_calibration(report_doc(runs=runs), "r.json"), phash)
     assert any(f.severity == "error" and "no score for the naive agent" in f.detail for f in missing)
-    broken = report_doc(findings=[{"severity": "error", "check": "calibration", "detail": "agents/elite.yaml: attempt a-1 ended interrupted"}])
+    broken = report_doc(
+        findings=[
+            {"severity": "error", "check": "calibration", "detail": "agents/elite.yaml: attempt a-1 ended interrupted"}
+        ]
+    )
     assert any("ended interrupted" in f.detail for f in calibration_findings(ch, parse_calibration(broken, "r"), phash))
 
 
@@ -71,11 +79,26 @@ def test_concurrent_publishers_get_distinct_versions(tmp_path):
 
     def one(i: int) -> None:
         def records(v: int) -> dict:
-            return {"metadata": {"id": "x", "version": v, "package_hash": phash,
-                                 "sealed": {"key_id": key_id(key), "assets": {"challenge_manifest": 1}}}}
-        _, v = write_entry(tmp_path / "s.db", "x", entries, plain=["starter/a.py", "starter/link"],
-                           sealed={"challenge_manifest": ["challenge.yaml"]}, key=key, package_hash=phash,
-                           records=records, stage=f"t{i}")
+            return {
+                "metadata": {
+                    "id": "x",
+                    "version": v,
+                    "package_hash": phash,
+                    "sealed": {"key_id": key_id(key), "assets": {"challenge_manifest": 1}},
+                }
+            }
+
+        _, v = write_entry(
+            tmp_path / "s.db",
+            "x",
+            entries,
+            plain=["starter/a.py", "starter/link"],
+            sealed={"challenge_manifest": ["challenge.yaml"]},
+            key=key,
+            package_hash=phash,
+            records=records,
+            stage=f"t{i}",
+        )
         got.append(v)
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]

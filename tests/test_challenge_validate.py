@@ -1,4 +1,5 @@
 """Loading a valid package, its API, and the gate 1/2 checks of `challenge validate`."""
+
 import json
 import shutil
 from pathlib import Path
@@ -63,16 +64,25 @@ def test_loaded_challenge_api():
     assert [s.kind for s in elite.steps] == ["read", "wait", "overlay", "delete", "run", "submit", "message"]
     assert elite.steps[1].seconds == 60 and elite.steps[2].source == ch.root / "agents/fix"
     assert elite.steps[3].paths == ("test_calc.py",) and elite.steps[6].text == "Fixed the operator in add()."
-    with pytest.raises(ChallengeError, match=r"agents/ghost.yaml: no such scripted agent: expected one of elite, naive, reference, standard"):
+    with pytest.raises(
+        ChallengeError,
+        match=r"agents/ghost.yaml: no such scripted agent: expected one of elite, naive, reference, standard",
+    ):
         ch.scripted_agent("ghost")
 
 
 def test_marathon_package_with_phases(pkg):
-    edit_manifest(pkg, format="marathon", time_limit="1h30m", iterations=6, phases=[
-        {"id": "extension", "reveal_at": 0.35, "advance_threshold": 0.6, "hint": "think about edits"},
-        {"id": "adaptation", "pivot": "moderate", "advance_threshold": 0.7},
-        {"id": "integration", "reveal_at": 0.8},
-    ])
+    edit_manifest(
+        pkg,
+        format="marathon",
+        time_limit="1h30m",
+        iterations=6,
+        phases=[
+            {"id": "extension", "reveal_at": 0.35, "advance_threshold": 0.6, "hint": "think about edits"},
+            {"id": "adaptation", "pivot": "moderate", "advance_threshold": 0.7},
+            {"id": "integration", "reveal_at": 0.8},
+        ],
+    )
     for n in (2, 3, 4):
         (pkg / f"phases/{n}/tests/static").mkdir(parents=True)
         (pkg / f"phases/{n}/tests/static/test_phase{n}.py").write_text("def test_p():\n    assert True\n")
@@ -90,7 +100,9 @@ def test_marathon_package_with_phases(pkg):
 def test_gate1_completeness_fields_are_errors(pkg):
     edit_manifest(pkg, hook=None, anti_repetition_fingerprint=None, expected_failure_modes=[])
     found = details(validate(pkg), "error")
-    assert "challenge.yaml: key 'hook': missing or empty: expected a one-line hook (gate 1: every field present)" in found
+    assert (
+        "challenge.yaml: key 'hook': missing or empty: expected a one-line hook (gate 1: every field present)" in found
+    )
     assert any(d.startswith("challenge.yaml: key 'anti_repetition_fingerprint': missing or empty") for d in found)
     assert any(d.startswith("challenge.yaml: key 'expected_failure_modes': missing or empty") for d in found)
     load_challenge(pkg)  # loadable: completeness is a publishing gate, not a loading error
@@ -98,22 +110,52 @@ def test_gate1_completeness_fields_are_errors(pkg):
 
 def test_gate1_at_least_two_deliverables(pkg):
     edit_manifest(pkg, deliverables=[{"name": "fix", "kind": "tests", "weight": 1.0}])
-    assert "challenge.yaml: key 'deliverables': expected at least 2 deliverables (gate 1), got 1" in details(validate(pkg), "error")
+    assert "challenge.yaml: key 'deliverables': expected at least 2 deliverables (gate 1), got 1" in details(
+        validate(pkg), "error"
+    )
 
 
 def test_envelope_outliers(pkg):
-    edit_manifest(pkg, dimensions={"complexity": 8, "ambiguity": 0, "deception": 4, "time_pressure": 2, "scope": 1,
-                                   "domain_depth": 1, "recovery_demand": 1, "adversarial": 0})
+    edit_manifest(
+        pkg,
+        dimensions={
+            "complexity": 8,
+            "ambiguity": 0,
+            "deception": 4,
+            "time_pressure": 2,
+            "scope": 1,
+            "domain_depth": 1,
+            "recovery_demand": 1,
+            "adversarial": 0,
+        },
+    )
     warned = details(validate(pkg), "warning")
-    assert "challenge.yaml: key 'dimensions.complexity': expected 1-3 for a lightweight (seed 002 envelope), got 8" in warned
-    assert "challenge.yaml: key 'dimensions.deception': expected 0-0 for a lightweight (seed 002 envelope), got 4" in warned
+    assert (
+        "challenge.yaml: key 'dimensions.complexity': expected 1-3 for a lightweight (seed 002 envelope), got 8"
+        in warned
+    )
+    assert (
+        "challenge.yaml: key 'dimensions.deception': expected 0-0 for a lightweight (seed 002 envelope), got 4"
+        in warned
+    )
     edit_manifest(pkg, weight_class=4)  # a heavyweight: complexity fits, the rest is far too low
     assert any("for a heavyweight" in d for d in details(validate(pkg), "warning"))
 
 
 def test_one_envelope_outlier_is_only_info(pkg):
-    edit_manifest(pkg, dimensions={"complexity": 2, "ambiguity": 0, "deception": 3, "time_pressure": 2, "scope": 1,
-                                   "domain_depth": 1, "recovery_demand": 1, "adversarial": 0})
+    edit_manifest(
+        pkg,
+        dimensions={
+            "complexity": 2,
+            "ambiguity": 0,
+            "deception": 3,
+            "time_pressure": 2,
+            "scope": 1,
+            "domain_depth": 1,
+            "recovery_demand": 1,
+            "adversarial": 0,
+        },
+    )
     findings = validate(pkg)
     assert counted(findings) == []
     assert any("(one outlier dimension is tolerated)" in d for d in details(findings, "info"))
@@ -127,7 +169,8 @@ def test_fingerprint_repetition_against_known_packages(pkg, tmp_path):
     found = spec.repetition(ch, known=[other])
     assert [f.detail for f in found] == [
         "challenge.yaml: key 'anti_repetition_fingerprint': 83% like 'debug:arithmetic:wrong-operator:python:tiny:1rh' "
-        "of other-add: expected at most 70% (gate 1)"]
+        "of other-add: expected at most 70% (gate 1)"
+    ]
     edit_manifest(other, anti_repetition_fingerprint="debug:arithmetic:off-by-one:go:tiny:1rh")
     assert spec.repetition(ch, known=[other]) == []
     assert spec.fingerprint_similarity("a:b:c", "a:b:c") == 1.0
@@ -136,7 +179,8 @@ def test_fingerprint_repetition_against_known_packages(pkg, tmp_path):
 def test_short_briefing_is_a_warning_and_exits_1(pkg, capsys):
     (pkg / "briefing.md").write_text("Fix it.\n")
     assert details(validate(pkg), "warning") == [
-        "briefing.md: only 2 words: expected a briefing that states the task and deliverables (at least 30 words)"]
+        "briefing.md: only 2 words: expected a briefing that states the task and deliverables (at least 30 words)"
+    ]
     assert main(["challenge", "validate", str(pkg)]) == 1
     assert "tiny-add: 0 error(s), 1 warning(s)" in capsys.readouterr().out
 
@@ -151,7 +195,10 @@ def test_empty_suites_and_test_syntax(pkg):
     (pkg / "tests/adversarial/helpers.py").write_text("X = 1\n")
     (pkg / "tests/static/test_broken.py").write_text("def test_x(:\n    pass\n")
     found = validate(pkg)
-    assert "tests/adversarial/: no test files: expected files named test_*.py (or *_test.*) in the adversarial suite" in details(found, "warning")
+    assert (
+        "tests/adversarial/: no test files: expected files named test_*.py (or *_test.*) in the adversarial suite"
+        in details(found, "warning")
+    )
     assert any(d.startswith("tests/static/test_broken.py: line 1: syntax error") for d in details(found, "error"))
     for p in (pkg / "tests/static").iterdir():
         p.unlink()
@@ -168,30 +215,48 @@ def test_judge_config_warnings(pkg):
 def test_file_deliverable_must_be_delivered_and_stay_in_the_workspace(pkg):
     (pkg / "solution/NOTES.md").unlink()
     assert any("NOTES.md is in neither solution/ nor starter/" in d for d in details(validate(pkg), "warning"))
-    edit_manifest(pkg, deliverables=[{"name": "fix", "kind": "tests", "weight": 0.5},
-                                     {"name": "../NOTES.md", "kind": "file", "weight": 0.5}])
-    assert "challenge.yaml: key 'deliverables[1]': file deliverable '../NOTES.md': '..' may leave the workspace: expected a path inside it without '..'" in details(validate(pkg), "error")
+    edit_manifest(
+        pkg,
+        deliverables=[
+            {"name": "fix", "kind": "tests", "weight": 0.5},
+            {"name": "../NOTES.md", "kind": "file", "weight": 0.5},
+        ],
+    )
+    assert (
+        "challenge.yaml: key 'deliverables[1]': file deliverable '../NOTES.md': '..' may leave the workspace: expected a path inside it without '..'"
+        in details(validate(pkg), "error")
+    )
     with pytest.raises(ChallengeError):
         load_challenge(pkg)  # CONTRACT §1: a path escaping the package fails loading
 
 
 def test_undeclared_phase_directory_and_marathon_without_phases(pkg):
     (pkg / "phases/2").mkdir(parents=True)
-    assert "phases/2: no phases declared in challenge.yaml: expected no phases/ directory" in details(validate(pkg), "error")
+    assert "phases/2: no phases declared in challenge.yaml: expected no phases/ directory" in details(
+        validate(pkg), "error"
+    )
     shutil.rmtree(pkg / "phases")
     edit_manifest(pkg, format="marathon", time_limit="1h", iterations=5)
-    assert any(d.startswith("challenge.yaml: key 'phases': a marathon without phases") for d in details(validate(pkg), "warning"))
+    assert any(
+        d.startswith("challenge.yaml: key 'phases': a marathon without phases")
+        for d in details(validate(pkg), "warning")
+    )
 
 
 def test_symlink_inside_the_package_is_fine_but_not_out_of_starter(pkg):
     (pkg / "starter/calc_link.py").symlink_to("calc.py")
     assert counted(validate(pkg)) == []
     (pkg / "starter/answer.py").symlink_to("../solution/calc.py")
-    assert "starter/answer.py: symlink escapes starter/ (points to ../solution/calc.py): expected a file or a link inside starter/" in details(validate(pkg), "error")
+    assert (
+        "starter/answer.py: symlink escapes starter/ (points to ../solution/calc.py): expected a file or a link inside starter/"
+        in details(validate(pkg), "error")
+    )
 
 
 def test_agent_file_errors_are_one_per_step(pkg):
-    (pkg / "agents/naive.yaml").write_text("steps:\n  - wait: 1m\n  - fly: home\n  - submit: now\n  - run: ''\nspeed: 3\n")
+    (pkg / "agents/naive.yaml").write_text(
+        "steps:\n  - wait: 1m\n  - fly: home\n  - submit: now\n  - run: ''\nspeed: 3\n"
+    )
     found = details(validate(pkg), "error")
     assert found == [
         "agents/naive.yaml: key 'speed': unknown key: expected steps, name, description; keys starting x- are free",
@@ -201,7 +266,8 @@ def test_agent_file_errors_are_one_per_step(pkg):
     ]
     (pkg / "agents/naive.yaml").write_text("- submit\n")
     assert details(validate(pkg), "error") == [
-        "agents/naive.yaml: top level is a list: expected a mapping with a 'steps' list (CONTRACT §3)"]
+        "agents/naive.yaml: top level is a list: expected a mapping with a 'steps' list (CONTRACT §3)"
+    ]
 
 
 def test_manifest_that_is_a_directory_or_missing_dir(tmp_path, capsys):
@@ -237,7 +303,10 @@ def test_resolve_challenge_by_path_or_bundled_id(tmp_path, monkeypatch):
     assert bundled_challenges() == [bundled / "tiny-add"]
     assert resolve_challenge("tiny-add") == bundled / "tiny-add"
     assert resolve_challenge(str(MINIMAL)) == MINIMAL.resolve()
-    with pytest.raises(ChallengeError, match=r"nosuch: no such challenge: expected a package directory or a bundled challenge id \(tiny-add\)"):
+    with pytest.raises(
+        ChallengeError,
+        match=r"nosuch: no such challenge: expected a package directory or a bundled challenge id \(tiny-add\)",
+    ):
         resolve_challenge("nosuch")
 
 
@@ -251,12 +320,20 @@ def test_bundled_packages_load_and_pass_the_gates():
 # -- unreadable manifests beyond the corpus -----------------------------------------
 BIG = b"x-pad: '" + b"a" * (1024 * 1024) + b"'\n"
 UNREADABLE = {
-    "latin1": (b"id: caf\xe9\n", "challenge.yaml: not UTF-8 text (byte 7): expected a YAML mapping of the manifest keys"),
+    "latin1": (
+        b"id: caf\xe9\n",
+        "challenge.yaml: not UTF-8 text (byte 7): expected a YAML mapping of the manifest keys",
+    ),
     "int-key": (b"1: one\n", "challenge.yaml: key 1 is not a string: expected a YAML mapping"),
     "scalar": (b"just a sentence\n", "challenge.yaml: top level is a str ('just a sentence'): expected a YAML mapping"),
-    "aliases": (b"a: &x [1, 2]\n" + b"".join(b"k%d: *x\n" % i for i in range(150)),
-                "challenge.yaml: more than 100 YAML aliases: expected a YAML mapping"),
-    "huge": (BIG, f"challenge.yaml: {len(BIG)} bytes: expected a YAML mapping of the manifest keys (CONTRACT \u00a72) under 1024 KB"),
+    "aliases": (
+        b"a: &x [1, 2]\n" + b"".join(b"k%d: *x\n" % i for i in range(150)),
+        "challenge.yaml: more than 100 YAML aliases: expected a YAML mapping",
+    ),
+    "huge": (
+        BIG,
+        f"challenge.yaml: {len(BIG)} bytes: expected a YAML mapping of the manifest keys (CONTRACT \u00a72) under 1024 KB",
+    ),
 }
 
 
@@ -271,18 +348,33 @@ def test_more_unreadable_manifests_exit_2(pkg, case, capsys):
 
 
 def test_category_glob_that_matches_no_test_is_a_warning(pkg):
-    edit_manifest(pkg, judge={"command": "pytest --junitxml={report} {tests}", "categories": {"test_edge_*": "edge_case", "test_egde_*": "typo"}})
+    edit_manifest(
+        pkg,
+        judge={
+            "command": "pytest --junitxml={report} {tests}",
+            "categories": {"test_edge_*": "edge_case", "test_egde_*": "typo"},
+        },
+    )
     assert details(validate(pkg), "warning") == [
-        "challenge.yaml: key 'judge.categories': glob 'test_egde_*' matches no judge-side test: expected a pattern on test names like 'test_edge_*'"]
+        "challenge.yaml: key 'judge.categories': glob 'test_egde_*' matches no judge-side test: expected a pattern on test names like 'test_edge_*'"
+    ]
 
 
 def test_pivot_outside_the_seed_window_is_noted(pkg):
-    edit_manifest(pkg, format="marathon", time_limit="1h30m", iterations=6, phases=[
-        {"id": "extension"}, {"id": "adaptation", "pivot": "major", "reveal_at": 0.7}])
+    edit_manifest(
+        pkg,
+        format="marathon",
+        time_limit="1h30m",
+        iterations=6,
+        phases=[{"id": "extension"}, {"id": "adaptation", "pivot": "major", "reveal_at": 0.7}],
+    )
     for n in (2, 3):
         (pkg / f"phases/{n}/tests/static").mkdir(parents=True)
         (pkg / f"phases/{n}/tests/static/test_p{n}.py").write_text("def test_p():\n    assert True\n")
         (pkg / f"phases/{n}/briefing.md").write_text("More.\n")
     found = validate(pkg)
     assert counted(found) == []
-    assert "challenge.yaml: key 'phases[1].reveal_at': a major pivot at 70% of the time: seed 000 targets 55%-65%" in details(found, "info")
+    assert (
+        "challenge.yaml: key 'phases[1].reveal_at': a major pivot at 70% of the time: seed 000 targets 55%-65%"
+        in details(found, "info")
+    )

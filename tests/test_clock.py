@@ -1,4 +1,5 @@
 """The attempt clock on ManualTime: every mark exactly at its instant, never paused."""
+
 import asyncio
 
 import pytest

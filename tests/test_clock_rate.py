@@ -1,4 +1,5 @@
 """A sped-up attempt charges infrastructure work (judging) at real speed."""
+
 import asyncio
 
 from arena.clock import AttemptClock, ManualTime

@@ -19,6 +19,7 @@ command runs here and connects with Ray Client (``--cluster ray://head:10001``).
    submission acknowledged before the kill is in the store, the others finish. (Last: it
    leaves the cluster one worker short.)
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -39,8 +40,23 @@ import yaml
 pytestmark = [pytest.mark.cluster, pytest.mark.docker, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "fakes"))  # the fake provider
-TIMING = {"run", "t", "duration_s", "elapsed_s", "remaining_s", "at", "runner_pid", "workspace",
-          "challenge_path", "node", "started_at", "finished_at", "wall_s", "seconds"}
+TIMING = {
+    "run",
+    "t",
+    "duration_s",
+    "elapsed_s",
+    "remaining_s",
+    "at",
+    "runner_pid",
+    "workspace",
+    "challenge_path",
+    "node",
+    "started_at",
+    "finished_at",
+    "wall_s",
+    "seconds",
+    "ended_s",
+}
 
 
 def _have_docker() -> bool:
@@ -66,13 +82,29 @@ def cluster():
 def gauntlet(*args, timeout=600, extra_env=None, **kw) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_SOCKETS": "/tmp/gs-cluster", **(extra_env or {})}
     env.pop("RAY_ADDRESS", None)
-    return subprocess.run([sys.executable, "-m", "gauntlet_tui", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout, env=env, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        **kw,
+    )
 
 
 def write_plan(path: Path, entries: list[dict], scale: float, parallel: int = 6) -> Path:
-    path.write_text(yaml.safe_dump({"schema": "gauntlet.plan/v1", "parallel": parallel,
-                                    "time_scale": scale, "sandbox": "local", "attempts": entries}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "schema": "gauntlet.plan/v1",
+                "parallel": parallel,
+                "time_scale": scale,
+                "sandbox": "local",
+                "attempts": entries,
+            }
+        )
+    )
     return path
 
 
@@ -101,14 +133,18 @@ def comparable(doc: dict) -> dict:
     evs = doc["events"]
     # Clock marks are on the attempt clock, but where they fall among the submissions moves
     # with real judge latency at a high time scale (in any two runs): compared as a set.
-    key_kinds = ("submission.", "feedback.delivered", "phase.revealed", "attempt.finished",
-                 "integrity.", "infra.")
-    def counts(r: dict) -> dict:
-        return {k: {c: v for c, v in r[k].items() if c in ("total", "passed", "failed")}
-                for k in ("tests", "hidden", "adversarial") if isinstance(r.get(k), dict)}
+    key_kinds = ("submission.", "feedback.delivered", "phase.revealed", "attempt.finished", "integrity.", "infra.")
 
-    judged = [(e["submission"], e["score"], e["phase"], counts(e["result"]))
-              for e in evs if e["kind"] == "submission.judged"]
+    def counts(r: dict) -> dict:
+        return {
+            k: {c: v for c, v in r[k].items() if c in ("total", "passed", "failed")}
+            for k in ("tests", "hidden", "adversarial")
+            if isinstance(r.get(k), dict)
+        }
+
+    judged = [
+        (e["submission"], e["score"], e["phase"], counts(e["result"])) for e in evs if e["kind"] == "submission.judged"
+    ]
     fin = scrub(next(e for e in evs if e["kind"] == "attempt.finished"))
     # Whether a script whose last step falls near the time limit ends before the cutoff
     # ("agent done: script finished") or at it ("time limit reached", with the cutoff and
@@ -119,20 +155,26 @@ def comparable(doc: dict) -> dict:
     if raced:
         fin["reason"] = "script finished or time limit reached"
     ends = {"clock.cutoff", "clock.grace_end"} if raced else set()
-    return {"status": doc["status"], "finished": fin,
-            "kinds": [e["kind"] for e in evs if e["kind"].startswith(key_kinds)],
-            # The 80%/90% warnings an agent that ends early lives to see move with real latency
-            # x the time scale (seen both ways under load); the cutoff and grace end with the
-            # reason above.
-            "clock": sorted({e["kind"] for e in evs if e["kind"].startswith("clock.")
-                             and not e["kind"].endswith("_warning")} - ends),
-            "judged": judged,
-            "hashes": [e["hash"] for e in evs if e["kind"] == "submission.received"],
-            "submissions": [(s["submission"], s["feedback"] is not None) for s in doc["submissions"]]}
+    return {
+        "status": doc["status"],
+        "finished": fin,
+        "kinds": [e["kind"] for e in evs if e["kind"].startswith(key_kinds)],
+        # The 80%/90% warnings an agent that ends early lives to see move with real latency
+        # x the time scale (seen both ways under load); the cutoff and grace end with the
+        # reason above.
+        "clock": sorted(
+            {e["kind"] for e in evs if e["kind"].startswith("clock.") and not e["kind"].endswith("_warning")} - ends
+        ),
+        "judged": judged,
+        "hashes": [e["hash"] for e in evs if e["kind"] == "submission.received"],
+        "submissions": [(s["submission"], s["feedback"] is not None) for s in doc["submissions"]],
+    }
 
 
-PLAN6 = [{"challenge": c, "agents": ["scripted:naive", "scripted:elite"]}
-         for c in ("off-by-one", "rate-limiter", "task-store")]
+PLAN6 = [
+    {"challenge": c, "agents": ["scripted:naive", "scripted:elite"]}
+    for c in ("off-by-one", "rate-limiter", "task-store")
+]
 
 
 def test_plan_on_cluster_equals_local_run(cluster, tmp_path):
@@ -147,8 +189,7 @@ def test_plan_on_cluster_equals_local_run(cluster, tmp_path):
     t_local = time.monotonic() - t0
     assert local.returncode == 0, local.stderr[-3000:]
     t0 = time.monotonic()
-    remote = gauntlet("arena", plan, "--headless", "--store", tmp_path / "cluster.db",
-                      "--cluster", cluster.address)
+    remote = gauntlet("arena", plan, "--headless", "--store", tmp_path / "cluster.db", "--cluster", cluster.address)
     t_remote = time.monotonic() - t0
     assert remote.returncode == 0, remote.stderr[-3000:]
     print(f"local {t_local:.1f}s, cluster {t_remote:.1f}s", file=sys.stderr)
@@ -209,15 +250,22 @@ def _on_nodes(cluster, *needles: str) -> dict[str, dict[str, list[str]]]:
     """Where each needle is, per node: files under /tmp (Ray's session, object spill, the
     node's data), /root and /dev/shm (the object store), and every process's environment
     and command line. The needles come on stdin, so grep never matches itself."""
-    script = ('read a; read b; grep -rsoaHF -D skip -e "$a" -e "$b" /tmp /root /dev/shm 2>/dev/null | sort -u; '
-              'for d in /proc/[0-9]*; do case $d in /proc/$$) continue;; esac; '
-              'for f in $d/environ $d/cmdline; do grep -soaF -e "$a" -e "$b" $f | sort -u | sed "s|^|$f:|"; '
-              'done; done; true')
+    script = (
+        'read a; read b; grep -rsoaHF -D skip -e "$a" -e "$b" /tmp /root /dev/shm 2>/dev/null | sort -u; '
+        "for d in /proc/[0-9]*; do case $d in /proc/$$) continue;; esac; "
+        'for f in $d/environ $d/cmdline; do grep -soaF -e "$a" -e "$b" $f | sort -u | sed "s|^|$f:|"; '
+        "done; done; true"
+    )
     assert len(needles) == 2
     out = {}
     for node in ["head", *cluster.workers]:
-        p = subprocess.run(["docker", "exec", "-i", cluster.name(node), "sh", "-c", script],
-                           input="\n".join(needles) + "\n", capture_output=True, text=True, timeout=120)
+        p = subprocess.run(
+            ["docker", "exec", "-i", cluster.name(node), "sh", "-c", script],
+            input="\n".join(needles) + "\n",
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         lines = p.stdout.splitlines()
         out[node] = {n: [ln[: -len(n) - 1] for ln in lines if ln.endswith(":" + n)] for n in needles}
     return out
@@ -227,29 +275,51 @@ def test_model_agent_on_a_node_uses_this_machines_gateway(cluster, tmp_path):
     from provider import FakeProvider
 
     agent = tmp_path / "model-agent.yaml"
-    agent.write_text(yaml.safe_dump({"name": "urllib-model-agent", "where": "sandbox", "model": "openai/fake-model",
-                                     "limits": {"calls": 2},
-                                     "command": ["python3", "-u", "-c", MODEL_AGENT,
-                                                 hashlib.sha256(HOST_KEY.encode()).hexdigest()]}))
+    agent.write_text(
+        yaml.safe_dump(
+            {
+                "name": "urllib-model-agent",
+                "where": "sandbox",
+                "model": "openai/fake-model",
+                "limits": {"calls": 2},
+                "command": ["python3", "-u", "-c", MODEL_AGENT, hashlib.sha256(HOST_KEY.encode()).hexdigest()],
+            }
+        )
+    )
     db = tmp_path / "gw.db"
     turns = [{"content": "answer-one-7f3a9c"}, {"content": "answer-two-7f3a9c"}]
     with FakeProvider(turns) as fp:
         env = {"OPENAI_BASE_URL": fp.base_url, "OPENAI_API_KEY": HOST_KEY}
-        run = gauntlet("run", "off-by-one", "--agent", agent, "--headless", "--store", db,
-                       "--cluster", cluster.address, extra_env=env, timeout=300)
+        run = gauntlet(
+            "run",
+            "off-by-one",
+            "--agent",
+            agent,
+            "--headless",
+            "--store",
+            db,
+            "--cluster",
+            cluster.address,
+            extra_env=env,
+            timeout=300,
+        )
         requests = list(fp.requests)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
     (doc,) = docs(db).values()
     assert doc["node"]["host"] in cluster.workers, doc["node"]
     evs = doc["events"]
     out = "\n".join(e.get("text", "") for e in evs if e["kind"] == "agent.output")
-    assert 'HITS []' in out, out  # the key is not in the sandbox's environment or /proc
+    assert "HITS []" in out, out  # the key is not in the sandbox's environment or /proc
     assert "CALL 200 answer-one-7f3a9c" in out and "CALL 200 answer-two-7f3a9c" in out, out
     calls = [e for e in evs if e["kind"] == "model.call"]
     assert [c["status"] for c in calls] == [200, 200, 429], calls
-    print("through relay, tunnel and gateway (agent's view):",
-          re.findall(r"CALL 200 \S+ (\S+)", out), "; at the gateway:", [c["latency_ms"] for c in calls[:2]],
-          file=sys.stderr)
+    print(
+        "through relay, tunnel and gateway (agent's view):",
+        re.findall(r"CALL 200 \S+ (\S+)", out),
+        "; at the gateway:",
+        [c["latency_ms"] for c in calls[:2]],
+        file=sys.stderr,
+    )
     assert all(c["provider"] == "openai" and c["model"] == "fake-model" for c in calls)
     assert calls[0]["input_tokens"] > 0 and calls[0]["output_tokens"] > 0
     reached = [e for e in evs if e["kind"] == "limit.reached"]
@@ -311,16 +381,33 @@ async def test_tui_on_cluster_equals_headless(cluster, tmp_path):
     plan = write_plan(tmp_path / "plan.yaml", entries, scale=20)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_SOCKETS": "/tmp/gs-cluster"}
     env.pop("RAY_ADDRESS", None)
-    headless = subprocess.Popen([sys.executable, "-m", "gauntlet_tui", "arena", str(plan), "--headless",
-                                 "--store", str(tmp_path / "headless.db"), "--cluster", cluster.address],
-                                cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    headless = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gauntlet_tui",
+            "arena",
+            str(plan),
+            "--headless",
+            "--store",
+            str(tmp_path / "headless.db"),
+            "--cluster",
+            cluster.address,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     challenge = load_challenge(resolve_challenge("off-by-one"))
     jobs = [(challenge, "scripted:naive", 20.0), (challenge, "scripted:elite", 20.0)]
     placer = connect(cluster.address)
     db = tmp_path / "tui.db"
     try:
-        app, done = tui_app(db, get_backend("local"), jobs, parallel=2, kind="arena",
-                            argv={"plan": str(plan)}, cluster=placer)
+        app, done = tui_app(
+            db, get_backend("local"), jobs, parallel=2, kind="arena", argv={"plan": str(plan)}, cluster=placer
+        )
         async with app.run_test(size=(170, 24)) as pilot:
             deadline = time.monotonic() + 300
             while not done["statuses"] and time.monotonic() < deadline:
@@ -371,7 +458,8 @@ async def test_tui_stop_on_cluster_ends_attempts_interrupted(cluster, tmp_path):
         async with app.run_test(size=(170, 24)) as pilot:
             deadline = time.monotonic() + 240
             while time.monotonic() < deadline and not (
-                    done["ids"] and all(app.adapter.is_live(a) for a in done["ids"])):
+                done["ids"] and all(app.adapter.is_live(a) for a in done["ids"])
+            ):
                 await pilot.pause(0.5)  # until both have started on their nodes
             assert done["ids"] and all(app.adapter.is_live(a) for a in done["ids"]), done
             await pilot.press("q")
@@ -398,8 +486,10 @@ def _committed(db: Path) -> list[tuple[str, str, dict]]:
         return []
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
     try:
-        return [(a, k, json.loads(d)) for a, k, d in
-                con.execute("SELECT attempt, kind, data FROM events ORDER BY attempt, seq")]
+        return [
+            (a, k, json.loads(d))
+            for a, k, d in con.execute("SELECT attempt, kind, data FROM events ORDER BY attempt, seq")
+        ]
     except sqlite3.OperationalError:
         return []
     finally:
@@ -407,14 +497,32 @@ def _committed(db: Path) -> list[tuple[str, str, dict]]:
 
 
 def test_node_lost_mid_attempt(cluster, tmp_path):
-    entries = [{"challenge": "task-store", "agents": ["scripted:elite", "scripted:standard"]},
-               {"challenge": "rate-limiter", "agents": ["scripted:elite", "scripted:standard"]}]
+    entries = [
+        {"challenge": "task-store", "agents": ["scripted:elite", "scripted:standard"]},
+        {"challenge": "rate-limiter", "agents": ["scripted:elite", "scripted:standard"]},
+    ]
     plan = write_plan(tmp_path / "plan.yaml", entries, scale=60)
     db = tmp_path / "lost.db"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_SOCKETS": "/tmp/gs-cluster"}
-    proc = subprocess.Popen([sys.executable, "-m", "gauntlet_tui", "arena", str(plan), "--headless",
-                             "--store", str(db), "--cluster", cluster.address], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gauntlet_tui",
+            "arena",
+            str(plan),
+            "--headless",
+            "--store",
+            str(db),
+            "--cluster",
+            cluster.address,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     victim, acked = None, {}
     deadline = time.monotonic() + 300
     try:

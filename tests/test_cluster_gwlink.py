@@ -2,6 +2,7 @@
 the command machine's end joined by an in-process stand-in for the attempt's actor calls.
 Everything else is real: the arena's Gateway with the host's key, the fake provider over
 HTTP, and relay.py in front of the node's socket, as in a sandbox on a node."""
+
 from __future__ import annotations
 
 import asyncio
@@ -58,8 +59,11 @@ def _attempt(limits: UsageLimits) -> SimpleNamespace:
 
 def _call(base: str, token: str, stream: bool = False) -> tuple[int, bytes]:
     body = {"model": "x", "messages": [{"role": "user", "content": "hello there"}], "stream": stream}
-    req = urllib.request.Request(base + "/v1/chat/completions", data=json.dumps(body).encode(),
-                                 headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    req = urllib.request.Request(
+        base + "/v1/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(req, timeout=20) as r:
             return r.status, r.read()
@@ -68,8 +72,11 @@ def _call(base: str, token: str, stream: bool = False) -> tuple[int, bytes]:
 
 
 async def _tunnel(tmp_path, fp: FakeProvider, limits: UsageLimits):
-    gw = Gateway(root=Path(f"/tmp/gwl-{tmp_path.name[-12:]}"), transcript_dir=tmp_path / "tx",
-                 env={"OPENAI_BASE_URL": fp.base_url, "OPENAI_API_KEY": HOST_KEY})
+    gw = Gateway(
+        root=Path(f"/tmp/gwl-{tmp_path.name[-12:]}"),
+        transcript_dir=tmp_path / "tx",
+        env={"OPENAI_BASE_URL": fp.base_url, "OPENAI_API_KEY": HOST_KEY},
+    )
     await gw.start()
     link = GatewayLink(_Placer(gw), _attempt(limits))
     info = await link.open()
@@ -81,14 +88,17 @@ async def _tunnel(tmp_path, fp: FakeProvider, limits: UsageLimits):
 
 async def test_calls_through_relay_node_socket_and_tunnel(tmp_path):
     seen: list[tuple[str, dict]] = []
-    with FakeProvider([{"content": "first answer"}, {"content": "second answer streamed"},
-                       {"content": "never"}]) as fp:
+    with FakeProvider([{"content": "first answer"}, {"content": "second answer streamed"}, {"content": "never"}]) as fp:
         gw, link, node, info = await _tunnel(tmp_path, fp, UsageLimits(calls=2))
         assert HOST_KEY not in json.dumps(info)  # only the attempt's token goes to the node
-        grant = node.register("a-remote1", model="openai/fake-model", limits=UsageLimits(),
-                              emit=lambda k, d: seen.append((k, d)))
-        relay = subprocess.Popen([sys.executable, RELAY_PATH, "--port", "0", "--unix", str(grant.socket_path)],
-                                 stdout=subprocess.PIPE, text=True)
+        grant = node.register(
+            "a-remote1", model="openai/fake-model", limits=UsageLimits(), emit=lambda k, d: seen.append((k, d))
+        )
+        relay = subprocess.Popen(
+            [sys.executable, RELAY_PATH, "--port", "0", "--unix", str(grant.socket_path)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             port = int(relay.stdout.readline().split()[1])
             base = f"http://127.0.0.1:{port}"
@@ -127,7 +137,8 @@ async def test_a_refused_grant_is_raised_on_the_node(tmp_path):
         gw, link, node, info = await _tunnel(tmp_path, fp, UsageLimits(cost_usd=1.0))
         assert "error" in info and "token" not in info
         with pytest.raises(UsageError, match="has no price"):
-            node.register("a-remote1", model="openai/fake-model", limits=UsageLimits(cost_usd=1.0),
-                          emit=lambda k, d: None)
+            node.register(
+                "a-remote1", model="openai/fake-model", limits=UsageLimits(cost_usd=1.0), emit=lambda k, d: None
+            )
         await link.close()
         await gw.aclose()

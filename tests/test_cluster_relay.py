@@ -1,5 +1,6 @@
 """The parts of arena.cluster that need no Ray: content-hashed shipping and the node's
 relay store (flush returns only once the command's machine has acknowledged)."""
+
 from __future__ import annotations
 
 import asyncio

@@ -1,4 +1,5 @@
 """The CI counter of bare ``Any`` in signatures (.ci/count_any.py), run as CI runs it."""
+
 from __future__ import annotations
 
 import subprocess
@@ -8,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / ".ci" / "count_any.py"
 
-SAMPLE = '''\
+SAMPLE = """\
 from typing import Any, Optional, Union
 import typing
 
@@ -30,12 +31,11 @@ class C:
 
 
 def not_counted(a: dict[str, Any], b: list[Any], c: "typing.Callable[..., Any]") -> dict[str, Any]: ...
-'''
+"""
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=cwd, capture_output=True, text=True, timeout=60)
 
 
 def test_counts_bare_any_in_signatures_only(tmp_path: Path) -> None:
@@ -45,13 +45,26 @@ def test_counts_bare_any_in_signatures_only(tmp_path: Path) -> None:
     lines = p.stdout.splitlines()
     hits = [ln for ln in lines if ln.startswith("pkg/m.py:")]
     where = sorted(ln.split(": ")[1] for ln in hits)
-    assert where == sorted([
-        "counted_param(x)", "counted_return(return)", "counted_optional(x)", "counted_optional(y)",
-        "counted_optional(z)", "counted_star(*args)", "counted_star(**kw)", "counted_string(x)",
-        "counted_async(x)", "explained(x)", "inline(x)"])
+    assert where == sorted(
+        [
+            "counted_param(x)",
+            "counted_return(return)",
+            "counted_optional(x)",
+            "counted_optional(y)",
+            "counted_optional(z)",
+            "counted_star(*args)",
+            "counted_star(**kw)",
+            "counted_string(x)",
+            "counted_async(x)",
+            "explained(x)",
+            "inline(x)",
+        ]
+    )
     assert "pkg/m.py:5: counted_param(x): Any  (no comment saying why)" in lines
     assert [ln for ln in hits if "no comment" not in ln] == [
-        "pkg/m.py:15: explained(x): Any", "pkg/m.py:17: inline(x): Any"]
+        "pkg/m.py:15: explained(x): Any",
+        "pkg/m.py:17: inline(x): Any",
+    ]
     assert lines[-1] == "11 bare Any in signatures (limit: under 100); 9 without a reason"
     assert p.returncode == 1  # uncommented ones fail even under the limit
 

@@ -1,4 +1,5 @@
 """The rule table against the numbers seeds 000 and 001 fix."""
+
 import pytest
 
 from arena.formats import (

@@ -2,6 +2,7 @@
 (pipeline/schedule.py: late waits, slow steps, machine load, on schedule), the regex attack's
 variants (pipeline/attack_regex.py: COMMON_FIX_PATTERNS on a small package) and seed 003's
 gate 4 thresholds and severities on the attacks' objective (baselines.gate_4)."""
+
 from __future__ import annotations
 
 import re
@@ -10,7 +11,7 @@ import pytest
 
 from arena.pipeline.attack_regex import COMMON_FIX_PATTERNS, MAX_VARIANTS, target_files, variants
 from arena.pipeline.baselines import assess_baselines, gate_4
-from arena.pipeline.schedule import LOAD_LIMIT, TOLERANCE_S, Step, Timing, quiet_durations, slip_reasons
+from arena.pipeline.schedule import LOAD_LIMIT, TOLERANCE_S, Step, Timing, own_quiet, quiet_durations, slip_reasons
 
 # --- schedule --------------------------------------------------------------------------
 
@@ -21,9 +22,11 @@ def _run(*steps, scale=90.0):
 
 
 def _quiet_runs():
-    return [_run(("overlay", 0.2, 0, 0.1), ("wait", 0.0, 0.05, 0.1), ("run", 1.0, 0, 0.2), ("submit", 2.0, 0, 0.2)),
-            _run(("overlay", 0.3, 0, 0.1), ("wait", 0.0, 0.1, 0.1), ("run", 1.2, 0, 0.2), ("submit", 2.2, 0, 0.2)),
-            _run(("overlay", 0.25, 0, 0.1), ("wait", 0.0, 0.0, 0.1), ("run", 0.8, 0, 0.2), ("submit", 9.0, 0, 0.2))]
+    return [
+        _run(("overlay", 0.2, 0, 0.1), ("wait", 0.0, 0.05, 0.1), ("run", 1.0, 0, 0.2), ("submit", 2.0, 0, 0.2)),
+        _run(("overlay", 0.3, 0, 0.1), ("wait", 0.0, 0.1, 0.1), ("run", 1.2, 0, 0.2), ("submit", 2.2, 0, 0.2)),
+        _run(("overlay", 0.25, 0, 0.1), ("wait", 0.0, 0.0, 0.1), ("run", 0.8, 0, 0.2), ("submit", 9.0, 0, 0.2)),
+    ]
 
 
 def test_quiet_durations_are_medians_per_kind_without_waits():
@@ -58,6 +61,21 @@ def test_a_slow_work_step_slips_against_the_quiet_median():
     # a kind no other run has: quiet 0, so only the tolerance is allowed
     assert slip_reasons(_run(("delete", 0.9, 0, 0)), quiet) == []
     assert len(slip_reasons(_run(("delete", 1.1, 0, 0)), quiet)) == 1
+
+
+def test_a_step_slow_on_every_run_of_its_agent_is_its_pace_not_a_slip():
+    """The same agent's other runs are the yardstick: a submit whose judge run is slow
+    because of the code under test (task-store's broken naive: ~8 s against a 2.6 s median)
+    is slow in every run and not a slip; one run slower than the agent's others still is."""
+    quiet = quiet_durations(_quiet_runs())
+    a = _run(("overlay", 0.2, 0, 0.1), ("submit", 8.0, 0, 0.2))
+    b = _run(("overlay", 0.2, 0, 0.1), ("submit", 8.4, 0, 0.2))
+    assert len(slip_reasons(a, quiet)) == 1  # alone, against the kind's median: rerun
+    assert own_quiet(b, [a, b]) == {0: 0.2, 1: 8.0}  # its own run excluded
+    assert slip_reasons(b, quiet, own=own_quiet(b, [a, b])) == []
+    stalled = _run(("overlay", 0.2, 0, 0.1), ("submit", 14.0, 0, 0.2))
+    [why] = slip_reasons(stalled, quiet, own=own_quiet(stalled, [a, b, stalled]))
+    assert why.startswith("step 2 (submit) took 14s, 6.00s over its quiet 8s (allowed 13.00s)")
 
 
 def test_high_machine_load_slips_even_a_step_on_time():
@@ -153,8 +171,10 @@ def _sev(findings):
     return {f.detail.split(" ")[0]: f.severity for f in findings}
 
 
-@pytest.mark.parametrize(("attack", "limit", "severity"), [
-    ("attack-delete", 30.0, "error"), ("attack-regex", 50.0, "error"), ("attack-copy", 40.0, "warning")])
+@pytest.mark.parametrize(
+    ("attack", "limit", "severity"),
+    [("attack-delete", 30.0, "error"), ("attack-regex", 50.0, "error"), ("attack-copy", 40.0, "warning")],
+)
 def test_gate_4_thresholds_and_severities(attack, limit, severity):
     [at] = gate_4({attack: [limit]})
     assert at.severity == "info" and at.check == "trivial_shortcut" and f"at most {limit:g}" in at.detail
@@ -190,5 +210,8 @@ def test_gate_4_is_judged_on_the_objective_not_the_total():
 def test_the_thresholds_are_seed_003s():
     from arena.pipeline.baselines import GATE_4
 
-    assert GATE_4 == {"attack-delete": (30.0, "error"), "attack-regex": (50.0, "error"),
-                      "attack-copy": (40.0, "warning")}
+    assert GATE_4 == {
+        "attack-delete": (30.0, "error"),
+        "attack-regex": (50.0, "error"),
+        "attack-copy": (40.0, "warning"),
+    }

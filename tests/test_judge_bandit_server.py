@@ -1,4 +1,4 @@
-"""The arena's long-lived bandit process (arena/judge/bandit_server.py): the same findings
+"""The arena's long-lived bandit process (arena/judge/static/bandit_server.py): the same findings
 as the bandit command line, a fresh server after a failure, nothing left after the arena."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import sys
 import time
 from pathlib import Path
 
-from arena.judge import static_checks
-from arena.judge.bandit_server import BanditServer
+from arena.judge.static import static_checks
+from arena.judge.static.bandit_server import BanditServer
 
-INSECURE = '''import pickle, subprocess, hashlib
+INSECURE = """import pickle, subprocess, hashlib
 password = "hunter2"
 
 
@@ -29,7 +29,7 @@ try:
     pass
 except Exception:
     pass
-'''
+"""
 
 
 def _tree(root: Path) -> list[str]:
@@ -41,14 +41,24 @@ def _tree(root: Path) -> list[str]:
 
 
 def _cli(root: Path, files: list[str]) -> list[dict]:
-    p = subprocess.run([sys.executable, "-m", "bandit", "-f", "json", "-q", "--ignore-nosec", "--", *files],
-                       cwd=root, capture_output=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "bandit", "-f", "json", "-q", "--ignore-nosec", "--", *files],
+        cwd=root,
+        capture_output=True,
+    )
     return json.loads(p.stdout)["results"]
 
 
 def _key(r: dict) -> tuple:
-    return (r["filename"], r["line_number"], r["test_id"], r["issue_severity"], r["issue_confidence"],
-            r["issue_text"], r["col_offset"])
+    return (
+        r["filename"],
+        r["line_number"],
+        r["test_id"],
+        r["issue_severity"],
+        r["issue_confidence"],
+        r["issue_text"],
+        r["col_offset"],
+    )
 
 
 def test_the_server_reports_what_the_command_line_reports(tmp_path):
@@ -97,7 +107,7 @@ def test_a_server_that_does_not_answer_is_killed_and_reported(tmp_path):
 
 def test_without_bandit_the_reason_is_given(tmp_path):
     """A python that cannot import bandit: every query says so (and no finding, no score)."""
-    import arena.judge.bandit_server as module
+    import arena.judge.static.bandit_server as module
 
     # run as a script (stdlib imports only): Debian's python3 has no bandit
     server = BanditServer({"PATH": "/usr/bin:/bin"}, argv=["/usr/bin/python3", "-I", module.__file__])
@@ -111,10 +121,19 @@ def test_without_bandit_the_reason_is_given(tmp_path):
 
 def test_the_server_ends_with_the_arena(tmp_path):
     """Its stdin is the arena's pipe: however the arena dies, the server sees end of file."""
-    arena = subprocess.Popen([sys.executable, "-c", (
-        "import sys; from arena.judge import static_checks as s; s.prestart(); "
-        "print(s._BANDIT.proc.pid, flush=True); sys.stdin.read()")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=Path(__file__).resolve().parent.parent)
+    arena = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys; from arena.judge.static import static_checks as s; s.prestart(); "
+                "print(s._BANDIT.proc.pid, flush=True); sys.stdin.read()"
+            ),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     assert arena.stdout is not None
     pid = int(arena.stdout.readline())
     os.kill(pid, 0)  # running

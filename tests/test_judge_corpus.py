@@ -69,10 +69,20 @@ def plain_pytest(tests: Path, ws: Path, out: Path) -> dict[tuple[str, str], str]
     shutil.copytree(tests, run / "tests")
     (run / "pytest.ini").write_text("[pytest]\n")
     report = run / "report.xml"
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ws), "PYTHONDONTWRITEBYTECODE": "1",
-           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "HOME": str(run)}
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
-                    "tests"], cwd=run, env=env, capture_output=True, timeout=120)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(ws),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "HOME": str(run),
+    }
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}", "tests"],
+        cwd=run,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
     got = {}
     for case in ET.parse(report).getroot().iter("testcase"):
         mod, _, cls = case.get("classname", "").removeprefix("tests.").partition(".")
@@ -84,12 +94,20 @@ def plain_pytest(tests: Path, ws: Path, out: Path) -> dict[tuple[str, str], str]
 
 
 def spec_for(tests: Path, mode: str):
-    from arena.judge.runner import JudgeSpec
+    from arena.judge.run.runner import JudgeSpec
     from arena.sandbox import Limits
 
-    return JudgeSpec(command=COMMAND, timeout_s=60.0, categories={}, image="gauntlet-base",
-                     limits=Limits(cpus=1.0, memory_mb=512, pids=64, wall_s=60.0), deliverables=[("corpus", "tests")],
-                     starter=None, test_dirs={1: {"static": [tests]}}, isolation=mode)
+    return JudgeSpec(
+        command=COMMAND,
+        timeout_s=60.0,
+        categories={},
+        image="gauntlet-base",
+        limits=Limits(cpus=1.0, memory_mb=512, pids=64, wall_s=60.0),
+        deliverables=[("corpus", "tests")],
+        starter=None,
+        test_dirs={1: {"static": [tests]}},
+        isolation=mode,
+    )
 
 
 def judged(result) -> dict[tuple[str, str], str]:
@@ -183,10 +201,12 @@ COLLECTION = {
     "test_missing_helper.py": "import calc\nimport corpus_helpers_absent\n\n\ndef test_b():\n    assert calc\n",
     "test_missing_name.py": "from calc import nosuch\n\n\ndef test_c():\n    assert nosuch\n",
     "test_import_raises.py": "import unittest\n\nfrom cfg import VALUE\n\n\nclass T(unittest.TestCase):\n"
-                             "    def test_d(self):\n        self.assertEqual(VALUE, 1)\n",
+    "    def test_d(self):\n        self.assertEqual(VALUE, 1)\n",
 }
-COLLECTION_WS = {"calc.py": "def add(a, b):\n    return a + b\n",
-                 "cfg.py": "class ConfigError(Exception):\n    pass\n\n\nraise ConfigError('no config file found')\n"}
+COLLECTION_WS = {
+    "calc.py": "def add(a, b):\n    return a + b\n",
+    "cfg.py": "class ConfigError(Exception):\n    pass\n\n\nraise ConfigError('no config file found')\n",
+}
 
 
 @pytest.mark.parametrize("backend_name", ["local", pytest.param("docker", marks=pytest.mark.docker)])

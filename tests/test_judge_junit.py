@@ -1,12 +1,13 @@
 """JUnit parsing is safe against hostile XML; tests map to ids, suites and categories."""
+
 import os
 from pathlib import Path
 
 import pytest
 
-from arena.judge.expected import Matcher, category_for, collect_expected, functions_in
-from arena.judge.junit import MAX_MESSAGE_CHARS, JUnitError, parse_junit, read_report
-from arena.judge.verdict import Progress, assemble, parse_progress
+from arena.judge.verdict.expected import Matcher, category_for, collect_expected, functions_in
+from arena.judge.verdict.junit import MAX_MESSAGE_CHARS, JUnitError, parse_junit, read_report
+from arena.judge.verdict.verdict import Progress, assemble, parse_progress
 
 BOMB = b"""<?xml version="1.0"?>
 <!DOCTYPE lolz [
@@ -56,7 +57,11 @@ def test_oversized_and_malformed_reports_are_refused():
 def test_outcomes_and_capped_messages():
     cases = parse_junit(GOOD)
     assert [(c.name, c.outcome) for c in cases] == [
-        ("test_ok", "passed"), ("test_bad", "failed"), ("test_p[1-2]", "error"), ("test_skip", "skipped")]
+        ("test_ok", "passed"),
+        ("test_bad", "failed"),
+        ("test_p[1-2]", "error"),
+        ("test_skip", "skipped"),
+    ]
     assert cases[1].message == "assert 1 == 2"
     long = GOOD.replace(b"assert 1 == 2", b"x" * 5000)
     assert len(parse_junit(long)[1].message) <= MAX_MESSAGE_CHARS + 3
@@ -80,14 +85,16 @@ def _layout(tmp_path: Path):
         "def test_bad(): pass\n"
         "def test_skip(): pass\n"
         "def test_missing(): pass\n"
-        "def helper(): pass\n")
+        "def helper(): pass\n"
+    )
     (hidden / "sub" / "test_b.py").write_text(
         "import pytest\n"
         "class TestK:\n"
         "    @pytest.mark.parametrize('a,b', [(1, 2), (3, 4), (5, 6)])\n"
         "    def test_p(self, a, b): pass\n"
         "class Helper:\n"
-        "    def test_not_collected(self): pass\n")
+        "    def test_not_collected(self): pass\n"
+    )
     return {1: {"static": [static], "hidden": [hidden]}}
 
 
@@ -95,8 +102,12 @@ def test_expected_ids_from_ast(tmp_path):
     exp, errors = collect_expected(_layout(tmp_path))
     assert errors == []
     assert [e.base for e in exp] == [
-        "static/test_a.py::test_ok", "static/test_a.py::test_bad", "static/test_a.py::test_skip",
-        "static/test_a.py::test_missing", "hidden/sub/test_b.py::TestK::test_p"]
+        "static/test_a.py::test_ok",
+        "static/test_a.py::test_bad",
+        "static/test_a.py::test_skip",
+        "static/test_a.py::test_missing",
+        "hidden/sub/test_b.py::TestK::test_p",
+    ]
     assert exp[-1].count == 3 and exp[0].count == 1
     assert exp[-1].ids == ("1-2", "3-4", "5-6") and exp[0].ids == ("",)
     assert functions_in("def test_x(): pass\nasync def test_y(): pass\n")[1][1] == "test_y"
@@ -104,8 +115,15 @@ def test_expected_ids_from_ast(tmp_path):
 
 def test_missing_ids_fail_and_categories_apply(tmp_path):
     exp, _ = collect_expected(_layout(tmp_path))
-    v = assemble(exp, Matcher(exp), junit=parse_junit(GOOD), progress=Progress(), timed_out=False,
-                 timeout_s=10, categories={"test_b*": "edge", "test_p": "param"})
+    v = assemble(
+        exp,
+        Matcher(exp),
+        junit=parse_junit(GOOD),
+        progress=Progress(),
+        timed_out=False,
+        timeout_s=10,
+        categories={"test_b*": "edge", "test_p": "param"},
+    )
     by = {t.id: t for t in v.tests}
     assert by["static/test_a.py::test_ok"].outcome == "passed"
     assert by["static/test_a.py::test_bad"].outcome == "failed"
@@ -125,9 +143,11 @@ def test_progress_log_outvotes_a_rewritten_report(tmp_path):
     progress = parse_progress(
         b'{"event": "start"}\n'
         b'{"event": "test", "nodeid": "1/static/test_a.py::test_ok", "outcome": "failed", "message": "x"}\n'
-        b'not json\n')
-    v = assemble(exp, Matcher(exp), junit=parse_junit(GOOD), progress=progress, timed_out=False,
-                 timeout_s=10, categories={})
+        b"not json\n"
+    )
+    v = assemble(
+        exp, Matcher(exp), junit=parse_junit(GOOD), progress=progress, timed_out=False, timeout_s=10, categories={}
+    )
     by = {t.id: t for t in v.tests}
     assert by["static/test_a.py::test_ok"].outcome == "failed"
     assert any(f.check == "judge.report_mismatch" for f in v.integrity)
@@ -138,9 +158,9 @@ def test_timeout_message_counts_completed(tmp_path):
     progress = parse_progress(
         b'{"event": "start"}\n'
         b'{"event": "test", "nodeid": "1/static/test_a.py::test_ok", "outcome": "passed"}\n'
-        b'{"event": "test", "nodeid": "1/static/test_a.py::test_bad", "outcome": "failed", "message": "m"}\n')
-    v = assemble(exp, Matcher(exp), junit=None, progress=progress, timed_out=True, timeout_s=7,
-                 categories={})
+        b'{"event": "test", "nodeid": "1/static/test_a.py::test_bad", "outcome": "failed", "message": "m"}\n'
+    )
+    v = assemble(exp, Matcher(exp), junit=None, progress=progress, timed_out=True, timeout_s=7, categories={})
     assert v.notices == ["Execution timed out after 7 seconds. 2/7 tests completed."]
     assert sum(t.outcome == "passed" for t in v.tests) == 1
 
@@ -151,7 +171,7 @@ def test_category_globs_match_the_function_name():
     assert category_for("test_plain", cats) is None
 
 
-PARAMS = '''
+PARAMS = """
 import pytest
 
 @pytest.mark.parametrize("x", [1, -2, 0.5, "a b", None, True, b"x", (1, 2)])
@@ -176,7 +196,7 @@ VALUES = [1, 2]
 
 @pytest.mark.parametrize("v", VALUES)
 def test_unknown(v): pass
-'''
+"""
 
 
 def test_static_ids_match_what_pytest_collects(tmp_path):
@@ -184,8 +204,12 @@ def test_static_ids_match_what_pytest_collects(tmp_path):
     import sys
 
     (tmp_path / "test_params.py").write_text(PARAMS)
-    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                          "test_params.py"], cwd=tmp_path, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "test_params.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     collected = {ln.split("::", 1)[1] for ln in out.stdout.splitlines() if "::" in ln}
     ours = set()
     for classes, func, ids in functions_in(PARAMS):
@@ -198,16 +222,20 @@ def test_static_ids_match_what_pytest_collects(tmp_path):
 
 
 def test_judge_side_paths_are_scrubbed_from_what_agents_may_see():
-    from arena.judge.verdict import scrub_paths
+    from arena.judge.verdict.verdict import scrub_paths
 
-    text = ("ImportError while importing test module '/judge/tests/1/hidden/test_secret_name.py'\n"
-            "in /judge/tests/1/static/test_a.py and 2/adversarial/sub/test_b.py, 3/static/test_c.py")
+    text = (
+        "ImportError while importing test module '/judge/tests/1/hidden/test_secret_name.py'\n"
+        "in /judge/tests/1/static/test_a.py and 2/adversarial/sub/test_b.py, 3/static/test_c.py"
+    )
     out = scrub_paths(text)
     assert "test_secret_name" not in out and "test_b" not in out and "/judge" not in out
     assert "<a hidden test module>" in out and "<a adversarial test module>" in out
     assert "static/test_a.py" in out and "static/phase3/test_c.py" in out
-    progress = parse_progress(b'{"event": "start"}\n{"event": "collect_error", "nodeid": '
-                              b'"1/hidden/test_secret_name.py", "message": "E   ImportError: nope"}\n')
+    progress = parse_progress(
+        b'{"event": "start"}\n{"event": "collect_error", "nodeid": '
+        b'"1/hidden/test_secret_name.py", "message": "E   ImportError: nope"}\n'
+    )
     assert progress.collect_errors == ["<a hidden test module>: ImportError: nope"]
 
 
@@ -215,7 +243,7 @@ def test_signed_progress_only_lines_of_the_trusted_plugin_count(tmp_path, monkey
     """The trusted plugin's own signing (trusted.PLUGIN) and the host's check agree; a
     line the submission's process appends (no key) is ignored, and a report entry with
     no signed line of its own is failed even when nothing signed was logged at all."""
-    from arena.judge import trusted
+    from arena.judge.in_sandbox import trusted
 
     monkeypatch.setenv("GAUNTLET_JUDGE_OUT", str(tmp_path))
     ns: dict = {}
@@ -229,13 +257,15 @@ def test_signed_progress_only_lines_of_the_trusted_plugin_count(tmp_path, monkey
     exp, _ = collect_expected(_layout(tmp_path / "t"))
     signed = parse_progress(log, "k" * 32)
     assert signed.started and signed.unsigned == 1 and [t[1] for t in signed.tests] == ["failed"]
-    v = assemble(exp, Matcher(exp), junit=parse_junit(GOOD), progress=signed, timed_out=False,
-                 timeout_s=10, categories={})
+    v = assemble(
+        exp, Matcher(exp), junit=parse_junit(GOOD), progress=signed, timed_out=False, timeout_s=10, categories={}
+    )
     by = {t.id: t for t in v.tests}
     assert by["static/test_a.py::test_ok"].outcome == "failed"  # only the (forged) report says passed
     assert {f.check for f in v.integrity} >= {"judge.forged_progress", "judge.report_mismatch"}
     nothing = parse_progress(b"", "k" * 32)  # the log removed: the report alone passes nothing
-    v = assemble(exp, Matcher(exp), junit=parse_junit(GOOD), progress=nothing, timed_out=False,
-                 timeout_s=10, categories={})
+    v = assemble(
+        exp, Matcher(exp), junit=parse_junit(GOOD), progress=nothing, timed_out=False, timeout_s=10, categories={}
+    )
     assert not any(t.outcome == "passed" for t in v.tests)
     assert parse_progress(log).tests[-1][1] == "passed"  # unkeyed (another runner): as before

@@ -5,6 +5,7 @@ Nothing is uninstalled: the local judge is pointed at the host's python3 with it
 packages off (``-S``: no dist-packages, so no pytest), the Docker judge at an image built
 from gauntlet-base with pytest removed, the doctor at a venv without pytest.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -16,7 +17,7 @@ import pytest
 
 from arena.challenge import load_challenge
 from arena.judge import Judge, JudgeSpec, take_snapshot
-from arena.judge import command as cmd
+from arena.judge.run import command as cmd
 from arena.sandbox import get_backend
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "calc"
@@ -57,9 +58,14 @@ def no_pytest_image(tmp_path_factory):
     d = tmp_path_factory.mktemp("nopytest")
     (d / "Dockerfile").write_text(
         "FROM gauntlet-base\nUSER root\n"
-        "RUN rm -rf /usr/lib/python3/dist-packages/pytest /usr/lib/python3/dist-packages/_pytest\n")
-    subprocess.run(["docker", "build", "-q", "--network", "none", "-t", NO_PYTEST_IMAGE, str(d)],
-                   check=True, capture_output=True, timeout=300)
+        "RUN rm -rf /usr/lib/python3/dist-packages/pytest /usr/lib/python3/dist-packages/_pytest\n"
+    )
+    subprocess.run(
+        ["docker", "build", "-q", "--network", "none", "-t", NO_PYTEST_IMAGE, str(d)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     yield NO_PYTEST_IMAGE
     subprocess.run(["docker", "rmi", "-f", NO_PYTEST_IMAGE], capture_output=True, timeout=60)
 
@@ -73,8 +79,12 @@ async def test_docker_judge_without_pytest_is_an_infra_error_naming_it(tmp_path,
 
 
 def _venv_without_pytest(tmp_path: Path) -> str:
-    subprocess.run(["/usr/bin/python3", "-m", "venv", "--without-pip", str(tmp_path / "venv")],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        ["/usr/bin/python3", "-m", "venv", "--without-pip", str(tmp_path / "venv")],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     python = str(tmp_path / "venv" / "bin" / "python3")
     probe = subprocess.run([python, "-I", "-c", "import pytest"], capture_output=True)
     assert probe.returncode != 0  # really without pytest
@@ -84,7 +94,7 @@ def _venv_without_pytest(tmp_path: Path) -> str:
 def test_doctor_says_the_local_judge_lacks_pytest(tmp_path, monkeypatch, capsys):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from gauntlet_tui.cli import doctor_cmd
-    from arena.judge import requirements
+    from arena.judge.run import requirements
 
     python = _venv_without_pytest(tmp_path)
     [c] = doctor_cmd.judge_checks(python)

@@ -4,6 +4,7 @@ Docker cases are marked ``docker`` and fail (not skip) without an engine or imag
 are real judge runs; the only wrapper is a spy on ``pool.acquire`` recording which
 sandbox each run got (it calls the real one).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -16,8 +17,9 @@ import pytest
 
 from arena.challenge import load_challenge
 from arena.judge import Judge, JudgeSpec, take_snapshot
-from arena.judge.tests_cache import judge_dir
+from arena.judge.run.tests_cache import judge_dir
 from arena.sandbox import get_backend, registry
+from arena.sandbox.image import SANDBOX_UID
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "calc"
 
@@ -70,6 +72,7 @@ def snap(tmp_path):
 
 # -- content-addressed judge-side directories (no Docker) ------------------------------
 
+
 def test_judge_dir_is_content_addressed(tmp_path):
     tests = tmp_path / "tests"
     shutil.copytree(FIXTURE / "tests", tests)
@@ -98,6 +101,7 @@ def test_judge_dir_names_a_missing_test_dir(tmp_path):
 
 # -- the pool (Docker) -----------------------------------------------------------------
 
+
 @pytest.mark.docker
 async def test_pooled_runs_take_prestarted_sandboxes_once_and_leave_nothing(calc, snap):
     judge = Judge(get_backend("docker"), coverage_pass=False, pool_size=1, prestart=1)
@@ -113,8 +117,7 @@ async def test_pooled_runs_take_prestarted_sandboxes_once_and_leave_nothing(calc
             results.append(await judge.run(calc, snap, submission=n, phases=[1]))
             assert judge.last_phases["sandbox"] < 0.2  # an acquire, not a create
             await judge.warm(calc, [1])  # the pool refills after each run
-        assert all(r.infra_error is None and r.tests and all(t.outcome == "passed" for t in r.tests)
-                   for r in results)
+        assert all(r.infra_error is None and r.tests and all(t.outcome == "passed" for t in r.tests) for r in results)
         used = [sb.container.id for sb in got]
         assert used[0] in ready and len(set(used)) == 2  # pre-started, never reused
         await judge.drain()  # the closes the verdicts did not wait for
@@ -161,20 +164,28 @@ async def test_pooled_sandbox_keeps_the_hardening(calc, snap):
         assert cfg["Cmd"][:3] == ["python3", "-I", "-B"] and sb.launcher
         m = calc.manifest.sandbox
         assert hc["PidsLimit"] == int(m.pids) and hc["Memory"] == hc["MemorySwap"] == int(m.memory_mb) << 20
-        assert hc["NanoCpus"] == int(float(m.cpus) * 1e9) and cfg["User"] == "1000:1000"
+        assert hc["NanoCpus"] == int(float(m.cpus) * 1e9) and cfg["User"] == f"{SANDBOX_UID}:{SANDBOX_UID}"
         mounts = {x["Destination"]: x for x in sb.container.attrs["Mounts"]}
         assert mounts["/workspace"]["RW"] is False and mounts["/judge"]["RW"] is False
         assert mounts["/judge-out"]["RW"] is True
         assert f" {sb.scratch_dir} " in Path("/proc/self/mountinfo").read_text()  # a host tmpfs
-        r = await sb.exec(["sh", "-c", "id -u; touch /judge/x 2>&1; touch /workspace/x 2>&1; "
-                           "grep NoNewPrivs /proc/self/status"], timeout=30)
+        r = await sb.exec(
+            ["sh", "-c", "id -u; touch /judge/x 2>&1; touch /workspace/x 2>&1; grep NoNewPrivs /proc/self/status"],
+            timeout=30,
+        )
         out = r.stdout.decode()
-        assert out.splitlines()[0] == "1000"
+        assert out.splitlines()[0] == str(SANDBOX_UID)
         assert out.count("Read-only file system") == 2 and "NoNewPrivs:\t1" in out
         r = await sb.exec(["ls", "-A", "/tmp", "/judge-out"], timeout=30)
         # the launcher's protocol files only (progress.jsonl: the plugin opens it at import)
         assert r.exit_code == 0 and r.stdout.split() == [
-            b"/judge-out:", b".done", b".ready", b".request", b"progress.jsonl", b"/tmp:"]
+            b"/judge-out:",
+            b".done",
+            b".ready",
+            b".request",
+            b"progress.jsonl",
+            b"/tmp:",
+        ]
     finally:
         await judge.aclose()
     assert _ours() == [] and _mine_left() == []
@@ -225,8 +236,7 @@ async def test_pools_are_keyed_by_tests_in_play_and_bounded(calc, snap, tmp_path
         await judge.drain()
         (second,) = judge.pools.pools.values()
         await second.start()  # its refill after the run, if still in flight
-        assert {c.id for c in _ours()} == {sb.container.id for p in judge.pools.pools.values()
-                                           for sb in p.ready}
+        assert {c.id for c in _ours()} == {sb.container.id for p in judge.pools.pools.values() for sb in p.ready}
     finally:
         await judge.aclose()
     assert _ours() == [] and _mine_left() == []
@@ -242,8 +252,9 @@ async def test_concurrent_pooled_runs_get_their_own_sandboxes(calc, snap, tmp_pa
     _spy(judge, got)
     try:
         await judge.warm(calc, [1])
-        rs = await asyncio.gather(*(judge.run(calc, s, submission=i, phases=[1])
-                                    for i, s in enumerate([snap, starter, snap, starter], 1)))
+        rs = await asyncio.gather(
+            *(judge.run(calc, s, submission=i, phases=[1]) for i, s in enumerate([snap, starter, snap, starter], 1))
+        )
         assert all(r.infra_error is None for r in rs)
         assert [all(t.outcome == "passed" for t in r.tests) for r in rs] == [True, False, True, False]
         assert len({sb.container.id for sb in got}) == 4
@@ -252,7 +263,7 @@ async def test_concurrent_pooled_runs_get_their_own_sandboxes(calc, snap, tmp_pa
     assert _ours() == [] and _mine_left() == []
 
 
-REFILL_THEN_WAIT = r'''
+REFILL_THEN_WAIT = r"""
 import asyncio, sys
 sys.path.insert(0, sys.argv[1])
 from arena.challenge import load_challenge
@@ -267,7 +278,7 @@ async def main():
     await asyncio.sleep(60)
 
 asyncio.run(main())
-'''
+"""
 
 
 @pytest.mark.docker
@@ -279,8 +290,9 @@ def test_sigterm_while_the_pool_refills_leaves_nothing_behind():
     import sys
 
     root = Path(__file__).resolve().parents[1]
-    proc = subprocess.Popen([sys.executable, "-c", REFILL_THEN_WAIT, str(root), str(FIXTURE)],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", REFILL_THEN_WAIT, str(root), str(FIXTURE)], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout.readline().strip() == "GO"
         proc.send_signal(signal.SIGTERM)

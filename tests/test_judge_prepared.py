@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from arena.challenge import load_challenge
-from arena.judge import Judge, coverage_pass, take_snapshot
-from arena.judge.runner import JudgeSpec
+from arena.judge import Judge, take_snapshot
+from arena.judge.run import coverage_pass
+from arena.judge.run.runner import JudgeSpec
 from arena.sandbox import get_backend, registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "security"))

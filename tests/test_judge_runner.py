@@ -3,6 +3,7 @@
 Docker cases are marked ``docker`` and fail (not skip) without an engine or image.
 Fault injection (a backend whose sandbox dies) wraps the real local backend.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -52,11 +53,13 @@ def _all_phases(ch) -> list[int]:
 async def test_bundled_reference_is_green_and_starter_partly_red(path, backend, tmp_path):
     ch = load_challenge(path)
     phases = _all_phases(ch)
-    ref = await _judge(backend, ch, _workspace(tmp_path / "ref", ch.starter_dir, ch.solution_dir),
-                       tmp_path / "ref", phases)
+    ref = await _judge(
+        backend, ch, _workspace(tmp_path / "ref", ch.starter_dir, ch.solution_dir), tmp_path / "ref", phases
+    )
     assert ref.infra_error is None and ref.build.status == "success"
-    assert ref.tests and all(t.outcome == "passed" for t in ref.tests), \
-        [(t.id, t.message) for t in ref.tests if t.outcome != "passed"]
+    assert ref.tests and all(t.outcome == "passed" for t in ref.tests), [
+        (t.id, t.message) for t in ref.tests if t.outcome != "passed"
+    ]
     assert {t.phase for t in ref.tests} == set(phases)
     assert ref.integrity == [], ref.integrity  # no false alarms on the reference solution
     assert all(v == 1.0 for v in ref.deliverables.values()), ref.deliverables
@@ -76,8 +79,7 @@ async def test_phase_ids_and_categories(tmp_path):
     ch = load_challenge(next(p for p in bundled_challenges() if p.name == "task-store"))
     phases = _all_phases(ch)
     assert len(phases) > 1
-    r = await _judge(get_backend("local"), ch, _workspace(tmp_path, ch.starter_dir, ch.solution_dir),
-                     tmp_path, phases)
+    r = await _judge(get_backend("local"), ch, _workspace(tmp_path, ch.starter_dir, ch.solution_dir), tmp_path, phases)
     later = [t for t in r.tests if t.phase > 1]
     assert later and all(f"/phase{t.phase}/" in t.id for t in later)
     assert all("/phase" not in t.id for t in r.tests if t.phase == 1)
@@ -87,8 +89,7 @@ async def test_phase_ids_and_categories(tmp_path):
 
 async def test_syntax_error_is_a_build_failure(backend, tmp_path):
     ch = load_challenge(FIXTURE)
-    r = await _judge(backend, ch, _workspace(tmp_path, ch.starter_dir, extra={"calc.py": "def add(a, b:\n"}),
-                     tmp_path)
+    r = await _judge(backend, ch, _workspace(tmp_path, ch.starter_dir, extra={"calc.py": "def add(a, b:\n"}), tmp_path)
     assert r.infra_error is None
     assert r.build.status == "failure"
     assert any("calc.py" in e or "SyntaxError" in e for e in r.build.errors), r.build.errors
@@ -100,9 +101,12 @@ async def test_syntax_error_is_a_build_failure(backend, tmp_path):
 
 async def test_import_error_is_a_build_failure(tmp_path):
     ch = load_challenge(FIXTURE)
-    r = await _judge(get_backend("local"), ch,
-                     _workspace(tmp_path, ch.starter_dir, extra={"calc.py": "def add(a, b):\n    return a + b\n"}),
-                     tmp_path)
+    r = await _judge(
+        get_backend("local"),
+        ch,
+        _workspace(tmp_path, ch.starter_dir, extra={"calc.py": "def add(a, b):\n    return a + b\n"}),
+        tmp_path,
+    )
     assert r.build.status == "failure"
     assert any("ImportError" in e or "cannot import name" in e for e in r.build.errors), r.build.errors
 
@@ -143,9 +147,11 @@ async def test_a_runner_that_writes_no_report_is_never_a_pass(tmp_path):
 
 
 async def test_other_runners_are_read_from_their_junit_report(tmp_path):
-    xml = ('<testsuite><testcase classname="1.static.test_calc_static" name="test_add_small"/>'
-           '<testcase classname="1.static.test_calc_static" name="test_sub"><failure message="nope"/></testcase>'
-           '</testsuite>')
+    xml = (
+        '<testsuite><testcase classname="1.static.test_calc_static" name="test_add_small"/>'
+        '<testcase classname="1.static.test_calc_static" name="test_sub"><failure message="nope"/></testcase>'
+        "</testsuite>"
+    )
     ws = _workspace(tmp_path, FIXTURE / "solution")
     r = await _judge(get_backend("local"), _spec(f"echo '{xml}' > {{report}}"), ws, tmp_path)
     by = {t.id: t.outcome for t in r.tests}

@@ -1,8 +1,9 @@
 """Snapshots: content-addressed, immutable, links kept as links, caps with notices."""
+
 import os
 from pathlib import Path
 
-from arena.judge.snapshot import SnapshotCaps, diff_stats, load_snapshot, materialize, take_snapshot
+from arena.judge.verdict.snapshot import SnapshotCaps, diff_stats, load_snapshot, materialize, take_snapshot
 
 
 def _ws(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -61,8 +62,7 @@ def test_symlinks_are_kept_as_links_and_never_followed(tmp_path):
 
 
 def test_caches_are_skipped(tmp_path):
-    ws = _ws(tmp_path, {"a.py": "1", "__pycache__/a.cpython-311.pyc": "junk",
-                        "sub/.pytest_cache/v": "junk"})
+    ws = _ws(tmp_path, {"a.py": "1", "__pycache__/a.cpython-311.pyc": "junk", "sub/.pytest_cache/v": "junk"})
     s = take_snapshot(ws, tmp_path / "snaps")
     assert s.files == ["a.py"]
 
@@ -109,5 +109,10 @@ def test_diff_stats(tmp_path):
     assert d["files_changed"] == 2
     assert d["lines_added"] == 3 and d["lines_removed"] == 1
     assert 0.0 < d["similarity"] < 1.0
-    assert diff_stats(s2, s2) == {"files_changed": 0, "lines_added": 0, "lines_removed": 0,
-                                  "similarity": 1.0, "changed_files": []}
+    assert diff_stats(s2, s2) == {
+        "files_changed": 0,
+        "lines_added": 0,
+        "lines_removed": 0,
+        "similarity": 1.0,
+        "changed_files": [],
+    }

@@ -1,4 +1,5 @@
 """Feedback documents (CONTRACT §4) disclosed from full judge results, per format."""
+
 from datetime import datetime, timezone
 
 import pytest
@@ -13,23 +14,35 @@ DIFF = {"files_changed": 2, "lines_added": 14, "lines_removed": 6, "similarity":
 
 
 def t(name, suite="static", outcome="passed", message="", category=None, phase=1):
-    return TestResult(id=f"{suite}/test_x.py::{name}", name=name, suite=suite, outcome=outcome,
-                      message=message, category=category, phase=phase)
+    return TestResult(
+        id=f"{suite}/test_x.py::{name}",
+        name=name,
+        suite=suite,
+        outcome=outcome,
+        message=message,
+        category=category,
+        phase=phase,
+    )
 
 
 def result(n=1, tests=None, **kw):
-    tests = tests if tests is not None else [
-        t("test_sorts"),
-        t("test_single", outcome="failed", message="AssertionError: expected [1], got []", category="edge_case"),
-        t("test_equal", outcome="failed", message="TypeError: unorderable"),
-        t("test_hidden_big", "hidden"),
-        t("test_hidden_neg", "hidden", "failed", "AssertionError: secret detail"),
-        t("test_adv_clock", "adversarial", "failed", "AssertionError: clock went back"),
-        t("test_adv_users", "adversarial"),
-    ]
+    tests = (
+        tests
+        if tests is not None
+        else [
+            t("test_sorts"),
+            t("test_single", outcome="failed", message="AssertionError: expected [1], got []", category="edge_case"),
+            t("test_equal", outcome="failed", message="TypeError: unorderable"),
+            t("test_hidden_big", "hidden"),
+            t("test_hidden_neg", "hidden", "failed", "AssertionError: secret detail"),
+            t("test_adv_clock", "adversarial", "failed", "AssertionError: clock went back"),
+            t("test_adv_users", "adversarial"),
+        ]
+    )
     kw.setdefault("coverage", Coverage(line_percent=78.4))
-    return JudgeResult(submission=n, snapshot_hash="h", tests=tests,
-                       lint=Lint(warnings=1, issues=["line 3: unused import"]), **kw)
+    return JudgeResult(
+        submission=n, snapshot_hash="h", tests=tests, lint=Lint(warnings=1, issues=["line 3: unused import"]), **kw
+    )
 
 
 def doc(fmt, n, res=None, **kw):
@@ -63,7 +76,11 @@ def test_sprint_second_submission_discloses_the_same_fields():
 
 def test_standard_first_submission_has_messages_lint_and_coverage_only():
     d = doc("standard", 1)
-    assert d["tests"]["failures"][0] == {"name": "test_single", "message": "AssertionError: expected [1], got []", "category": "edge_case"}
+    assert d["tests"]["failures"][0] == {
+        "name": "test_single",
+        "message": "AssertionError: expected [1], got []",
+        "category": "edge_case",
+    }
     assert d["lint"]["warnings"] == 1 and d["coverage"] == {"line_percent": 78.4, "uncovered_files": []}
     assert d["hidden"] == {"total": 2, "passed": 1}
     for withheld in ("adversarial", "diff", "regressions", "score_preview", "phase", "trajectory"):
@@ -81,8 +98,13 @@ def test_standard_second_adds_diff_and_regressions():
 def test_standard_adversarial_from_the_third_submission():
     assert "adversarial" not in doc("standard", 2)
     d = doc("standard", 3)
-    assert d["adversarial"] == {"total": 2, "passed": 1, "failures": [
-        {"name": "test_adv_clock", "message": "AssertionError: clock went back", "category": "AssertionError"}]}
+    assert d["adversarial"] == {
+        "total": 2,
+        "passed": 1,
+        "failures": [
+            {"name": "test_adv_clock", "message": "AssertionError: clock went back", "category": "AssertionError"}
+        ],
+    }
     assert "score_preview" not in doc("standard", 3, score_preview={"objective": 1.0})
 
 
@@ -123,19 +145,30 @@ def test_regressions_are_tests_that_passed_before_and_fail_now():
 
 
 def test_identical_and_timeout_notices():
-    res = result(timed_out=True, duration_s=60.2, tests=[
-        t("test_a"), t("test_b", outcome="failed", message="AssertionError"),
-        t("test_c", outcome="failed", message="not run: execution timed out after 60 seconds"),
-    ])
+    res = result(
+        timed_out=True,
+        duration_s=60.2,
+        tests=[
+            t("test_a"),
+            t("test_b", outcome="failed", message="AssertionError"),
+            t("test_c", outcome="failed", message="not run: execution timed out after 60 seconds"),
+        ],
+    )
     d = doc("standard", 1, res=res, notices=[rules.IDENTICAL_NOTICE], timeout_s=60)
-    assert d["notices"] == ["Submission identical to previous iteration.",
-                            "Execution timed out after 60 seconds. 2/3 tests completed."]
-    assert {"name": "test_c", "message": "not run: execution timed out after 60 seconds", "category": "not_run"} in d["tests"]["failures"]
+    assert d["notices"] == [
+        "Submission identical to previous iteration.",
+        "Execution timed out after 60 seconds. 2/3 tests completed.",
+    ]
+    assert {"name": "test_c", "message": "not run: execution timed out after 60 seconds", "category": "not_run"} in d[
+        "tests"
+    ]["failures"]
 
 
 def test_timeout_notice_from_the_judge_is_not_repeated():
     judge_notice = timeout_notice(60, 1, 2)
-    res = result(timed_out=True, notices=[judge_notice], tests=[t("test_a"), t("test_b", outcome="failed", message="not run: x")])
+    res = result(
+        timed_out=True, notices=[judge_notice], tests=[t("test_a"), t("test_b", outcome="failed", message="not run: x")]
+    )
     assert doc("sprint", 1, res=res)["notices"] == [judge_notice]
 
 

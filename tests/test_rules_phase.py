@@ -1,5 +1,6 @@
 """Which Marathon phase is open: by threshold (60% of the phase's static tests) or by
 the time fallback (35 / 65 / 80% or the manifest's reveal_at)."""
+
 from arena.formats import FORMATS
 from arena.rules import PhaseOpening, open_phase
 

@@ -1,5 +1,6 @@
 """Accepting or refusing a submission: budget, cooldown, cutoff, grace, double submit,
 identical submissions. Each rule at its edge."""
+
 import pytest
 
 from arena import rules

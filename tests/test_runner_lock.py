@@ -15,8 +15,10 @@ from arena.attempt import recover, runner_lock
 ROOT = Path(__file__).resolve().parent.parent
 # A runner under a command line with none of the words the old check looked for (as a
 # pytest-xdist worker's, or a notebook kernel's): the module name is built at run time.
-EMBEDDED = ("import importlib, sys; m = importlib.import_module('ar' + 'ena.attempt.runner_lock'); "
-            "m.hold(); print(m.held_pid(), flush=True); sys.stdin.read()")
+EMBEDDED = (
+    "import importlib, sys; m = importlib.import_module('ar' + 'ena.attempt.runner_lock'); "
+    "m.hold(); print(m.held_pid(), flush=True); sys.stdin.read()"
+)
 
 
 @pytest.fixture
@@ -31,8 +33,13 @@ def _state(pid: int) -> recover.ResumeState:
 
 
 def _runner(locks: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", EMBEDDED], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            cwd=ROOT, env={**os.environ, "GAUNTLET_RUNNER_LOCKS": str(locks)})
+    return subprocess.Popen(
+        [sys.executable, "-c", EMBEDDED],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "GAUNTLET_RUNNER_LOCKS": str(locks)},
+    )
 
 
 def test_a_live_runner_is_seen_whatever_its_command_line(locks):

@@ -1,4 +1,5 @@
 """The sandbox protocol on both backends: exec, env, python, copy in/out, mounts, pools."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,6 +9,7 @@ import pytest
 
 from arena.sandbox import Mount, SandboxError, get_backend
 from sandbox_common import SMALL, backend, sandbox, ws  # noqa: F401 — fixtures
+
 
 def test_unknown_backend_is_a_clear_error():
     with pytest.raises(SandboxError, match="unknown sandbox backend 'podman'.*docker, local"):
@@ -54,8 +56,7 @@ async def test_copy_in_and_out(sandbox, tmp_path):
     (src / "pkg").mkdir(parents=True)
     (src / "pkg" / "a.py").write_text("A = 1\n")
     await sandbox.copy_in(src, "/workspace/copied")
-    r = await sandbox.exec(["python", "-c", "import sys; sys.path.insert(0, 'copied');"
-                            "import pkg.a; print(pkg.a.A)"])
+    r = await sandbox.exec(["python", "-c", "import sys; sys.path.insert(0, 'copied');import pkg.a; print(pkg.a.A)"])
     assert r.stdout.strip() == b"1", r.stderr
     await sandbox.exec(["sh", "-c", "mkdir -p out && echo hi > out/r.xml"])
     await sandbox.copy_out("/workspace/out", tmp_path / "got")
@@ -82,8 +83,7 @@ async def test_readonly_workspace_and_mounts(backend, ws, tmp_path):
     (tests / "test_x.py").write_text("def test_x(): pass\n")
     os.chmod(tests, 0o755)
     (ws / "sol.py").write_text("X = 1\n")
-    sb = await backend.create(ws, SMALL, mounts=[Mount(tests, "/judge/tests")],
-                              workspace_readonly=True)
+    sb = await backend.create(ws, SMALL, mounts=[Mount(tests, "/judge/tests")], workspace_readonly=True)
     try:
         r = await sb.exec(["sh", "-c", "cat /judge/tests/test_x.py && cat sol.py"])
         assert r.exit_code == 0, r.stderr
@@ -126,8 +126,7 @@ async def test_pool_hands_out_fresh_sandboxes_never_reused(backend, tmp_path):
         try:
             assert len({id(s1), id(s2), id(s3)}) == 3
             assert len({s.scratch_dir for s in (s1, s2, s3)}) == 3
-            r1 = await s1.exec(["sh", "-c", "cat who.txt; echo x > /tmp/mark; "
-                                "echo r1 > /judge-out/report.xml"])
+            r1 = await s1.exec(["sh", "-c", "cat who.txt; echo x > /tmp/mark; echo r1 > /judge-out/report.xml"])
             r2 = await s2.exec(["sh", "-c", "cat who.txt; ls -A /tmp; ls -A /judge-out"])
             r3 = await s3.exec(["sh", "-c", "cat who.txt; ls -A /tmp; ls -A /judge-out; echo hi > x"])
             assert (r1.stdout, r2.stdout, r3.stdout) == (b"A", b"B", b"A"), r3.stderr
@@ -143,8 +142,9 @@ async def test_pool_hands_out_fresh_sandboxes_never_reused(backend, tmp_path):
 
 async def test_python_resolves_and_runs_pytest_with_junit(sandbox, ws, tmp_path):
     (ws / "test_m.py").write_text("def test_ok(): pass\ndef test_bad(): assert 0\n")
-    r = await sandbox.exec(["python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                            "--junitxml=/workspace/report.xml"])
+    r = await sandbox.exec(
+        ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=/workspace/report.xml"]
+    )
     assert r.exit_code == 1, r.stdout + r.stderr
     await sandbox.copy_out("/workspace/report.xml", tmp_path / "r.xml")
     xml = (tmp_path / "r.xml").read_text()
@@ -152,8 +152,7 @@ async def test_python_resolves_and_runs_pytest_with_junit(sandbox, ws, tmp_path)
 
 
 async def test_sandboxed_code_cannot_fake_an_infrastructure_error(sandbox):
-    r = await sandbox.exec(["sh", "-c", "echo 'bwrap: Cannot mount' >&2; "
-                            "echo 'OCI runtime exec failed' >&2; exit 126"])
+    r = await sandbox.exec(["sh", "-c", "echo 'bwrap: Cannot mount' >&2; echo 'OCI runtime exec failed' >&2; exit 126"])
     assert r.exit_code == 126  # an ordinary result, never a SandboxError
 
 

@@ -1,5 +1,6 @@
 """Nothing left behind: a crashed run is cleaned by cleanup_stale(), SIGTERM closes all,
 and cleanup never touches the live sandboxes of another running arena."""
+
 from __future__ import annotations
 
 import os
@@ -31,9 +32,13 @@ CHILD = textwrap.dedent("""
 
 
 def _child(kind: str, ws, how: str) -> subprocess.Popen:
-    p = subprocess.Popen([sys.executable, "-c", CHILD, kind, str(ws), how],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         cwd=os.path.dirname(os.path.dirname(__file__)))
+    p = subprocess.Popen(
+        [sys.executable, "-c", CHILD, kind, str(ws), how],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=os.path.dirname(os.path.dirname(__file__)),
+    )
     line = p.stdout.readline()
     assert line.strip() == "ready", p.stderr.read() if p.poll() is not None else line
     return p
@@ -64,9 +69,11 @@ async def test_cleanup_spares_live_sandboxes_of_running_arenas(backend, ws):
     sb = await backend.create(ws, Limits(memory_mb=64, pids=16, tmpfs_mb=4))
     try:
         # another process runs the cleanup while we are alive
-        subprocess.run([sys.executable, "-c",
-                        "from arena.sandbox import cleanup_stale; cleanup_stale()"],
-                       check=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+        subprocess.run(
+            [sys.executable, "-c", "from arena.sandbox import cleanup_stale; cleanup_stale()"],
+            check=True,
+            cwd=os.path.dirname(os.path.dirname(__file__)),
+        )
         assert await sb.alive()
         r = await sb.exec(["true"])
         assert r.exit_code == 0

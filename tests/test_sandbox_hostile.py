@@ -3,6 +3,7 @@
 Everything hostile here runs only inside a sandbox created with the small limits of
 ``sandbox_common.SMALL`` (128 MB, 64 pids, 16 MB /tmp, 8 MB files, 64 KB output).
 """
+
 from __future__ import annotations
 
 import os
@@ -16,7 +17,10 @@ from sandbox_common import SMALL, backend, host_procs_with, sandbox, script, ws 
 
 async def test_fork_bomb_is_contained_by_the_pids_limit(sandbox, ws):
     tok = secrets.token_hex(6)
-    argv = script(ws, "bomb.py", f"""
+    argv = script(
+        ws,
+        "bomb.py",
+        f"""
         import os, sys, time
         n = 0
         try:
@@ -27,7 +31,8 @@ async def test_fork_bomb_is_contained_by_the_pids_limit(sandbox, ws):
                 n += 1
         except OSError as e:
             print("blocked", n, e.errno, flush=True)
-        """)
+        """,
+    )
     r = await sandbox.exec(argv + [tok], timeout=30)
     assert b"blocked" in r.stdout, (r.stdout, r.stderr)
     n = int(r.stdout.split()[1])
@@ -36,12 +41,16 @@ async def test_fork_bomb_is_contained_by_the_pids_limit(sandbox, ws):
 
 
 async def test_memory_bomb_is_killed(sandbox, ws):
-    argv = script(ws, "mem.py", """
+    argv = script(
+        ws,
+        "mem.py",
+        """
         chunks = []
         for i in range(2048):
             chunks.append(bytearray(1 << 20))  # 2 GB in 1 MB steps, touched
         print("survived", flush=True)
-        """)
+        """,
+    )
     r = await sandbox.exec(argv, timeout=30)
     assert not r.timed_out
     assert r.exit_code != 0
@@ -65,7 +74,10 @@ async def test_endless_output_is_capped(sandbox):
 
 
 async def test_huge_file_is_stopped_by_the_file_size_limit(sandbox, ws):
-    argv = script(ws, "huge.py", """
+    argv = script(
+        ws,
+        "huge.py",
+        """
         import errno
         try:
             with open("/workspace/huge.bin", "wb") as f:
@@ -74,14 +86,18 @@ async def test_huge_file_is_stopped_by_the_file_size_limit(sandbox, ws):
             print("wrote all")
         except OSError as e:
             print("stopped", errno.errorcode[e.errno])
-        """)
+        """,
+    )
     r = await sandbox.exec(argv, timeout=30)
     assert b"stopped EFBIG" in r.stdout, (r.stdout, r.stderr)
     assert (ws / "huge.bin").stat().st_size <= SMALL.file_mb << 20
 
 
 async def test_disk_fill_of_tmp_is_stopped_by_the_tmpfs_size(sandbox, ws):
-    argv = script(ws, "fill.py", """
+    argv = script(
+        ws,
+        "fill.py",
+        """
         import errno
         total = 0
         try:
@@ -92,14 +108,18 @@ async def test_disk_fill_of_tmp_is_stopped_by_the_tmpfs_size(sandbox, ws):
             print("filled", total)
         except OSError as e:
             print("stopped", errno.errorcode[e.errno], total)
-        """)
+        """,
+    )
     r = await sandbox.exec(argv, timeout=30)
     assert b"stopped ENOSPC" in r.stdout, (r.stdout, r.stderr)
     assert int(r.stdout.split()[-1]) <= SMALL.tmpfs_mb
 
 
 async def test_many_files_are_bounded(sandbox, ws):
-    argv = script(ws, "many.py", """
+    argv = script(
+        ws,
+        "many.py",
+        """
         import errno
         n = 0
         try:
@@ -110,7 +130,8 @@ async def test_many_files_are_bounded(sandbox, ws):
             print("made", n)
         except OSError as e:
             print("stopped", errno.errorcode[e.errno], n)
-        """)
+        """,
+    )
     r = await sandbox.exec(argv, timeout=60)
     assert b"stopped ENOSPC" in r.stdout, (r.stdout, r.stderr)
     ok = await sandbox.exec(["true"])
@@ -134,7 +155,10 @@ async def test_network_egress_is_refused(sandbox, ws):
 
     t = threading.Thread(target=accept)
     t.start()
-    argv = script(ws, "net.py", f"""
+    argv = script(
+        ws,
+        "net.py",
+        f"""
         import socket
         for host, port in (("1.1.1.1", 53), ("127.0.0.1", {port}), ("8.8.8.8", 443)):
             try:
@@ -146,7 +170,8 @@ async def test_network_egress_is_refused(sandbox, ws):
             print("RESOLVED", socket.gethostbyname("example.com"))
         except OSError as e:
             print("dns-failed", type(e).__name__)
-        """)
+        """,
+    )
     r = await sandbox.exec(argv, timeout=30)
     t.join()
     srv.close()
@@ -157,7 +182,10 @@ async def test_network_egress_is_refused(sandbox, ws):
 
 
 async def test_etc_shadow_and_judge_side_paths_are_unreadable(sandbox, ws):
-    argv = script(ws, "peek.py", """
+    argv = script(
+        ws,
+        "peek.py",
+        """
         import os
         for p in ("/etc/shadow", "/root/.bashrc", "/work/main/pyproject.toml",
                   "/var/run/docker.sock"):
@@ -167,7 +195,8 @@ async def test_etc_shadow_and_judge_side_paths_are_unreadable(sandbox, ws):
             except OSError as e:
                 print("denied", p, type(e).__name__)
         print("work-visible" if os.path.exists("/work") else "no-work")
-        """)
+        """,
+    )
     r = await sandbox.exec(argv)
     out = r.stdout.decode()
     assert "READ" not in out, out
@@ -175,7 +204,10 @@ async def test_etc_shadow_and_judge_side_paths_are_unreadable(sandbox, ws):
 
 
 async def test_writing_outside_the_workspace_fails(sandbox, ws):
-    argv = script(ws, "write.py", """
+    argv = script(
+        ws,
+        "write.py",
+        """
         for p in ("/usr/evil", "/etc/evil", "/evil", "/bin/evil", "/proc/evil",
                   "/home/evil", "/root/evil"):
             try:
@@ -183,7 +215,8 @@ async def test_writing_outside_the_workspace_fails(sandbox, ws):
                 print("WROTE", p)
             except OSError:
                 print("denied", p)
-        """)
+        """,
+    )
     r = await sandbox.exec(argv)
     out = r.stdout.decode()
     assert "WROTE" not in out and out.count("denied") == 7, (out, r.stderr)
@@ -193,7 +226,10 @@ async def test_writing_outside_the_workspace_fails(sandbox, ws):
 async def test_killing_the_judge_process_fails(sandbox, ws):
     sentinel = subprocess.Popen(["sleep", "60"])  # a host process the sandbox must not reach
     try:
-        argv = script(ws, "killer.py", f"""
+        argv = script(
+            ws,
+            "killer.py",
+            f"""
             import os, signal
             for pid in ({os.getpid()}, {sentinel.pid}, os.getppid(), 1):
                 try:
@@ -205,7 +241,8 @@ async def test_killing_the_judge_process_fails(sandbox, ws):
                 os.kill(-1, signal.SIGKILL)
             except OSError:
                 pass
-            """)
+            """,
+        )
         r = await sandbox.exec(argv)
         assert sentinel.poll() is None  # still running
         assert b"refused %d" % sentinel.pid in r.stdout or b"sent" not in r.stdout
@@ -228,7 +265,10 @@ async def test_process_left_running_is_killed(backend, ws):
 
 async def test_stopped_child_is_killed(backend, ws):
     tok = secrets.token_hex(6)
-    argv = script(ws, "stop.py", f"""
+    argv = script(
+        ws,
+        "stop.py",
+        f"""
         import os, signal, time
         if os.fork() == 0:
             os.setsid()
@@ -237,7 +277,8 @@ async def test_stopped_child_is_killed(backend, ws):
             os._exit(0)
         time.sleep(0.2)
         print("parent done")
-        """)
+        """,
+    )
     sb = await backend.create(ws, SMALL)
     try:
         r = await sb.exec(argv + [tok])
@@ -266,12 +307,16 @@ async def test_tmp_is_not_carried_to_the_next_sandbox(backend, ws):
 async def test_signals_from_the_host_side_cancel_cleanly(backend, ws):
     """A timed-out exec whose command ignores SIGTERM still dies (SIGKILL, tree-wide)."""
     tok = secrets.token_hex(6)
-    argv = script(ws, "stubborn.py", f"""
+    argv = script(
+        ws,
+        "stubborn.py",
+        f"""
         import signal, time, os
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         os.fork()
         time.sleep(300)  # {tok}
-        """)
+        """,
+    )
     sb = await backend.create(ws, SMALL)
     try:
         r = await sb.exec(argv + [tok], timeout=1)
@@ -279,4 +324,3 @@ async def test_signals_from_the_host_side_cancel_cleanly(backend, ws):
         assert host_procs_with(tok) == []
     finally:
         await sb.close()
-

@@ -1,4 +1,5 @@
 """The gauntlet-base image: recipe-labelled, built once, clear errors for missing images."""
+
 from __future__ import annotations
 
 import json
@@ -9,6 +10,7 @@ import pytest
 
 from arena.sandbox import Limits, SandboxError, get_backend
 from arena.sandbox import image as img
+from arena.sandbox.image import SANDBOX_UID
 
 
 def test_recipe_hash_is_stable_and_tracks_the_recipe():
@@ -38,11 +40,13 @@ def test_build_does_nothing_when_the_recipe_image_exists():
 def test_image_has_python_pytest_coverage_and_a_non_root_user():
     be = get_backend("docker")
     out = be.client.containers.run(
-        "gauntlet-base:latest", ["sh", "-c", "id -u; python -c 'import pytest, coverage; "
-                                 "print(pytest.__version__)'"],
-        remove=True, network_mode="none")
+        "gauntlet-base:latest",
+        ["sh", "-c", "id -u; python -c 'import pytest, coverage; print(pytest.__version__)'"],
+        remove=True,
+        network_mode="none",
+    )
     uid, version = out.decode().split()
-    assert uid == "1000" and version.startswith("7.")
+    assert uid == str(SANDBOX_UID) and version.startswith("7.")
 
 
 @pytest.mark.docker
@@ -75,3 +79,28 @@ async def test_local_backend_ignores_the_image(tmp_path):
 def test_cache_dir_is_configurable(monkeypatch, tmp_path):
     monkeypatch.setenv("GAUNTLET_CACHE", str(tmp_path / "c"))
     assert img.cache_dir() == Path(tmp_path / "c") and (tmp_path / "c").is_dir()
+
+
+def test_the_sandbox_uid_is_no_host_account_and_doctor_says_when_it_is(monkeypatch):
+    import pwd
+
+    from gauntlet_tui.cli.doctor_cmd import uid_check
+
+    from arena.sandbox.docker_backend import INIT_UID
+    from arena.sandbox.quota import UID_BASE, UID_COUNT
+
+    # not the local backend's per-sandbox uids, not the idle init's, not a host's first user
+    assert SANDBOX_UID not in range(UID_BASE, UID_BASE + UID_COUNT) and SANDBOX_UID not in (INIT_UID, 1000)
+    assert SANDBOX_UID < 0o7777777  # a ustar header's uid field: the rootfs is imported as a tar
+    ok = uid_check()
+    assert ok.ok and str(SANDBOX_UID) in ok.detail
+    real = pwd.getpwuid
+
+    def taken(uid):
+        if uid == SANDBOX_UID:
+            return pwd.struct_passwd(("alice", "x", uid, uid, "", "/home/alice", "/bin/sh"))
+        return real(uid)
+
+    monkeypatch.setattr(pwd, "getpwuid", taken)
+    bad = uid_check()
+    assert not bad.ok and "'alice'" in bad.detail and "usermod" in bad.fix

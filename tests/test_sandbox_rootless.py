@@ -2,6 +2,7 @@
 
 Run from a root test process by dropping to uid 65534 with setpriv, so the fallback is
 exercised on the same machine as the privileged mode."""
+
 from __future__ import annotations
 
 import json
@@ -39,8 +40,9 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
-                    reason="needs root to drop to an unprivileged uid")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to drop to an unprivileged uid"
+)
 def test_rootless_fallback_contains_fork_and_memory_bombs():
     # pytest's tmp_path lives under a 0700 root-only directory: use a fresh one in /tmp
     tmp_path = Path(tempfile.mkdtemp(prefix="gauntlet-rootless-"))
@@ -59,9 +61,25 @@ def _run(tmp_path: Path) -> None:
         os.chown(d, 65534, 65534)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GAUNTLET_SANDBOX_STATE": str(state)}
-    r = subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
-                        "/usr/bin/python3", "-c", SCRIPT, root, str(ws)],
-                       capture_output=True, text=True, env=env, timeout=120)
+    r = subprocess.run(
+        [
+            "setpriv",
+            "--reuid",
+            "65534",
+            "--regid",
+            "65534",
+            "--clear-groups",
+            "/usr/bin/python3",
+            "-c",
+            SCRIPT,
+            root,
+            str(ws),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["privileged"] is False and out["cgroups"] is False

@@ -2,6 +2,7 @@
 sandbox (both backends), with the agent environment, the client reaching the socket, the
 sandbox user, no network, cwd /workspace; on a terminal it has job control and a pty of
 its own (the real terminal is out of its reach)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -56,7 +57,8 @@ async def test_shell_argv_runs_inside_the_attempts_sandbox(tmp_path, backend):
         # Run it as a terminal would, but with the commands on stdin; the attempt's loop
         # keeps serving the socket meanwhile (gauntlet-agent status must be answered).
         proc = await asyncio.create_subprocess_exec(
-            *argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            *argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         out, err = await asyncio.wait_for(proc.communicate(SCRIPT), 60)
         text = out.decode()
         made = a.workspace / "made-in-shell.txt"
@@ -76,8 +78,9 @@ async def test_shell_argv_runs_inside_the_attempts_sandbox(tmp_path, backend):
     assert any(e.kind == "protocol.call" and e.data["op"] == "status" for e in events)
 
 
-def _run_on_a_terminal(argv: list[str], script: bytes, probe=None, rows=33, cols=101,
-                       timeout=60.0) -> tuple[int, str, int]:
+def _run_on_a_terminal(
+    argv: list[str], script: bytes, probe=None, rows=33, cols=101, timeout=60.0
+) -> tuple[int, str, int]:
     """Run ``argv`` as the foreground of a fresh pseudo-terminal (its controlling
     terminal), type ``script`` at the first prompt; returns (exit code, screen text,
     the terminal's device number). ``probe()`` runs once the script has been typed."""
@@ -88,8 +91,7 @@ def _run_on_a_terminal(argv: list[str], script: bytes, probe=None, rows=33, cols
     def ctty():
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
-                            preexec_fn=ctty)
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, start_new_session=True, preexec_fn=ctty)
     os.close(slave)
     out, typed, end = b"", False, time.monotonic() + timeout
     while proc.poll() is None and time.monotonic() < end:
@@ -139,11 +141,9 @@ async def test_shell_on_a_terminal_has_job_control_and_its_own_pty(tmp_path, bac
                 members = sb.cg.pids()
                 shells = [p for p in members if _cmdline(p).startswith(b"/bin/bash")]
                 seen["shell_ttys"] = {_tty_nr(p) for p in shells} - {None}  # in the sandbox's cgroup
-                seen["relay_in_cgroup"] = any(
-                    b"tty_relay" in _cmdline(p) for p in members)
+                seen["relay_in_cgroup"] = any(b"tty_relay" in _cmdline(p) for p in members)
 
-        script = (b"set -o | grep monitor; stty size; sleep 30 & jobs; kill %1; tty;"
-                  b" echo PROBE-NOW\n")
+        script = b"set -o | grep monitor; stty size; sleep 30 & jobs; kill %1; tty; echo PROBE-NOW\n"
         rc, screen, outer_dev = await asyncio.to_thread(_run_on_a_terminal, argv, script, probe)
     finally:
         await sb.close()
@@ -174,10 +174,33 @@ def test_relay_reports_a_sandbox_that_never_started():
     started: exit 125 and a line saying so (not the shell's own exit status)."""
     from arena.sandbox.shell import RELAY
 
-    bad = subprocess.run([sys.executable, "-I", str(RELAY), "--", "bwrap", "--no-such-option"],
-                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    bad = subprocess.run(
+        [sys.executable, "-I", str(RELAY), "--", "bwrap", "--no-such-option"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert bad.returncode == 125 and "could not start" in bad.stderr
-    ok = subprocess.run([sys.executable, "-I", str(RELAY), "--", "bwrap", "--ro-bind", "/", "/",
-                         "--info-fd", "{info_fd}", "sh", "-c", "exit 3"],
-                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    ok = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            str(RELAY),
+            "--",
+            "bwrap",
+            "--ro-bind",
+            "/",
+            "/",
+            "--info-fd",
+            "{info_fd}",
+            "sh",
+            "-c",
+            "exit 3",
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert ok.returncode == 3, ok.stderr

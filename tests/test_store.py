@@ -1,4 +1,5 @@
 """The store on real SQLite files: opening, migrations, the event log, derived tables."""
+
 from __future__ import annotations
 
 import re
@@ -25,6 +26,7 @@ def ev(attempt: str, seq: int, t: float, kind: str, **data) -> Event:
 
 
 # -- opening and migrations ------------------------------------------------------------
+
 
 async def test_open_creates_a_wal_store_at_the_current_schema(tmp_path):
     path = tmp_path / "sub" / "g.db"
@@ -88,10 +90,18 @@ async def test_another_applications_database_is_refused(tmp_path):
 
 # -- attempts and runs --------------------------------------------------------------------
 
+
 async def test_create_attempt_is_committed_at_once_with_an_a_hex_id(store):
     run = await store.create_run("run", {"agent": "scripted:elite"})
-    aid = await store.create_attempt(challenge="off-by-one", agent="scripted:elite", format="sprint",
-                                     run=run, budget=2, time_limit_s=900.0, workspace=Path("/w/x"))
+    aid = await store.create_attempt(
+        challenge="off-by-one",
+        agent="scripted:elite",
+        format="sprint",
+        run=run,
+        budget=2,
+        time_limit_s=900.0,
+        workspace=Path("/w/x"),
+    )
     assert re.fullmatch(r"a-[0-9a-f]{8}", aid)
     other = sqlite3.connect(store.path)  # another connection sees it: committed
     row = other.execute("SELECT run, budget, workspace, status FROM attempts WHERE id = ?", (aid,)).fetchone()
@@ -129,6 +139,7 @@ async def test_set_status_and_running_attempts(store):
 
 # -- the event log ------------------------------------------------------------------------
 
+
 async def test_events_round_trip_in_seq_order_with_filters(store):
     aid = await store.create_attempt(challenge="c", agent="a", format="sprint")
     bus = EventBus()
@@ -140,8 +151,9 @@ async def test_events_round_trip_in_seq_order_with_filters(store):
     await store.flush()
     got = await store.events(aid)
     assert [e.seq for e in got] == list(range(1, 8))
-    assert got[-1] == Event(attempt=aid, seq=7, t=9.5, kind="agent.output",
-                            data={"stream": "stdout", "text": "héllo ✓"})
+    assert got[-1] == Event(
+        attempt=aid, seq=7, t=9.5, kind="agent.output", data={"stream": "stdout", "text": "héllo ✓"}
+    )
     assert [e.seq for e in await store.events(aid, kinds=["agent.output", "attempt.started"])] == [1, 7]
     assert [e.seq for e in await store.events(aid, after_seq=5)] == [6, 7]
     assert await store.max_seq(aid) == 7
@@ -241,12 +253,27 @@ def test_both_encoders_store_the_same_json():
 
     from store import derive
 
-    data = {"path": Path("/w/x.py"), "n": 3, "f": 0.5, "text": "héllo ✓", "nested": {"k": [1, None, True]},
-            "keys": {7: "int key"}}
-    assert json.loads(derive.encode(data)) == json.loads(derive._std_encode(data)) == {
-        "path": "/w/x.py", "n": 3, "f": 0.5, "text": "héllo ✓", "nested": {"k": [1, None, True]},
-        "keys": {"7": "int key"}}
-    assert json.loads(derive.encode({"big": 2 ** 70})) == {"big": 2 ** 70}
+    data = {
+        "path": Path("/w/x.py"),
+        "n": 3,
+        "f": 0.5,
+        "text": "héllo ✓",
+        "nested": {"k": [1, None, True]},
+        "keys": {7: "int key"},
+    }
+    assert (
+        json.loads(derive.encode(data))
+        == json.loads(derive._std_encode(data))
+        == {
+            "path": "/w/x.py",
+            "n": 3,
+            "f": 0.5,
+            "text": "héllo ✓",
+            "nested": {"k": [1, None, True]},
+            "keys": {"7": "int key"},
+        }
+    )
+    assert json.loads(derive.encode({"big": 2**70})) == {"big": 2**70}
 
 
 async def test_a_new_store_appears_already_migrated_and_concurrent_opens_share_it(tmp_path):

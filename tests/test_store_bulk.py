@@ -1,5 +1,6 @@
 """The writer's multi-row INSERTs (``store.derive.Bulk``): exact round trips, order,
 refusals and the number of statement steps a group costs."""
+
 from __future__ import annotations
 
 import random
@@ -13,9 +14,16 @@ from store import Store, StoreWriteError
 from store.derive import BULK, INSERT_EVENT, TOUCH_ATTEMPT, Bulk
 
 AWKWARD = [
-    'quotes " and \' and `backticks`', "back\\slash \\\" \\u0041 \\n (escapes as text)",
-    "unicode: é ß 漢字 עברית 😀 \U0010ffff", "line\nbreaks\r\tand \x00 NUL \x01 \x1f \x7f",
-    "separators \u2028 \u2029", "", " ", "null", "[1, 2]", '{"not": "an object"}',
+    "quotes \" and ' and `backticks`",
+    'back\\slash \\" \\u0041 \\n (escapes as text)',
+    "unicode: é ß 漢字 עברית 😀 \U0010ffff",
+    "line\nbreaks\r\tand \x00 NUL \x01 \x1f \x7f",
+    "separators \u2028 \u2029",
+    "",
+    " ",
+    "null",
+    "[1, 2]",
+    '{"not": "an object"}',
 ]
 
 
@@ -23,11 +31,16 @@ def awkward_data(i: int) -> dict:
     rnd = random.Random(i)
     return {
         "text": AWKWARD[i % len(AWKWARD)],
-        "nested": {"list": [1, -2.5, None, True, False, {"deep": [AWKWARD[(i + 1) % len(AWKWARD)]]}],
-                   "empty": {}, "zero": 0, "tiny": 5e-324, "big": 1.7976931348623157e308},
-        "bigint": 2 ** 70 + i,  # beyond 64 bits: encoded by the standard library
+        "nested": {
+            "list": [1, -2.5, None, True, False, {"deep": [AWKWARD[(i + 1) % len(AWKWARD)]]}],
+            "empty": {},
+            "zero": 0,
+            "tiny": 5e-324,
+            "big": 1.7976931348623157e308,
+        },
+        "bigint": 2**70 + i,  # beyond 64 bits: encoded by the standard library
         "float": struct.unpack("<d", rnd.getrandbits(62).to_bytes(8, "little"))[0],
-        "key with \"quote\"": i,
+        'key with "quote"': i,
     }
 
 
@@ -46,8 +59,13 @@ async def test_awkward_events_round_trip_exactly_in_append_order(tmp_path):
     attempts = ["a-00000001", "a-\"quoted'", "a-é😀", "a-\\back"]
     sent: list[Event] = []
     for i in range(5000):  # > 2 * Bulk.MAX_ROWS: full chunks and a padded remainder
-        e = Event(attempt=attempts[i % 4], seq=i // 4 + 1, t=random_t(rnd),
-                  kind=f"kind.{AWKWARD[i % len(AWKWARD)][:6]}", data=awkward_data(i))
+        e = Event(
+            attempt=attempts[i % 4],
+            seq=i // 4 + 1,
+            t=random_t(rnd),
+            kind=f"kind.{AWKWARD[i % len(AWKWARD)][:6]}",
+            data=awkward_data(i),
+        )
         sent.append(e)
         store.append(e)
     await store.flush()
@@ -100,7 +118,7 @@ def test_bulk_statements_split_in_order_within_the_variable_limit():
     steps = list(bulk.statements(rows, max_vars=5 * 4 + 1))  # at most 4 rows a step
     assert [params[-1] for _, params in steps] == [4, 4, 3]  # LIMIT: the real rows
     assert [sql.count("(?,?,?,?,?)") for sql, _ in steps] == [4, 4, 4]  # 3 padded to 4
-    real = [p for _, params in steps for p in params[:params[-1] * 5]]
+    real = [p for _, params in steps for p in params[: params[-1] * 5]]
     assert real == [v for r in rows for v in r]
     assert list(bulk.statements([], 1000)) == []
     assert bulk.sql(4) is bulk.sql(4)  # the same text: prepared once, then cached
@@ -113,13 +131,18 @@ def test_bulk_rows_go_in_and_upsert_in_order():
     for sql, params in BULK[TOUCH_ATTEMPT].statements(rows, 999):
         conn.execute(sql, params)
     assert conn.execute("SELECT id, last_t FROM attempts ORDER BY rowid").fetchall() == [
-        ("x", 3.0), ("y", 5.0), ("z", None)]
+        ("x", 3.0),
+        ("y", 5.0),
+        ("z", None),
+    ]
 
 
 def test_only_plain_inserts_have_a_bulk_form():
-    for sql in ("UPDATE attempts SET phase = ? WHERE id = ?",
-                "INSERT INTO t (a, b) VALUES (?, (SELECT id FROM runs WHERE id = ?))",
-                "INSERT INTO t (a) VALUES (?) ON CONFLICT (a) DO UPDATE SET a = ?"):
+    for sql in (
+        "UPDATE attempts SET phase = ? WHERE id = ?",
+        "INSERT INTO t (a, b) VALUES (?, (SELECT id FROM runs WHERE id = ?))",
+        "INSERT INTO t (a) VALUES (?) ON CONFLICT (a) DO UPDATE SET a = ?",
+    ):
         with pytest.raises(ValueError, match="not a plain INSERT"):
             Bulk(sql)
     with pytest.raises(ValueError, match="a row has not 5 values"):

@@ -1,4 +1,5 @@
 """WAL checkpoints run in the store's own thread, not inside the writer's commits."""
+
 from __future__ import annotations
 
 import asyncio
@@ -31,8 +32,7 @@ def test_the_store_runs_a_checkpoint_thread_and_stops_it_on_close(tmp_path):
         store = await Store.open(tmp_path / "s.db")
         names = {t.name for t in threading.enumerate()}
         for i in range(1, 501):
-            store.append(Event(attempt="a-1", seq=i, t=i / 10, kind="agent.output",
-                               data={"text": "y" * 200}))
+            store.append(Event(attempt="a-1", seq=i, t=i / 10, kind="agent.output", data={"text": "y" * 200}))
         await store.flush()
         async with store._w.execute("PRAGMA wal_autocheckpoint") as cur:
             pages = (await cur.fetchone())[0]

@@ -6,6 +6,7 @@ derived rows agree with the log, migrations are idempotent, and the crashed
 attempts are reported as still running. Three rounds on the same file: each child
 continues the attempts from ``max_seq`` as a resuming runner would.
 """
+
 from __future__ import annotations
 
 import json
@@ -60,15 +61,19 @@ asyncio.run(main(sys.argv[1], sys.argv[2:]))
 
 def expected_data(aid: str, seq: int) -> tuple[str, dict]:
     if seq % 50 == 0:
-        return "submission.received", {"submission": seq // 50, "hash": f"{aid}:{seq}",
-                                       "diff": {"files_changed": 1}}
+        return "submission.received", {"submission": seq // 50, "hash": f"{aid}:{seq}", "diff": {"files_changed": 1}}
     return "file.changed", {"path": f"src/{aid}.py", "seq": seq, "pad": "x" * (seq % 97)}
 
 
 def run_child_and_kill(path: Path, acks_before_kill: int, delay: float) -> dict[str, int]:
     root = Path(__file__).resolve().parents[1]
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(path), *IDS], cwd=root,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(path), *IDS],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     watchdog = threading.Timer(60, proc.kill)
     watchdog.start()
     acked: dict[str, int] = {}
@@ -127,8 +132,7 @@ async def check_store(path: Path, acked: dict[str, int]) -> dict[str, int]:
                 assert (e.kind, e.data) == expected_data(aid, e.seq)
                 assert e.t == e.seq / 10
             subs = await store.submissions(aid)
-            assert [s["n"] for s in subs] == [e.data["submission"] for e in events
-                                              if e.kind == "submission.received"]
+            assert [s["n"] for s in subs] == [e.data["submission"] for e in events if e.kind == "submission.received"]
             row = await store.get_attempt(aid)
             assert row["last_t"] == events[-1].t  # derived in the same transaction
             assert row["submissions_used"] == len(subs)

@@ -4,6 +4,7 @@ Faults are real SQLite conditions: a duplicate key, a lock held by another
 connection, and a full database (``PRAGMA max_page_count`` on the writer's own
 connection is SQLite's way of making the disk full at a size we choose).
 """
+
 from __future__ import annotations
 
 import sqlite3

@@ -1,6 +1,7 @@
 """`gauntlet challenge validate --run` refuses a package whose reference needs the test process
 (issue 27 item 3): the reference's judge result carries an isolation notice, and the finding
 names the test and the construct and says the package needs ``judge.isolation: in_process``."""
+
 import shutil
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from gauntlet_tui.cli import main
 
 MINIMAL = Path(__file__).parent / "fixtures" / "minimal"
 
-MONEY = '''
+MONEY = """
 class Money:
     def __init__(self, cents):
         self.cents = cents
@@ -21,13 +22,13 @@ class Money:
         if isinstance(other, int):
             return self.cents == other
         return isinstance(other, Money) and self.cents == other.cents
-'''
-TEST = '''from calc import Money
+"""
+TEST = """from calc import Money
 
 
 def test_money_equals_its_cents():
     assert Money(5) == 5
-'''
+"""
 
 
 def package(tmp_path: Path, isolation: str | None = None) -> Path:
@@ -68,7 +69,8 @@ def test_the_same_package_in_process_has_no_isolation_finding(tmp_path):
 def test_a_test_subclassing_the_submission_class_is_refused_by_name(tmp_path):
     pkg = package(tmp_path)
     (pkg / "tests/static/test_money.py").write_text(
-        "from calc import Money\n\n\nclass Euros(Money):\n    pass\n\n\ndef test_euros():\n    assert Euros(5).cents == 5\n")
+        "from calc import Money\n\n\nclass Euros(Money):\n    pass\n\n\ndef test_euros():\n    assert Euros(5).cents == 5\n"
+    )
     found, _ = run_checks(load_challenge(pkg), "local")
     iso = [f.detail for f in found if f.check == "isolation"]
     assert len(iso) == 1 and iso[0].startswith("solution/: static/test_money.py: "), found

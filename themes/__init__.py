@@ -5,6 +5,7 @@ state changes; the attempt view shows its clock in large ``Digits`` under it).
 Widgets never use colour literals: they read these themes' variables (``$warning``,
 ``$error``, ``$success``, ``$primary``...) and the extra ``gauntlet-*`` variables below.
 """
+
 from __future__ import annotations
 
 from textual.theme import Theme

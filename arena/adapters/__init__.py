@@ -33,15 +33,43 @@ def get_adapter(name: str) -> Adapter:
 
 
 def ensure_agent_tree(name: str, log: Callable[[str], None] = print) -> Path:
+    """The agent's tree (and the MCP tree, for an adapter that registers the MCP server)."""
     from arena.adapters.build import ensure_agent_tree as f  # noqa: PLC0415
 
-    return f(name, log)
+    tree = f(name, log)
+    _mcp_tree_for(name, log)
+    return tree
 
 
 def build_agent_image(name: str, force: bool = False, log: Callable[[str], None] = print) -> str:
+    """The agent's image (and the MCP tree, mounted beside it, for an adapter that uses it)."""
     from arena.adapters.build import build_agent_image as f  # noqa: PLC0415
 
-    return f(name, force=force, log=log)
+    ref = f(name, force=force, log=log)
+    _mcp_tree_for(name, log)
+    return ref
 
 
-__all__ = ["AGENTS_ROOT", "Adapter", "build_agent_image", "check_model", "ensure_agent_tree", "get_adapter", "names"]
+def ensure_mcp_tree(log: Callable[[str], None] = print) -> Path:
+    """The MCP tree on the host (arena/adapters/mcp_tree.py; built once per content hash)."""
+    from arena.adapters.build import ensure_agent_tree as f  # noqa: PLC0415
+    from arena.adapters.mcp_tree import MCP_TREE  # noqa: PLC0415
+
+    return f(MCP_TREE.name, log)
+
+
+def _mcp_tree_for(name: str, log: Callable[[str], None]) -> None:
+    if get_adapter(name).mcp:
+        ensure_mcp_tree(log)
+
+
+__all__ = [
+    "AGENTS_ROOT",
+    "Adapter",
+    "build_agent_image",
+    "check_model",
+    "ensure_agent_tree",
+    "ensure_mcp_tree",
+    "get_adapter",
+    "names",
+]

@@ -5,7 +5,9 @@ with its hash), the launchers put in the agent tree's ``bin/``, and three functi
 attempt runner calls: ``command(model, task_file, workspace)`` (argv run in the sandbox),
 ``env(model)`` (non-secret settings only: the gateway adds ``OPENAI_BASE_URL`` /
 ``OPENAI_API_KEY`` and the Anthropic pair) and ``task_text(briefing)`` (what the agent is
-asked to do, including how to submit and read feedback through ``gauntlet-agent``).
+asked to do, including how to submit and read feedback through ``gauntlet-agent``, or,
+for an adapter with ``mcp`` (the agent speaks MCP and its launcher registers the Gauntlet
+MCP server, ``gauntlet-agent mcp``), through that server's tools).
 """
 
 from __future__ import annotations
@@ -71,6 +73,13 @@ and fix what it reports. Stop when the feedback shows every test passing, or whe
 status says no submissions or no time are left.
 """
 
+MCP_HOW = """\
+- The `gauntlet` MCP server's tools: `submit` submits the current state of the workspace
+  and returns its feedback once judged; `feedback` (optional `n`), `status`, `briefing`,
+  `message`. A refusal (no submissions left, time up) is a tool error with its reason.
+  The shell commands below do the same.
+"""
+
 
 def check_model(model: str) -> tuple[str, str]:
     """``<provider>/<model>`` split; a UsageError naming the argument otherwise."""
@@ -93,6 +102,7 @@ class Adapter:
     import_name: str  # the top-level module (for checks)
     extra_env: dict[str, str] = field(default_factory=dict)
     binaries: tuple[str, ...] = ()  # programs a wheel installs in bin/ that the tree keeps (codex)
+    mcp: bool = False  # its launcher registers the Gauntlet MCP server (the MCP tree is mounted)
 
     @property
     def root(self) -> str:
@@ -121,7 +131,11 @@ class Adapter:
         return {**COMMON_ENV, **self.extra_env}
 
     def task_text(self, briefing: str, workspace: str = "/workspace") -> str:
-        return TASK_TEMPLATE.format(briefing=briefing.rstrip(), workspace=workspace)
+        text = TASK_TEMPLATE.format(briefing=briefing.rstrip(), workspace=workspace)
+        if self.mcp:
+            head, sep, rest = text.partition("- `gauntlet-agent submit`")
+            text = head + MCP_HOW + sep + rest
+        return text
 
     def command(self, model: str, task_file: str, workspace: str, root: str | None = None) -> list[str]:
         raise NotImplementedError

@@ -7,10 +7,11 @@ imports without compiling) and ``bin/`` (the launchers). ``key`` hashes the lock
 the launchers and this recipe: the same inputs give the same directory, built once.
 The local backend bind-mounts the tree read-only at ``/opt/gauntlet/agents/<name>``.
 
-The Docker image ``gauntlet-agent-<name>:latest`` is gauntlet-base plus that tree,
-made by ``docker build`` of a two-line Dockerfile FROM the local base image (no registry)
-and labelled ``gauntlet.agent=<sha256(base recipe, tree key)>``; a build with a matching
-label present does nothing.
+The Docker image ``gauntlet-agent-<name>:latest`` is gauntlet-base plus that tree and
+the in-sandbox tool's place on every shell's PATH (``IMAGE_FILES``), made by ``docker
+build`` of a three-line Dockerfile FROM the local base image (no registry) and labelled
+``gauntlet.agent=<sha256(base recipe, tree key, Dockerfile and files)>``; a build with a
+matching label present does nothing.
 
 Wheels are downloaded on the host into ``<cache>/wheels`` (pip checks every hash).
 """
@@ -38,13 +39,25 @@ PY_TAG = "3.11"
 PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
 SANDBOX_PYTHON = "/usr/bin/python3"  # Debian's python, the one inside both sandboxes
 AGENT_LABEL = "gauntlet.agent"
+TOOL_DIR = "/gauntlet/bin"  # the attempt's gauntlet-agent, mounted per attempt
+# Real agents' command tools run login shells (Codex's exec_command `bash -lc`, Claude
+# Code's Bash tool), and Debian's /etc/profile sets PATH afresh, dropping TOOL_DIR from the
+# PATH the sandbox gave. So the image puts it back for every login shell (profile.d) and
+# links gauntlet-agent from /usr/local/bin, on every default PATH, login or not.
+PROFILE_SNIPPET = f"""\
+# gauntlet: the attempt's tools (gauntlet-agent) first on PATH, also in login shells
+case ":$PATH:" in *":{TOOL_DIR}:"*) ;; *) PATH="{TOOL_DIR}:$PATH"; export PATH ;; esac
+"""
+IMAGE_FILES = {"etc/profile.d/gauntlet.sh": PROFILE_SNIPPET}  # path in the image: text
+IMAGE_LINKS = {"usr/local/bin/gauntlet-agent": f"{TOOL_DIR}/gauntlet-agent"}  # link: target
 Log = Callable[[str], None]
 
 
 def _adapter(name: str) -> Adapter:
     from arena.adapters import get_adapter  # noqa: PLC0415
+    from arena.adapters.mcp_tree import MCP_TREE  # noqa: PLC0415
 
-    return get_adapter(name)
+    return MCP_TREE if name == MCP_TREE.name else get_adapter(name)  # the MCP SDK's tree, no agent
 
 
 def tree_key(ad: Adapter) -> str:
@@ -210,9 +223,28 @@ def image_ref(name: str) -> str:
     return f"gauntlet-agent-{_adapter(name).name}:latest"
 
 
+def dockerfile(ad: Adapter) -> str:
+    return f"FROM {BASE_IMAGE}:{BASE_TAG}\nCOPY --chown=0:0 tree {ad.root}\nCOPY --chown=0:0 rootfs/ /\n"
+
+
 def image_label(name: str) -> str:
     ad = _adapter(name)
-    return hashlib.sha256(f"{recipe_hash()}:{tree_key(ad)}".encode()).hexdigest()
+    extras = json.dumps({"dockerfile": dockerfile(ad), "files": IMAGE_FILES, "links": IMAGE_LINKS}, sort_keys=True)
+    return hashlib.sha256(f"{recipe_hash()}:{tree_key(ad)}:{extras}".encode()).hexdigest()
+
+
+def _write_rootfs(root: Path) -> None:
+    """The files and links ``IMAGE_FILES`` / ``IMAGE_LINKS`` under ``root`` (the context's rootfs/)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, text in IMAGE_FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+        os.chmod(root / rel, 0o644)
+    for rel, target in IMAGE_LINKS.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(target, root / rel)
+    for d, _dirs, _files in os.walk(root):
+        os.chmod(d, 0o755)
 
 
 def agent_build_key(name: str) -> str:
@@ -258,7 +290,8 @@ def _build_image(client, ad: Adapter, ref: str, label: str, log: Log) -> str:
     ctx = Path(tempfile.mkdtemp(prefix=f".ctx-{ad.name}-", dir=tree.parent))
     try:  # hard links: the context costs no copy (same file system as the tree)
         shutil.copytree(tree, ctx / "tree", copy_function=os.link, symlinks=True)
-        (ctx / "Dockerfile").write_text(f"FROM {BASE_IMAGE}:{BASE_TAG}\nCOPY --chown=0:0 tree {ad.root}\n")
+        _write_rootfs(ctx / "rootfs")
+        (ctx / "Dockerfile").write_text(dockerfile(ad))
         log(f"docker build {ref} from {BASE_IMAGE}:{BASE_TAG} + {tree.name}")
         try:
             client.images.build(

@@ -6,6 +6,8 @@ It speaks the Anthropic Messages API (``POST /v1/messages?beta=true``, streamed)
 As root it refuses ``--dangerously-skip-permissions``, so the workspace tools are allowed
 by name (``--allowedTools``). Its ``stream-json`` events are the agent's output; the
 commands its Bash tool runs are observed like any agent's. Only ``anthropic/...`` models.
+The Gauntlet MCP server is its one MCP server (``--mcp-config``, ``mcp``): it submits
+through ``mcp__gauntlet__submit`` or ``gauntlet-agent submit``, as it chooses.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ ADAPTER = ClaudeCode(
     launchers=("gauntlet-claude",),
     cli="gauntlet-claude",
     import_name="claude_agent_sdk",
+    mcp=True,
     extra_env={
         "DISABLE_TELEMETRY": "1",
         "DISABLE_AUTOUPDATER": "1",
@@ -38,5 +41,8 @@ ADAPTER = ClaudeCode(
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "BASH_DEFAULT_TIMEOUT_MS": "900000",  # a submit blocks until judged
         "BASH_MAX_TIMEOUT_MS": "900000",
+        "MCP_TIMEOUT": "60000",  # the MCP server's start (Python importing the SDK)
+        "MCP_TOOL_TIMEOUT": "900000",  # an MCP submit blocks until judged
+        "ENABLE_TOOL_SEARCH": "false",  # the MCP tools offered to the model, not deferred behind ToolSearch
     },
 )

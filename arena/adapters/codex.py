@@ -7,6 +7,8 @@ Responses API (``POST /v1/responses``, streamed) to a custom model provider name
 command line, pointed at the gateway; its key is read from ``OPENAI_API_KEY``, which holds
 the attempt's token. Its ``--json`` event stream is the agent's output; commands it runs
 (``exec_command``) are observed like any agent's. Only ``openai/...`` models.
+The Gauntlet MCP server is registered as ``mcp_servers.gauntlet`` (``mcp``) on the command
+line: it submits through the server's ``submit`` tool or ``gauntlet-agent submit``.
 """
 
 from __future__ import annotations
@@ -31,5 +33,6 @@ ADAPTER = Codex(
     cli="gauntlet-codex",
     import_name="",
     binaries=("codex",),
+    mcp=True,
     extra_env={"CODEX_HOME": "/tmp/.codex", "RUST_LOG": "error"},
 )

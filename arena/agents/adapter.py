@@ -37,6 +37,7 @@ class AdapterAgent(CommandAgent):
     def __init__(self, spec: str, file: AgentFile) -> None:
         super().__init__(spec, file)
         self.adapter = get_adapter(file.adapter)
+        self.wants_mcp = file.mcp or self.adapter.mcp  # claude-code and codex register the MCP server
         self.model: str = file.model or ""
         self.limits = UsageLimits.parse(file.limits, f"agent {file.name}: limits")
         self._tree: Path | None = None
@@ -64,4 +65,4 @@ class AdapterAgent(CommandAgent):
         return self.adapter.command(self.model, task, workspace)
 
     def host_binds(self) -> list[tuple[Path, str]]:
-        return [(self._tree, self.adapter.root)] if self._tree is not None else []
+        return [*([(self._tree, self.adapter.root)] if self._tree is not None else []), *self.extra_binds]

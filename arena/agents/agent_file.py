@@ -4,6 +4,7 @@
 name: my-agent
 command: ["my-agent", "--task", "{briefing}"]   # {workspace} {briefing} {socket} expand
 where: host                                        # host | sandbox
+mcp: true                                          # optional: the Gauntlet MCP server's SDK is provided
 ```
 
 ```yaml
@@ -13,6 +14,11 @@ model: openai/gpt-4.1-mini       # <provider>/<model>
 where: sandbox                   # the default for adapters
 limits: {tokens: 400000, calls: 150, cost_usd: 5.0}
 ```
+
+``mcp: true`` makes ``gauntlet-agent mcp`` (the Gauntlet MCP server, stdio: tools
+``status``, ``briefing``, ``submit``, ``feedback``, ``message``) startable by the agent:
+the MCP tree (the ``mcp`` SDK) is mounted for it. The claude-code and codex adapters
+register the server themselves.
 
 An adapter name on the command line (``--agent mini-swe-agent --model openai/x``) is the
 same file without the file: its spec is ``NAME@PROVIDER/MODEL`` (so a plan can name it as
@@ -29,7 +35,7 @@ import yaml
 
 from arena.errors import UsageError
 
-KEYS = ("name", "command", "where", "timeout", "adapter", "model", "limits")
+KEYS = ("name", "command", "where", "timeout", "adapter", "model", "limits", "mcp")
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,7 @@ class AgentFile:
     adapter: str = "command"  # command | a built-in adapter name
     model: str | None = None  # <provider>/<model>
     limits: dict[str, Any] = field(default_factory=dict)  # raw; parsed by the gateway
+    mcp: bool = False  # the agent may start the Gauntlet MCP server (`gauntlet-agent mcp`)
 
     @property
     def identity(self) -> str:
@@ -151,4 +158,7 @@ def load_agent_file(path: Path) -> AgentFile:
     if model:
         check_model(model, f"{where_}: key 'model'")
     limits = check_limits(data.get("limits"), f"{where_}: key 'limits'")
-    return AgentFile(name.strip(), [str(c) for c in cmd], where, adapter=adapter, model=model, limits=limits)
+    mcp = data.get("mcp", False)
+    if not isinstance(mcp, bool):
+        raise UsageError(f"{where_}: key 'mcp': expected true or false, got {mcp!r}")
+    return AgentFile(name.strip(), [str(c) for c in cmd], where, adapter=adapter, model=model, limits=limits, mcp=mcp)

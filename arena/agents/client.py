@@ -2,16 +2,20 @@
 """gauntlet-agent: talk to a Gauntlet attempt over its socket (stdlib only, one file).
 
     gauntlet-agent status | briefing | submit | feedback [N] | message TEXT
+    gauntlet-agent mcp      the same verbs as MCP tools, over stdio (gauntlet_mcp.py)
 
 The socket comes from ``$GAUNTLET_SOCKET`` (or ``--socket PATH``). Replies are
 printed as YAML. ``submit`` blocks until the submission is judged and prints the
 feedback document. Exit codes: 0 ok, 1 refused by the arena (``ok: false``), 2 bad
 usage or no connection. This file is mounted read-only into sandboxes, where the
-project is not installed, so it must import nothing outside the standard library.
+project is not installed, so it must import nothing outside the standard library
+(``mcp`` loads ``gauntlet_mcp.py`` from beside it, with the ``mcp`` SDK from
+``$GAUNTLET_MCP_LIB``, the tree the arena mounts for agents that ask for MCP).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -19,6 +23,7 @@ import socket
 import sys
 
 VERBS = ("status", "briefing", "submit", "feedback", "message")
+MCP_LIB = "/opt/gauntlet/agents/mcp/lib"  # the mcp tree's place in sandboxes (arena/adapters/mcp_tree.py)
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 
 
@@ -143,15 +148,55 @@ def shown(verb: str, reply: dict):
     return reply
 
 
+def rendered(verb: str, reply: dict) -> str:
+    """What the CLI prints for ``reply`` (the MCP tools' text too)."""
+    if verb == "briefing" and reply.get("ok"):
+        return to_yaml(reply)
+    return to_yaml(shown(verb, reply))
+
+
+def serve_mcp(sock_path: str, prog: str = "gauntlet-agent") -> int:
+    """``gauntlet-agent mcp``: the Gauntlet MCP server over stdio (gauntlet_mcp.py)."""
+    lib = os.environ.get("GAUNTLET_MCP_LIB") or MCP_LIB
+    if os.path.isdir(lib) and lib not in sys.path:
+        sys.path.insert(0, lib)
+    here = os.path.join(os.path.dirname(os.path.realpath(__file__)), "gauntlet_mcp.py")
+    try:
+        spec = importlib.util.spec_from_file_location("gauntlet_mcp", here)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"no {here}")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)  # imports the SDK: a missing or broken one fails here
+    except (ImportError, OSError) as exc:
+        print(
+            f"{prog} mcp: the MCP server cannot start: {exc} (the mcp SDK comes from {lib}, mounted "
+            "for agents that ask for MCP: `mcp: true` in the agent file)",
+            file=sys.stderr,
+        )
+        return 2
+    return mod.serve(sock_path, request=request, build_request=build_request, render=rendered)
+
+
 def run(argv: list[str], prog: str = "gauntlet-agent") -> int:
     sock_path = os.environ.get("GAUNTLET_SOCKET")
     args = list(argv)
     if len(args) >= 2 and args[0] == "--socket":
         sock_path, args = args[1], args[2:]
     if not args or args[0] in ("-h", "--help"):
-        print(f"usage: {prog} [--socket PATH] status|briefing|submit|feedback [N]|message TEXT", file=sys.stderr)
+        print(f"usage: {prog} [--socket PATH] status|briefing|submit|feedback [N]|message TEXT|mcp", file=sys.stderr)
         return 0 if args else 2
     verb, rest = args[0], args[1:]
+    if verb == "mcp":
+        if rest:
+            print(f"{prog}: mcp: takes no arguments, got {' '.join(rest)!r}", file=sys.stderr)
+            return 2
+        if not sock_path:
+            print(
+                f"{prog}: GAUNTLET_SOCKET is not set: expected the attempt's socket path (or pass --socket PATH)",
+                file=sys.stderr,
+            )
+            return 2
+        return serve_mcp(sock_path, prog)
     try:
         req = build_request(verb, rest)
     except ValueError as exc:
@@ -168,10 +213,7 @@ def run(argv: list[str], prog: str = "gauntlet-agent") -> int:
     except (OSError, ConnectionError, ValueError) as exc:
         print(f"{prog}: cannot talk to the attempt at {sock_path}: {exc}", file=sys.stderr)
         return 2
-    if verb == "briefing" and reply.get("ok"):
-        sys.stdout.write(to_yaml(reply))
-    else:
-        sys.stdout.write(to_yaml(shown(verb, reply)))
+    sys.stdout.write(rendered(verb, reply))
     sys.stdout.flush()
     return 0 if reply.get("ok") else 1
 

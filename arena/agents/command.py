@@ -54,6 +54,8 @@ class CommandAgent:
         self.file = file
         self.identity = file.identity  # name, adapter, model: what the store and the leaderboard show
         self.needs_sandbox = file.where == "sandbox"
+        self.wants_mcp = file.mcp  # the MCP tree is mounted, `gauntlet-agent mcp` works (realagent.py)
+        self.extra_binds: list[tuple[Path, str]] = []  # read-only (host path, target) for a host run: the MCP tree
         self.pid: int | None = None
         self._recorded = 0
 
@@ -76,7 +78,7 @@ class CommandAgent:
         return expand(self.file.command, workspace=workspace, briefing=briefing, socket=socket)
 
     def host_binds(self) -> list[tuple[Path, str]]:
-        return []
+        return list(self.extra_binds)
 
     async def _run_host(self, ctx: AgentContext) -> AgentOutcome:
         agent_dir = Path(ctx.env["GAUNTLET_SOCKET"]).parent

@@ -34,6 +34,9 @@ HOST_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 VIEW_WORKSPACE = "/tmp/gauntlet/workspace"
 VIEW_AGENT_DIR = "/tmp/gauntlet/agent"
+# The MCP tree for a host agent with ``mcp: true``: inside the private /tmp, so that bwrap makes
+# its mount point there, never on the host's file system (as it would under a missing /opt/...).
+VIEW_MCP = "/tmp/gauntlet/mcp"
 
 
 @dataclass

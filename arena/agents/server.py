@@ -12,6 +12,9 @@ is closed at once (its descriptor is freed: a flood of held connections cannot e
 the arena's file descriptors); a request past the attempt's request rate gets
 ``rate_limited`` without reaching the handler.
 
+With ``idle_timeout`` (real seconds), a connection that sends no line for that long is
+closed (the arena's control channel, arena/attempt/control.py; agent sockets have none).
+
 The socket is mode 0600, the arena's, until ``allow_uid(uid)`` gives it to the uid the
 attempt's agent runs as; from then a peer of any other uid (but the arena's) is refused.
 """
@@ -82,10 +85,19 @@ class AgentServer:
     """Serves one attempt's socket. ``handler`` gets the decoded request (an object
     with a string ``op``) and returns the reply object."""
 
+    FORBIDDEN = "this socket belongs to another user's attempt"  # the refusal of a foreign uid
+
     def __init__(
-        self, path: Path, handler: Handler, *, max_request: int = MAX_REQUEST, bounds: Bounds | None = None
+        self,
+        path: Path,
+        handler: Handler,
+        *,
+        max_request: int = MAX_REQUEST,
+        bounds: Bounds | None = None,
+        idle_timeout: float | None = None,
     ) -> None:
         self.path = Path(path)
+        self._idle = idle_timeout  # real seconds a connection may wait between lines (None: no limit)
         self._bounds = bounds
         self._handler = handler
         self._max = max_request
@@ -133,7 +145,7 @@ class AgentServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if not self._peer_allowed(writer):
             with contextlib.suppress(Exception):
-                writer.write(_encode(error("forbidden", "this socket belongs to another user's attempt")))
+                writer.write(_encode(error("forbidden", self.FORBIDDEN)))
             writer.transport.abort()
             return
         b = self._bounds
@@ -150,7 +162,10 @@ class AgentServer:
         lines = _LineReader(reader, self._max)
         try:
             while True:
-                line = await lines.next()
+                try:
+                    line = await asyncio.wait_for(lines.next(), self._idle)
+                except asyncio.TimeoutError:
+                    break  # an idle peer gives its connection back
                 if line is False:
                     break
                 if line is None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, Iterable
 
 from arena.agents.factory import make_agent
+from arena.attempt import control
 from arena.attempt import recover as rec
 from arena.attempt.core import Attempt, new_attempt_id
 from arena.attempt.shared import Shared
@@ -55,6 +56,7 @@ class Arena:
         # "Run this attempt elsewhere": an async callable (attempt) -> status that runs it
         # on another machine and publishes its events here (arena.cluster). None: locally.
         self.place: Callable[[Attempt], Awaitable[str]] | None = None
+        self.control: control.ControlServer | None = None  # this process's control channel (open)
 
     @classmethod
     async def open(
@@ -97,6 +99,7 @@ class Arena:
         arena = cls(shared, parallel=parallel, time_source=time_source, own_store=own)
         if watch_interval is not None:
             arena._watch_task = asyncio.create_task(watcher.run(), name="workspace-watcher")
+        arena.control = await control.acquire(store_path)  # stop from another process (serve)
         return arena
 
     @property
@@ -131,8 +134,43 @@ class Arena:
         self.parallel += max(0, n)
 
     async def run_one(self, attempt: Attempt) -> str:
-        async with self._sem:
-            return await (self.place(attempt) if self.place is not None else attempt.run())
+        """Run one attempt (locally, or placed elsewhere); while it runs, the control
+        channel can stop it: it ends ``interrupted`` as the TUI's stop key ends it."""
+        placed: asyncio.Future[str] | None = None
+        asked = False
+
+        def stop() -> str | None:
+            nonlocal asked
+            if self.place is None:
+                if attempt.over:
+                    return "it is already over"
+                attempt.finish("interrupted", control.STOPPED)
+                return None
+            if placed is None:
+                return "it has not been placed on a node yet"
+            if placed.done():
+                return "it is already over"
+            asked = True
+            placed.cancel()  # the node ends it interrupted; its last events come home
+            return None
+
+        if self.control is not None:
+            self.control.register(attempt.id, stop)
+        try:
+            async with self._sem:
+                if self.place is None:
+                    return await attempt.run()
+                placed = asyncio.ensure_future(self.place(attempt))
+                try:
+                    return await placed
+                except asyncio.CancelledError:
+                    task = asyncio.current_task()
+                    if asked and task is not None and not task.cancelling():
+                        return "interrupted"  # the channel's stop, not this task's
+                    raise
+        finally:
+            if self.control is not None:
+                self.control.unregister(attempt.id)
 
     async def run_all(self, attempts: Iterable[Attempt]) -> list[str]:
         return list(await asyncio.gather(*(self.run_one(a) for a in attempts)))
@@ -220,6 +258,8 @@ class Arena:
             with contextlib.suppress(Exception):
                 await close_shared_observer()
         self._unsub()
+        control_server, self.control = self.control, None
+        await control.release(control_server)
         if self._own_store:
             closer = getattr(self.store, "close", None)
             if closer is not None:

@@ -41,7 +41,7 @@ from arena import events as ev
 
 if TYPE_CHECKING:
     from arena.agents.agent_file import AgentFile
-    from arena.attempt.recover import ResumeState
+    from arena.attempt.records import ResumeState
     from arena.challenge import Challenge
     from arena.observe import SandboxObservation
     from arena.sandbox.base import Sandbox
@@ -81,6 +81,8 @@ class Attempt:
         self.resume = resume
         self.time_scale = float(time_scale)
         self.source: TimeSource = time_source or RealTime()
+        self.deadline: float | None = None  # see end_by
+        self.ends_within_s: float | None = None
         self.workspace = shared.workspaces / self.id
         self.events: list[ev.Event] = []
         self.phases = PhaseState(self)
@@ -94,9 +96,11 @@ class Attempt:
         self._holds = 0
         self.io_busy = 0
         self.ready = False  # set once set up and running (tests wait for it)
+        self.ended_s: float | None = None  # attempt time of the first finish() once running
         self._closed = False  # attempt.finished published
         self._released = asyncio.Event()
         self._server: AgentServer | None = None
+        self.clock: AttemptClock  # set by _make_clock, below
         self.support = AgentSupport(self)  # gateway, adapter needs, observation
         self._make_clock()
         self.bounds = Bounds(
@@ -113,7 +117,19 @@ class Attempt:
             scale=self.time_scale,
             reveal_at=self.phases.reveal_fractions(),
             elapsed_at_start=resume.elapsed_s if resume else 0.0,
+            deadline=self.deadline,
         )
+
+    def end_by(self, wall_s: float) -> None:
+        """Promise (before ``run``) that the clock reaches its grace end within ``wall_s``
+        seconds of the time source from now, whatever judging costs: real-speed judging
+        is then repaid by a faster clock afterwards (``AttemptClock.unscaled``). The demo
+        keeps its stated time this way; recorded as ``ends_within_s`` in attempt.started."""
+        if not wall_s > 0:
+            raise ValueError(f"end_by: expected a positive number of seconds, got {wall_s}")
+        self.ends_within_s = float(wall_s)
+        self.deadline = self.source.now() + self.ends_within_s
+        self._make_clock()
 
     # -- what the agent runner sees (arena.agents.base.AgentContext) ---------------
     attempt_id = property(lambda self: self.id)
@@ -218,7 +234,20 @@ class Attempt:
         """Ask the attempt to end (first caller wins)."""
         if not self._done.is_set():
             self.status, self.reason = status, reason
+            self.ended_s = self.clock.elapsed() if self.ready else None
+            self._record_due_marks()
             self._done.set()
+
+    def _record_due_marks(self) -> None:
+        """A warning whose instant has come when the attempt ends is on the record even if
+        the clock's task had not run yet (an agent ending on the very instant of its 80 %
+        mark). Phase reveals are not: a phase does not open as the attempt closes."""
+        if not self.ready:
+            return
+        clock = self.clock
+        for mark in clock.due():
+            if mark.kind != clk.REVEAL:
+                self.publish(mark.kind, {"remaining_s": round(max(0.0, clock.cutoff_s - mark.t), 3)}, t=mark.t)
 
     async def commit(self) -> bool:
         """Wait until everything published so far is committed to the store. False (and
@@ -356,6 +385,7 @@ class Attempt:
             "budget_scope": getattr(m, "budget", "global"),
             "grace_s": self.rules.grace_s,
             "time_scale": self.time_scale,
+            **({"ends_within_s": self.ends_within_s} if self.ends_within_s is not None else {}),
             "sandbox": getattr(self.shared.backend, "name", None),
             "phases": self.phases.describe(),
             "deliverables": [
@@ -477,6 +507,9 @@ class Attempt:
                 "status": self.status or "finished",
                 "reason": self.reason,
                 "scored_submission": self.desk.scored_submission(),
+                # the instant the attempt ended; ``t`` is when its record closed, after
+                # teardown (the last judgement, the final scan, the sandbox closed)
+                **({"ended_s": round(self.ended_s, 3)} if self.ended_s is not None else {}),
             },
         )
         with contextlib.suppress(Exception):

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 from arena import events as ev
 
 if TYPE_CHECKING:
-    from arena.attempt.core import Attempt
-    from arena.attempt.recover import ResumeState
+    from arena.attempt.host import AttemptHost
+    from arena.attempt.records import ResumeState
     from arena.challenge.models import Phase
     from arena.results import JudgeResult
 
 
 class PhaseState:
-    def __init__(self, attempt: Attempt) -> None:
+    def __init__(self, attempt: AttemptHost) -> None:
         self.a = attempt
         self.current = 1
         self.completed: list[int] = []

@@ -2,7 +2,8 @@
 
 ``Preparation.plan(arena, items)`` lists the steps for ``(challenge, agent spec)`` pairs:
 the base image of each challenge (Docker), each adapter agent's image (Docker) or tree
-(local), and a warm judge sandbox per challenge. ``await prep.run()`` does them in order,
+(local), a warm judge sandbox per challenge and the judged starter of each (cached, so
+no attempt's clock waits for it). ``await prep.run()`` does them in order,
 in threads, each build under its cross-process lock (``arena.sandbox.buildlock``: a
 second process waits for the first one's build and then finds it done). Each step
 carries what is being done and how long it took last time, for a progress display that
@@ -21,6 +22,7 @@ from arena.sandbox.buildlock import last_build_seconds, record_build_seconds
 
 if TYPE_CHECKING:  # arena.attempt.arena imports this module
     from arena.attempt.arena import Arena
+    from arena.attempt.shared import Shared
     from arena.challenge.loader import Challenge
 
 
@@ -106,6 +108,14 @@ class Preparation:
                     lambda log, c=challenge, w=warm: w(c, [1]),
                     record=True,
                 )
+            if f"starter:{challenge.manifest.id}" not in seen:
+                seen.add(f"starter:{challenge.manifest.id}")
+                prep._add(
+                    f"judge the starter of {challenge.manifest.id}",
+                    f"starter-{name}-{challenge.manifest.id}",
+                    lambda log, c=challenge: _judge_starter(shared, c, log),
+                    record=True,
+                )
         return prep
 
     def _add(self, label: str, key: str, work, record: bool = False) -> None:
@@ -162,6 +172,20 @@ class Preparation:
         if step.state == "failed":
             return f"FAILED: {step.label} after {step.seconds:.1f}s"
         return f"preparing: {step.label}{last}"
+
+
+async def _judge_starter(shared: Shared, challenge: Challenge, log: Callable[[str], None]) -> None:
+    """Judge the starter into its cache (``arena.attempt.starter``), so no attempt's clock
+    waits for it. Never fails the preparation: an attempt meets the error and records it."""
+    from arena.attempt.starter import judge_starter_ahead  # noqa: PLC0415
+
+    try:
+        ok = await judge_starter_ahead(shared, challenge)
+    except Exception as exc:  # noqa: BLE001 — the attempts judge it themselves then
+        ok, why = False, f"{type(exc).__name__}: {exc}"
+    else:
+        why = "the judge could not run"
+    log("judged (cached)" if ok else f"not judged ({why}): each attempt tries again")
 
 
 def _image_key(image: str) -> str:

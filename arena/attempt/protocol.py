@@ -3,25 +3,36 @@
 Every request leaves a ``protocol.call`` event. Replies are objects with ``ok``;
 refusals carry ``code`` and ``reason``. Ops: ``status``, ``briefing``, ``submit``,
 ``feedback`` (``n`` optional: the latest by default), ``message`` (``text``; the only
-verb that changes anything during grace).
+verb that changes anything during grace). ``submit`` may say how it was made: ``via``
+(``"mcp"``, from the Gauntlet MCP server, ``gauntlet-agent mcp``) is recorded on its
+``submission.received``; the CLI sends none and nothing is recorded.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.agents.server import error
 from arena import events as ev
+from arena.attempt.host import AttemptHost
 
 if TYPE_CHECKING:
-    from arena.attempt.core import Attempt
+    from arena.attempt.phases import PhaseState
+    from arena.attempt.submit import SubmissionDesk
+
+
+class _Host(AttemptHost, Protocol):
+    desk: SubmissionDesk
+    phases: PhaseState
+
 
 OPS = ("status", "briefing", "submit", "feedback", "message")
+VIAS = ("mcp",)  # how a submission may say it was made (none: the CLI)
 MESSAGE_CAP = 8192
 
 
 class ProtocolHandler:
-    def __init__(self, attempt: Attempt) -> None:
+    def __init__(self, attempt: _Host) -> None:
         self.a = attempt
 
     async def handle(self, req: dict[str, Any]) -> dict[str, Any]:
@@ -60,7 +71,10 @@ class ProtocolHandler:
         return {"ok": True, "phase": self.a.phases.current, "briefing": self.a.phases.briefing_text()}
 
     async def _submit(self, req: dict[str, Any]) -> dict[str, Any]:
-        return await self.a.desk.submit()
+        via = req.get("via")
+        if via is not None and via not in VIAS:
+            return error("bad_request", f"submit via: expected one of {', '.join(VIAS)}, got {via!r}")
+        return await self.a.desk.submit(via=via)
 
     async def _feedback(self, req: dict[str, Any]) -> dict[str, Any]:
         n = req.get("n")

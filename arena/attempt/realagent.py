@@ -13,15 +13,17 @@ from __future__ import annotations
 import contextlib
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Protocol
 
 from arena import events as ev
 from arena import paths
 from arena.sandbox.base import Mount
 
-if TYPE_CHECKING:  # the attempt imports this module
+from arena.attempt.host import AttemptHost
+
+if TYPE_CHECKING:
     from arena.agents.base import Agent
-    from arena.attempt.core import Attempt
+    from arena.attempt.phases import PhaseState
     from arena.gateway.limits import UsageLimits
     from arena.gateway.server import Grant
     from arena.observe import SandboxObservation
@@ -29,8 +31,12 @@ if TYPE_CHECKING:  # the attempt imports this module
 log = logging.getLogger(__name__)
 
 
+class _Host(AttemptHost, Protocol):
+    phases: PhaseState
+
+
 class AgentSupport:
-    def __init__(self, attempt: "Attempt") -> None:
+    def __init__(self, attempt: _Host) -> None:
         self.a = attempt
         self.grant: Grant | None = None
         self.mounts: list[Mount] = []
@@ -71,6 +77,8 @@ class AgentSupport:
             self.image = needs.image
             self.sandbox_env.update(needs.env)
             self.host_env.update(needs.env)
+        if getattr(self.agent, "wants_mcp", False):
+            await self._mcp()
         model = self.model()
         if model:
             await self._grant(model)
@@ -81,6 +89,26 @@ class AgentSupport:
             self.obs.on_note = lambda text: a.publish(ev.AGENT_OUTPUT, {"stream": "arena", "text": text})
             self.mounts += self.obs.mounts()
             self.sandbox_env = self.obs.merge_env(self.sandbox_env)
+
+    async def _mcp(self) -> None:
+        """The MCP tree (the ``mcp`` SDK) where ``gauntlet-agent mcp`` finds it: mounted in the
+        sandbox, bound at ``hostrun.VIEW_MCP`` for an isolated host agent, else its host path."""
+        import asyncio  # noqa: PLC0415
+
+        from arena.adapters import ensure_mcp_tree  # noqa: PLC0415
+        from arena.adapters.mcp_tree import MCP_ENV, MCP_LIB, MCP_ROOT  # noqa: PLC0415
+        from arena.agents.hostrun import VIEW_MCP, view  # noqa: PLC0415
+
+        a = self.a
+        tree = await asyncio.to_thread(ensure_mcp_tree, log.info)
+        if self.agent.needs_sandbox:
+            self.mounts.append(Mount(tree, MCP_ROOT, True))
+            self.sandbox_env[MCP_ENV] = MCP_LIB
+        elif view(a.workspace, a.agent_dir).isolated:
+            getattr(self.agent, "extra_binds").append((tree, VIEW_MCP))
+            self.host_env[MCP_ENV] = f"{VIEW_MCP}/lib"
+        else:
+            self.host_env[MCP_ENV] = str(tree / "lib")
 
     def limits(self) -> UsageLimits:
         """The agent's usage limits (its own, else its file's ``limits:``)."""

@@ -15,41 +15,20 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from arena.attempt.submit import Accepted
+from arena.attempt.records import Accepted, ResumeState
 from arena import events as ev
 
 if TYPE_CHECKING:
-    from arena.judge.snapshot import Snapshot
+    from arena.judge.verdict.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class ResumeState:
-    attempt: str
-    started: dict[str, Any]
-    elapsed_s: float
-    last_seq: int
-    received: int = 0
-    accepted: list[Accepted] = field(default_factory=list)
-    phase: int = 1
-    answered_submits: int = 0  # submit calls that got a reply (feedback or refusal)
-    agent_pids: list[int] = field(default_factory=list)
-    runner_pid: int | None = None  # the process that ran it last
-    finished: bool = False
-
-    @property
-    def scored_submission(self) -> int | None:
-        valid = [s for s in self.accepted if s.valid]
-        return valid[-1].number if valid else None
-
-
 def _snapshot(snapshots_root: Path, digest: str) -> Snapshot | None:
-    from arena.judge.snapshot import load_snapshot
+    from arena.judge.verdict.snapshot import load_snapshot
 
     try:
         return load_snapshot(snapshots_root, digest)

@@ -94,6 +94,11 @@ class Shared:
             host_tool.parent.mkdir(exist_ok=True)
             host_tool.write_text(f"#!{sys.executable}\n" + tool.read_text().split("\n", 1)[1])
             host_tool.chmod(0o755)
+        # `gauntlet-agent mcp` loads the MCP server from beside itself (both copies)
+        mcp_src = Path(__file__).resolve().parent.parent / "agents" / "gauntlet_mcp.py"
+        for where in (d / "bin", host_tool.parent):
+            if not (where / mcp_src.name).exists():
+                shutil.copyfile(mcp_src, where / mcp_src.name)
         return d
 
     def warm_judge(self, challenge: Challenge, phases: list[int]) -> None:

@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING
 from arena import events as ev
 
 if TYPE_CHECKING:
-    from arena.attempt.core import Attempt
+    from arena.attempt.host import AttemptHost
+    from arena.attempt.shared import Shared
+    from arena.challenge.loader import Challenge
 
 log = logging.getLogger(__name__)
 
@@ -72,19 +74,40 @@ def _write_cache(key: str, result: dict) -> None:
         os.replace(tmp, f)
 
 
-async def judge_starter(a: "Attempt") -> None:
+async def judge_starter(a: AttemptHost) -> None:
     """Publish ``starter.judged`` for attempt ``a`` (nothing on a resumed attempt: its log has it)."""
     if a.resume is not None:
         return
-    from arena.challenge.content import package_facts  # noqa: PLC0415
-
-    ch = a.challenge
-    phases = list(range(1, int(getattr(ch, "phase_count", 1) or 1) + 1))
-    backend = str(getattr(a.shared.backend, "name", type(a.shared.backend).__name__))
-    facts = await asyncio.to_thread(package_facts, Path(ch.root))
-    key = cache_key(str(facts["challenge_hash"]), backend, phases)
+    key, phases = await _key_of(a.shared, a.challenge)
     async with _lock(key):  # attempts of one package starting together judge its starter once
         await _judge_or_read(a, key, phases)
+
+
+async def _key_of(shared: Shared, ch: Challenge) -> tuple[str, list[int]]:
+    from arena.challenge.content import package_facts  # noqa: PLC0415
+
+    phases = list(range(1, int(getattr(ch, "phase_count", 1) or 1) + 1))
+    backend = str(getattr(shared.backend, "name", type(shared.backend).__name__))
+    facts = await asyncio.to_thread(package_facts, Path(ch.root))
+    return cache_key(str(facts["challenge_hash"]), backend, phases), phases
+
+
+async def judge_starter_ahead(shared: Shared, ch: Challenge) -> bool:
+    """Judge ``ch``'s starter into the cache now, if it is not there yet (a preparation
+    step: then no attempt waits for it before its clock starts). True when cached; an
+    infrastructure error is left for the attempts to meet and record."""
+    from arena.judge import take_snapshot  # noqa: PLC0415
+
+    key, phases = await _key_of(shared, ch)
+    async with _lock(key):
+        if await asyncio.to_thread(_read_cache, key) is not None:
+            return True
+        snap = await asyncio.to_thread(take_snapshot, ch.starter_dir, shared.snapshots)
+        result = await shared.judge.run(ch, snap, submission=0, phases=phases)
+        if result.infra_error:
+            return False
+        await asyncio.to_thread(_write_cache, key, result.model_dump(mode="json"))
+        return True
 
 
 _locks: dict[tuple[int, str], asyncio.Lock] = {}
@@ -101,8 +124,8 @@ def _lock(key: str) -> asyncio.Lock:
     return lock
 
 
-async def _judge_or_read(a: "Attempt", key: str, phases: list[int]) -> None:
-    from arena.judge.snapshot import take_snapshot  # noqa: PLC0415
+async def _judge_or_read(a: AttemptHost, key: str, phases: list[int]) -> None:
+    from arena.judge.verdict.snapshot import take_snapshot  # noqa: PLC0415
 
     ch = a.challenge
     cached = await asyncio.to_thread(_read_cache, key)
@@ -124,4 +147,4 @@ async def _judge_or_read(a: "Attempt", key: str, phases: list[int]) -> None:
     a.publish(ev.STARTER_JUDGED, {"result": doc, "cached": False, "key": key}, t=0.0)
 
 
-__all__ = ["cache_key", "judge_starter", "judge_code_hash"]
+__all__ = ["cache_key", "judge_starter", "judge_starter_ahead", "judge_code_hash"]

@@ -16,38 +16,23 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.agents.server import error
+from arena.attempt.host import AttemptHost
+from arena.attempt.records import Accepted, ResumeState
 from arena import events as ev
 
 if TYPE_CHECKING:
     from types import ModuleType
 
-    from arena.attempt.core import Attempt
-    from arena.attempt.recover import ResumeState
-    from arena.judge.snapshot import Snapshot
+    from arena.attempt.phases import PhaseState
+    from arena.judge.verdict.snapshot import Snapshot
     from arena.results import JudgeResult
 
 
-@dataclass
-class Accepted:
-    number: int
-    at: float
-    hash: str
-    snapshot: Snapshot | None  # None: re-opened after a crash and no longer stored
-    counted: bool = True  # False once replaced (Sprint double-submit) or not judged
-    result: JudgeResult | None = None
-    score: float | None = None
-    feedback: dict[str, Any] | None = None
-    infra: bool = False
-    held: dict[str, Any] | None = None  # a Sprint feedback document waiting out its window
-    replacement: bool = False  # it replaced another (so nothing can replace it)
-    phase: int = 1  # the Marathon phase open when it was received (phase-scoped budgets)
-
-    @property
-    def valid(self) -> bool:
-        return self.counted and self.result is not None and not self.infra
+class _Host(AttemptHost, Protocol):
+    phases: PhaseState
 
 
 @dataclass
@@ -57,7 +42,7 @@ class _Baseline:
 
 
 class SubmissionDesk:
-    def __init__(self, attempt: Attempt) -> None:
+    def __init__(self, attempt: _Host) -> None:
         self.a = attempt
         self.accepted: list[Accepted] = []
         self.received = 0  # submission numbers handed out (1-based)
@@ -114,23 +99,24 @@ class SubmissionDesk:
         self.received = resume.received
 
     # -- submitting ----------------------------------------------------------------------
-    async def submit(self) -> dict[str, Any]:
+    async def submit(self, via: str | None = None) -> dict[str, Any]:
+        """``via``: how the agent submitted (``"mcp"``), recorded on ``submission.received``."""
         self.a.io_busy += 1  # from the call on, not from when the task first runs
 
         def done(task: asyncio.Task) -> None:
             self._tasks.discard(task)
             self.a.io_busy -= 1
 
-        task = asyncio.create_task(self._one(), name=f"{self.a.id}:submit")
+        task = asyncio.create_task(self._one(via), name=f"{self.a.id}:submit")
         self._tasks.add(task)
         task.add_done_callback(done)
         return await asyncio.shield(task)
 
-    async def _one(self) -> dict[str, Any]:
+    async def _one(self, via: str | None) -> dict[str, Any]:
         async with self._lock, self.a.hold():
             self.busy = True
             try:
-                reply = await self._pipeline()
+                reply = await self._pipeline(via)
             finally:
                 self.busy = False
         if isinstance(reply, Accepted):
@@ -172,7 +158,7 @@ class SubmissionDesk:
         return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     async def _snapshot(self) -> Snapshot:
-        from arena.judge.snapshot import take_snapshot
+        from arena.judge.verdict.snapshot import take_snapshot
 
         return await asyncio.to_thread(take_snapshot, self.a.workspace, self.a.shared.snapshots)
 
@@ -180,7 +166,7 @@ class SubmissionDesk:
         """The starter, as the 'previous' of the first submission's diff."""
         if not self._baseline.tried:
             self._baseline.tried = True
-            from arena.judge.snapshot import take_snapshot
+            from arena.judge.verdict.snapshot import take_snapshot
 
             try:
                 self._baseline.snapshot = await asyncio.to_thread(
@@ -190,9 +176,9 @@ class SubmissionDesk:
                 self._baseline.snapshot = None
         return self._baseline.snapshot
 
-    async def _pipeline(self) -> dict[str, Any] | Accepted:
+    async def _pipeline(self, via: str | None = None) -> dict[str, Any] | Accepted:
         from arena import rules
-        from arena.judge.snapshot import diff_stats
+        from arena.judge.verdict.snapshot import diff_stats
 
         a = self.a
         if a.over:
@@ -235,6 +221,7 @@ class SubmissionDesk:
                 "identical_to": same_as,
                 "replaces": decision.replaces,
                 "diff": diff,
+                **({"via": via} if via else {}),
             },
             t=at,
         )

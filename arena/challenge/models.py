@@ -200,7 +200,7 @@ RESULTS_PATH = r"^(stdout|[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-
 
 
 class JudgeResults(Strict):
-    """``judge.results``: the file a non-pytest judge command writes (arena/judge/result_formats.py)."""
+    """``judge.results``: the file a non-pytest judge command writes (arena/judge/verdict/result_formats.py)."""
 
     format: Literal["junit", "ctrf", "tap", "reward"]
     # relative to the run's output directory (/judge-out; {report} in the command expands
@@ -219,7 +219,7 @@ class JudgeResults(Strict):
 
 
 def _is_pytest(command: str) -> bool:
-    """The judge's rule (arena/judge/command.py): ``pytest ...`` or ``python[N] [-opts] -m pytest ...``."""
+    """The judge's rule (arena/judge/run/command.py): ``pytest ...`` or ``python[N] [-opts] -m pytest ...``."""
     try:
         parts = shlex.split(command)
     except ValueError:

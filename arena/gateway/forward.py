@@ -24,7 +24,7 @@ from aiohttp import web
 
 from arena.gateway import guard
 from arena.gateway.inflight import CANCELLED_STATUS
-from arena.gateway.server import AttemptState, Gateway
+from arena.gateway.state import AttemptState, GatewayView
 from arena.gateway.transcript import CALL_CAP
 from arena.gateway.wire import Meter, SSESplitter, parse_data
 
@@ -62,7 +62,7 @@ def _error(status: int, kind: str, message: str, provider: str = "openai", **ext
 
 
 def _call_event(
-    gw: Gateway, st: AttemptState, status: int, t0: float, meter: Meter | None, stream: bool, **extra: object
+    gw: GatewayView, st: AttemptState, status: int, t0: float, meter: Meter | None, stream: bool, **extra: object
 ) -> dict[str, Any]:
     inp = meter.input if meter else 0
     out = meter.output if meter else 0
@@ -98,7 +98,7 @@ def _report_limits(st: AttemptState) -> None:
             st.send("limit.reached", {"limit": name, "used": used, "allowed": allowed})
 
 
-async def models(gw: Gateway, request: web.Request) -> web.StreamResponse:
+async def models(gw: GatewayView, request: web.Request) -> web.StreamResponse:
     st, _ = gw.authorize(request)
     if st is None:
         return _error(401, "invalid_api_key", "unknown or wrong gateway token")
@@ -107,7 +107,7 @@ async def models(gw: Gateway, request: web.Request) -> web.StreamResponse:
     )
 
 
-async def handle(gw: Gateway, request: web.Request, provider: str) -> web.StreamResponse:
+async def handle(gw: GatewayView, request: web.Request, provider: str) -> web.StreamResponse:
     t0 = gw.now()
     st, on_sock = gw.authorize(request)
     if st is None:
@@ -178,7 +178,7 @@ def _reserved_out(held: tuple[str, float, float], provider: str = "openai") -> w
 
 
 async def _forward(
-    gw: Gateway,
+    gw: GatewayView,
     st: AttemptState,
     request: web.Request,
     provider: str,
@@ -249,7 +249,7 @@ async def _forward(
 
 
 def _finish(
-    gw: Gateway,
+    gw: GatewayView,
     st: AttemptState,
     status: int,
     t0: float,
@@ -275,7 +275,7 @@ def _finish(
 
 
 async def _relay_stream(
-    gw: Gateway,
+    gw: GatewayView,
     st: AttemptState,
     request: web.Request,
     up: aiohttp.ClientResponse,
@@ -352,7 +352,7 @@ async def _relay_stream(
 
 
 def _cut(
-    gw: Gateway,
+    gw: GatewayView,
     st: AttemptState,
     t0: float,
     meter: Meter,

@@ -23,12 +23,11 @@ from __future__ import annotations
 import asyncio
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
-if TYPE_CHECKING:
-    from arena.gateway.server import AttemptState, Gateway
+from arena.gateway.state import AttemptState, GatewayView
 
 MODEL_ROUTES = frozenset({"/v1/chat/completions", "/v1/messages", "/v1/responses"})
 BYTES_PER_TOKEN = 3  # a generous guess of the input's tokens from its JSON size
@@ -50,7 +49,7 @@ def _error(status: int, kind: str, message: str, path: str, **extra: object) -> 
     return web.json_response(body, status=status, headers={"Retry-After": "1"} if status == 429 else None)
 
 
-def _bound(st: "AttemptState", name: str, allowed: float, unit: str, detail: str) -> None:
+def _bound(st: AttemptState, name: str, allowed: float, unit: str, detail: str) -> None:
     if ("bound", name) not in st.flagged:
         st.flagged.add(("bound", name))
         st.send("bound.reached", {"bound": name, "allowed": allowed, "unit": unit, "detail": detail})
@@ -78,7 +77,7 @@ class _Slots:
             self.waiting -= 1
 
 
-def middleware(gw: "Gateway", bounds: GatewayBounds) -> Callable[..., Awaitable[web.StreamResponse]]:
+def middleware(gw: GatewayView, bounds: GatewayBounds) -> Callable[..., Awaitable[web.StreamResponse]]:
     """The aiohttp middleware enforcing ``bounds`` on every route of ``gw``."""
     mine: dict[str, _Slots] = {}
     total = _Slots(bounds.total, bounds.total_queue)
@@ -123,13 +122,13 @@ def middleware(gw: "Gateway", bounds: GatewayBounds) -> Callable[..., Awaitable[
     return guard
 
 
-def waiting(gw: "Gateway", attempt: str) -> int:
+def waiting(gw: GatewayView, attempt: str) -> int:
     """How many of ``attempt``'s calls wait for a slot now."""
     slots = getattr(getattr(gw, "guard", None), "slots", {}).get(attempt)
     return slots.waiting if slots is not None else 0
 
 
-async def _run(st: "AttemptState", handler: Handler, request: web.Request, bounds: GatewayBounds) -> web.StreamResponse:
+async def _run(st: AttemptState, handler: Handler, request: web.Request, bounds: GatewayBounds) -> web.StreamResponse:
     try:
         return await handler(request)
     except web.HTTPRequestEntityTooLarge:  # a chunked body cut at client_max_size
@@ -144,7 +143,7 @@ _SET_KEY = {"openai": "max_completion_tokens", "anthropic": "max_tokens", "respo
 
 @dataclass
 class Reservation:
-    st: "AttemptState"
+    st: AttemptState
     tokens: int
     cost: float
     done: bool = False
@@ -158,7 +157,7 @@ class Reservation:
 
 
 def reserve(
-    gw: "Gateway", st: "AttemptState", body: dict[str, Any], raw_len: int, api: str
+    gw: GatewayView, st: AttemptState, body: dict[str, Any], raw_len: int, api: str
 ) -> Reservation | tuple[str, float, float]:
     """Reserve the call's worst case against the tokens and cost limits, clamping (or
     setting) its output bound in ``body``; ``api``: ``openai``, ``anthropic`` or

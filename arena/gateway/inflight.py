@@ -14,12 +14,11 @@ gateway cannot say how much).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import Awaitable, Callable
 
 from aiohttp import web
 
-if TYPE_CHECKING:
-    from arena.gateway.server import AttemptState, Gateway
+from arena.gateway.state import AttemptState, GatewayView, InFlight  # noqa: F401  # InFlight: imported from here too
 
 CALL_BEGIN = "gateway.call_begin"  # {"endpoint"}: a call of the attempt reached the gateway
 CALL_END = "gateway.call_end"  # {"endpoint"}: it ended (answered, refused, failed or cancelled)
@@ -29,17 +28,7 @@ CANCELLED_STATUS = 499  # nginx's "client closed request": the attempt ended fir
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-class InFlight:
-    """The tasks serving each attempt's calls right now."""
-
-    def __init__(self) -> None:
-        self.calls: dict[str, set[asyncio.Task]] = {}
-
-    def count(self, attempt: str) -> int:
-        return len(self.calls.get(attempt, ()))
-
-
-def _registry(gw: "Gateway") -> InFlight:
+def _registry(gw: GatewayView) -> InFlight:
     reg = getattr(gw, "inflight", None)
     if reg is None:
         reg = InFlight()
@@ -47,7 +36,7 @@ def _registry(gw: "Gateway") -> InFlight:
     return reg
 
 
-def tracked(gw: "Gateway", handler: Handler) -> Handler:
+def tracked(gw: GatewayView, handler: Handler) -> Handler:
     """``handler`` with its calls counted as in flight for the attempt that made them."""
 
     async def run(request: web.Request) -> web.StreamResponse:
@@ -73,7 +62,7 @@ def tracked(gw: "Gateway", handler: Handler) -> Handler:
     return run
 
 
-def _cancelled_call(gw: "Gateway", st: "AttemptState", endpoint: str) -> None:
+def _cancelled_call(gw: GatewayView, st: AttemptState, endpoint: str) -> None:
     st.send(
         "model.call",
         {
@@ -90,7 +79,7 @@ def _cancelled_call(gw: "Gateway", st: "AttemptState", endpoint: str) -> None:
     )
 
 
-async def cancel(gw: "Gateway", attempt: str) -> int:
+async def cancel(gw: GatewayView, attempt: str) -> int:
     """End ``attempt``'s calls still under way (each recorded as cancelled); how many."""
     tasks = list(_registry(gw).calls.get(attempt, ()))
     for t in tasks:

@@ -24,19 +24,19 @@ from aiohttp import web
 
 from arena.gateway import forward, guard
 from arena.gateway.inflight import tracked
-from arena.gateway.server import Gateway
+from arena.gateway.state import GatewayView
 from arena.gateway.wire import parse_data
 from arena.gateway.wire_responses import ResponsesMeter
 
 log = logging.getLogger(__name__)
 
 
-def add(gw: Gateway, app: web.Application) -> None:
+def add(gw: GatewayView, app: web.Application) -> None:
     app.router.add_post("/v1/responses", tracked(gw, partial(responses, gw)))
     app.router.add_post("/v1/messages/count_tokens", partial(count_tokens, gw))
 
 
-def upstream_url(gw: Gateway, provider: str, path: str) -> tuple[str, dict[str, str]]:
+def upstream_url(gw: GatewayView, provider: str, path: str) -> tuple[str, dict[str, str]]:
     """``path`` (``/responses``, ``/v1/messages/count_tokens``) on the provider's base URL."""
     url, auth = gw.upstream(provider)
     if provider == "openai":
@@ -44,7 +44,7 @@ def upstream_url(gw: Gateway, provider: str, path: str) -> tuple[str, dict[str, 
     return url[: -len("/v1/messages")] + path, auth
 
 
-async def responses(gw: Gateway, request: web.Request) -> web.StreamResponse:
+async def responses(gw: GatewayView, request: web.Request) -> web.StreamResponse:
     t0 = gw.now()
     st, on_sock = gw.authorize(request)
     if st is None:
@@ -144,7 +144,7 @@ async def responses(gw: Gateway, request: web.Request) -> web.StreamResponse:
         await up_cm.__aexit__(None, None, None)
 
 
-async def count_tokens(gw: Gateway, request: web.Request) -> web.StreamResponse:
+async def count_tokens(gw: GatewayView, request: web.Request) -> web.StreamResponse:
     st, _ = gw.authorize(request)
     if st is None:
         return forward._error(401, "invalid_api_key", "unknown or wrong gateway token", "anthropic")

@@ -13,7 +13,7 @@ from typing import Any
 from arena.agents.scripted import ScriptedAgentRunner
 from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge
-from arena.pipeline.schedule import TimedAgent, Timing, quiet_durations, slip_reasons
+from arena.pipeline.schedule import TimedAgent, Timing, own_quiet, quiet_durations, slip_reasons
 from arena.results import Finding
 from arena.sandbox.base import Backend
 
@@ -67,8 +67,12 @@ async def run_agents(
     names = [n for n, k in repeats.items() for _ in range(k)]
     done = await _batch(ch, store_path, backend, scale, names, parallel)
     quiet = quiet_durations([t for *_, t in done if t is not None])
+    timings: dict[str, list[Timing]] = {}  # agent -> the timings of all its runs so far
     pending = done
     for round_ in range(MAX_RERUNS + 1):
+        for name, _, _, timing in pending:
+            if timing is not None:
+                timings.setdefault(name, []).append(timing)
         rerun: list[str] = []
         for name, aid, status, timing in pending:
             if status != "finished":
@@ -82,7 +86,9 @@ async def run_agents(
                 continue
             _, events = await attempt_events(store_path, aid)
             card = judge_attempt(events)
-            why = slip_reasons(timing, quiet) if (timing is not None and check_schedule) else []
+            why = []
+            if timing is not None and check_schedule:
+                why = slip_reasons(timing, quiet, own=own_quiet(timing, timings.get(name, [])))
             if why:
                 out.slipped.setdefault(name, []).append(
                     {"attempt": aid, "total": round(float(card.total), 2), "reasons": why}

@@ -14,6 +14,16 @@ FILE = "challenge.yaml"
 SKIP_DIRS = {"__pycache__", ".pytest_cache", ".git", ".mypy_cache", ".ruff_cache"}
 
 
+def imported(ch: Challenge) -> str | None:
+    """The source task format ("harbor", "terminal-bench") of a package made by
+    ``challenge import``, else None. Gate 1's generation fields (seed 003's Architect output:
+    difficulty profile, expected failure modes, two deliverables) and gate 2's briefing length
+    describe a generated challenge; an imported task carries only what its format has, so
+    their absence is an ``info`` note there, not a finding (docs/challenges.md)."""
+    lineage = ch.manifest.extensions.get("x-import")
+    return str(lineage.get("task_format") or "task") if isinstance(lineage, dict) else None
+
+
 def files_under(d: Path) -> list[Path]:
     out: list[Path] = []
     if not d.is_dir():

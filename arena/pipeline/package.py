@@ -12,7 +12,7 @@ from arena.challenge.errors import error, info, warning
 from arena.challenge.errors import ChallengeError
 from arena.challenge.loader import BRIEFING, SUITES, Challenge, load_findings
 from arena.results import Finding
-from arena.pipeline.common import FILE, files_under, is_test_file, rel, is_plain_file, digest  # noqa: F401
+from arena.pipeline.common import FILE, files_under, imported, is_test_file, rel, is_plain_file, digest  # noqa: F401
 from arena.pipeline.spec import completeness, repetition
 
 MIN_BRIEFING_WORDS = 30
@@ -28,7 +28,7 @@ def briefing(ch: Challenge) -> list[Finding]:
         return [error("briefing", f"{BRIEFING}: empty: expected the task, its deliverables and how it is judged")]
     if words < MIN_BRIEFING_WORDS:
         return [
-            warning(
+            (info if imported(ch) else warning)(
                 "briefing",
                 f"{BRIEFING}: only {words} words: expected a briefing that states the task and deliverables (at least {MIN_BRIEFING_WORDS} words)",
             )
@@ -57,11 +57,19 @@ def compiles(ch: Challenge, d: Path, what: str) -> list[Finding]:
 
 def starter_and_solution(ch: Challenge) -> list[Finding]:
     out: list[Finding] = []
+    source = imported(ch)
     if ch.starter_dir.is_dir() and not files_under(ch.starter_dir):
-        out.append(error("starter", "starter/: empty: expected the agent's initial workspace files"))
+        if source:  # a task whose environment starts with an empty working directory
+            out.append(info("starter", f"starter/: empty: the imported {source} task's working directory starts empty"))
+        else:
+            out.append(error("starter", "starter/: empty: expected the agent's initial workspace files"))
     out += compiles(ch, ch.starter_dir, "starter")
     sol = ch.solution_dir
-    if sol is None or not files_under(sol):
+    if (sol is None or not files_under(sol)) and source and (ch.root / "agents" / "reference.yaml").is_file():
+        out.append(
+            info("solution", f"no solution/: the imported {source} task's solve script is agents/reference.yaml")
+        )
+    elif sol is None or not files_under(sol):
         out.append(
             error(
                 "solution",
@@ -89,7 +97,9 @@ def tests(ch: Challenge) -> list[Finding]:
                     )
                 continue
             found = [p for p in files_under(d) if is_test_file(p)]
-            if not found:
+            if not found and imported(ch) and files_under(d):
+                out.append(info("tests", f"{rel(ch, d)}/: the imported task's own test scripts, run by judge.command"))
+            elif not found:
                 sev = error if suite == "static" and phase == 1 else warning
                 out.append(
                     sev(

@@ -10,8 +10,11 @@ records for all the runs of one calibration:
 
 - a ``wait`` that woke more than ``TOLERANCE_S`` real seconds after its target;
 - a work step (run, submit, overlay, ...) that took more than its *quiet* duration plus
-  ``TOLERANCE_S`` real seconds, the quiet duration being the median of that kind of step
-  over every run of the calibration, times 1.5 (a later Marathon phase judges more tests);
+  ``TOLERANCE_S`` real seconds, the quiet duration being 1.5 times the fastest the same
+  step took in another run of the same agent (``own_quiet``), or, for an agent with no
+  other run yet, the median of that kind of step over every run of the calibration (so a
+  single run flagged by the median is rerun, and the rerun says whether the step is slow
+  on every run: the script's pace, or a slip);
 - a step that started while the load per CPU was above ``LOAD_LIMIT``.
 
 Each of these delays every later step by ``time_scale`` x its overrun; a run with any of
@@ -95,10 +98,32 @@ def quiet_durations(timings: list[Timing]) -> dict[str, float]:
     return {k: statistics.median(v) for k, v in by_kind.items()}
 
 
+def own_quiet(t: Timing, others: list[Timing]) -> dict[int, float]:
+    """Per step index: the fastest the same step of the same agent took in its other runs.
+    A submission's judge run takes as long as the code under test makes it (a broken store
+    whose threads time out judges in seconds, not the median's two): the same step in
+    another run of the same script is the fair yardstick, so a step that is slow in every
+    run is the script's pace, not a slip."""
+    out: dict[int, float] = {}
+    for o in others:
+        if o is t:
+            continue
+        for s in o.steps:
+            if s.kind != "wait":
+                out[s.index] = min(out.get(s.index, s.real_s), s.real_s)
+    return out
+
+
 def slip_reasons(
-    t: Timing, quiet: dict[str, float], tolerance: float = TOLERANCE_S, load_limit: float = LOAD_LIMIT
+    t: Timing,
+    quiet: dict[str, float],
+    tolerance: float = TOLERANCE_S,
+    load_limit: float = LOAD_LIMIT,
+    own: dict[int, float] | None = None,
 ) -> list[str]:
-    """Why this run's schedule slipped (empty: it kept to its schedule)."""
+    """Why this run's schedule slipped (empty: it kept to its schedule). ``own``: per step
+    index, the same agent's other runs (``own_quiet``), which replace the kind's median."""
+    own = own or {}
     out = []
     for s in t.steps:
         if s.load > load_limit:
@@ -109,11 +134,12 @@ def slip_reasons(
                     f"step {s.index + 1} (wait) woke {s.late_s:g}s late ({s.late_s * t.scale:.0f} attempt-s; tolerance {tolerance:g}s)"
                 )
             continue
-        allowed = quiet.get(s.kind, 0.0) * QUIET_FACTOR + tolerance
+        base = own.get(s.index, quiet.get(s.kind, 0.0))
+        allowed = base * QUIET_FACTOR + tolerance
         if s.real_s > allowed:
-            over = s.real_s - quiet.get(s.kind, 0.0)
+            over = s.real_s - base
             out.append(
-                f"step {s.index + 1} ({s.kind}) took {s.real_s:g}s, {over:.2f}s over its quiet {quiet.get(s.kind, 0.0):g}s "
+                f"step {s.index + 1} ({s.kind}) took {s.real_s:g}s, {over:.2f}s over its quiet {base:g}s "
                 f"(allowed {allowed:.2f}s): later steps started {over * t.scale:.0f} attempt-s late"
             )
     return out

@@ -12,7 +12,7 @@ from arena.challenge.errors import error, info, warning
 from arena.challenge.loader import Challenge, bundled_challenges
 from arena.challenge.models import DIMENSIONS
 from arena.results import Finding
-from arena.pipeline.common import FILE
+from arena.pipeline.common import FILE, imported
 
 FINGERPRINT_THRESHOLD = 0.70  # seed 003 gate 1
 
@@ -37,6 +37,7 @@ def fingerprint_similarity(a: str, b: str) -> float:
 def completeness(ch: Challenge) -> list[Finding]:
     m = ch.manifest
     out: list[Finding] = []
+    source = imported(ch)
     required = {
         "hook": "a one-line hook",
         "difficulty_profile": "seed 003's eight traits",
@@ -47,12 +48,15 @@ def completeness(ch: Challenge) -> list[Finding]:
     for key, what in required.items():
         if not getattr(m, key):
             out.append(
-                error(
+                (info if source else error)(
                     "spec_completeness",
-                    f"{FILE}: key '{key}': missing or empty: expected {what} (gate 1: every field present)",
+                    f"{FILE}: key '{key}': missing or empty: expected {what} (gate 1: every field present)"
+                    + (f"; an imported {source} task has none" if source else ""),
                 )
             )
-    if len(m.deliverables) < 2:
+    if len(m.deliverables) < 2 and source:
+        out.append(info("deliverables", f"{FILE}: key 'deliverables': one, the imported {source} task's own verdict"))
+    elif len(m.deliverables) < 2:
         out.append(
             error(
                 "deliverables",
@@ -90,7 +94,7 @@ def completeness(ch: Challenge) -> list[Finding]:
                 f"{FILE}: key 'judge.timeout': longer than the time limit: expected at most {m.time_limit_s:g}s",
             )
         )
-    if "{tests}" not in m.judge.command:
+    if "{tests}" not in m.judge.command and not (source and "/judge/tests/" in m.judge.command):
         out.append(
             warning(
                 "judge_config",

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from arena.challenge import load_challenge
 from arena.pipeline.task_import import SOLUTION_DIR, ImportError_
+from arena.sandbox.image import SANDBOX_UID
 
 _PYTEST_SH = """#!/bin/bash
 # written by gauntlet challenge export: the package's judge-side tests over /app
@@ -86,7 +87,7 @@ def export_harbor(pkg: Path | str, out: Path | str) -> dict:
     shutil.copytree(ch.starter_dir, env / "starter")
     (env / "Dockerfile").write_text(
         f"FROM {m.sandbox.image}\nUSER root\nWORKDIR {workdir}\nCOPY starter/ {workdir}/\n"
-        f"RUN chown -R 1000:1000 {workdir}\nUSER 1000:1000\n"
+        f"RUN chown -R {SANDBOX_UID}:{SANDBOX_UID} {workdir}\nUSER {SANDBOX_UID}:{SANDBOX_UID}\n"
     )
     tests = out / "tests"
     tests.mkdir()

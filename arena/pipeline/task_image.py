@@ -5,7 +5,7 @@ link to ``/workspace`` (the agent's workspace, and the judge's read-only copy), 
 a link to the judge-side tests (mounted only in the judge's sandbox, so they exist there
 only, as Harbor mounts them only at verification), ``/logs/verifier`` a link to the
 judge run's output directory (where ``reward.txt`` is read); then the sandbox's user
-(uid 1000), WORKDIR and environment. The agent client (``gauntlet-agent``) and the
+(``SANDBOX_UID``), WORKDIR and environment. The agent client (``gauntlet-agent``) and the
 observer hooks are mounted read-only by the arena at run time, as for ``gauntlet-base``:
 nothing of them is baked in.
 
@@ -22,6 +22,7 @@ from pathlib import Path
 import yaml
 
 from arena.pipeline.task_import import ImportError_, dockerfile_lines
+from arena.sandbox.image import SANDBOX_UID
 
 LAYER = """
 # --- gauntlet layer (arena/pipeline/task_image.py) ---
@@ -29,8 +30,8 @@ USER root
 RUN set -e; for d in {workdir} /tests /logs/verifier; do rm -rf "$d"; done; \\
     mkdir -p /workspace /logs; ln -s /workspace {workdir}; \\
     ln -s /judge/tests/1/static /tests; ln -s /judge-out /logs/verifier; \\
-    (id -u 1000 >/dev/null 2>&1 || echo 'sandbox:x:1000:1000::/tmp:/bin/sh' >> /etc/passwd)
-USER 1000:1000
+    (id -u {uid} >/dev/null 2>&1 || echo 'sandbox:x:{uid}:{uid}::/tmp:/bin/sh' >> /etc/passwd)
+USER {uid}:{uid}
 WORKDIR /workspace
 ENV PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp LANG=C.UTF-8
 LABEL gauntlet.task={tag}
@@ -84,7 +85,7 @@ def build(package: Path | str, *, timeout_s: float = 1800) -> str:
             f" expected a local image (provide it with 'docker pull {missing[0]}' where a registry answers, then"
             f" 'docker save' / 'docker load'; gauntlet-base is local: 'gauntlet sandbox build')"
         )
-    text = dockerfile.read_text(encoding="utf-8") + LAYER.format(workdir=workdir, tag=tag)
+    text = dockerfile.read_text(encoding="utf-8") + LAYER.format(workdir=workdir, tag=tag, uid=SANDBOX_UID)
     with tempfile.NamedTemporaryFile("w", suffix=".Dockerfile", delete=False) as f:
         f.write(text)
         path = f.name

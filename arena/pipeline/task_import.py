@@ -426,6 +426,12 @@ def import_task(src: Path | str, out: Path | str, *, fmt: str | None = None, ima
         "deliverables": [
             {"name": "tests", "kind": "tests", "weight": 1.0, "description": f"the {task.kind} task's tests pass"}
         ],
+        "variables": {
+            "task_format": task.kind,
+            "difficulty": task.difficulty or "unknown",
+            "task_hash": f"sha256:{digest}",
+        },
+        "anti_repetition_fingerprint": f"import:{task.kind}:{ident}:{digest[:12]}",
         "sandbox": sandbox,
         "judge": {
             "command": run,

@@ -1,10 +1,10 @@
 """The Docker backend: one hardened container per sandbox, driven by the docker SDK.
 
-Containers run ``sleep infinity`` under docker-init as uid 65534 (execs run as uid 1000) with ``network_mode="none"``, memory =
+Containers run ``sleep infinity`` under docker-init as uid 65534 (execs run as ``SANDBOX_UID``, a uid no host account has) with ``network_mode="none"``, memory =
 memory+swap, a CPU quota, ``pids_limit``, a read-only root with a size-limited ``/tmp``
 tmpfs, ``cap_drop=ALL``, ``no-new-privileges``, an ``fsize`` ulimit, and are labelled
 ``gauntlet=1`` (+ owner pid) so cleanup finds them. Blocking SDK calls run in threads.
-The workspace is chowned to uid 1000 at create (unless bound read-only). A pool's
+The workspace is chowned to ``SANDBOX_UID`` at create (unless bound read-only). A pool's
 launcher container runs a trusted main process instead (``main=``, docker_launch.py).
 """
 

@@ -2,7 +2,7 @@
 
 No registry is reachable, so the image is built from Debian packages: ``debootstrap
 --variant=minbase`` with Python 3, pytest and coverage, a non-root ``sandbox`` user
-(uid 1000), ``python`` resolving to ``python3``, then ``docker import`` of the rootfs
+(``SANDBOX_UID``, a uid no host account has), ``python`` resolving to ``python3``, then ``docker import`` of the rootfs
 tarball. The image is labelled ``gauntlet.recipe=<sha256 of the recipe>``; a build
 does nothing when an image with that label exists. The debootstrap tarball is cached
 in ``~/.cache/gauntlet/`` (or ``$GAUNTLET_CACHE``) keyed by the same hash.
@@ -29,7 +29,10 @@ from arena.sandbox.cache import cache_dir  # re-exported: callers import it from
 BASE_IMAGE = "gauntlet-base"
 BASE_TAG = "latest"
 RECIPE_LABEL = "gauntlet.recipe"
-SANDBOX_UID = 1000
+# No host account has it (issue 26: at 1000, a host user of uid 1000 could read the agent's
+# /proc/<pid>/environ, its gateway token); below the local backend's per-sandbox uids (quota.py's
+# 2,000,000..) and inside a ustar header's 7 octal digits (the rootfs is imported as a tar).
+SANDBOX_UID = 1_999_000
 SANDBOX_USER = "sandbox"
 
 RECIPE: dict = {

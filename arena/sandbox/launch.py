@@ -1,6 +1,6 @@
 """The host side of a trusted launcher's one request, for any backend.
 
-A launcher (arena/judge/launcher.py) is a sandbox's trusted process started before any
+A launcher (arena/judge/in_sandbox/launcher.py) is a sandbox's trusted process started before any
 submission exists; it writes ``<out>/.ready`` and blocks on the FIFO ``<out>/.request``.
 The host opens the FIFO ``<out>/.done`` for reading, writes the request, and learns of
 the end when the launcher writes the exit code there (end of file without one: the

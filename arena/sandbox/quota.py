@@ -32,7 +32,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from arena.sandbox import registry
+from arena.sandbox import owners
 from arena.sandbox.base import SandboxError
 
 UID_BASE, UID_COUNT = 2_000_000, 4096
@@ -43,7 +43,7 @@ _MS_NOSUID, _MS_NODEV, _MNT_DETACH = 2, 4, 2
 
 
 def _uid_dir() -> Path:
-    return Path(str(registry.STATE_ROOT) + "-uids")
+    return Path(str(owners.STATE_ROOT) + "-uids")
 
 
 def allocate_uid(sid: str) -> int:
@@ -57,7 +57,7 @@ def allocate_uid(sid: str) -> int:
                 owner = p.read_text().strip()
             except FileNotFoundError:
                 owner = None
-            if owner is None or registry.is_stale(owner):
+            if owner is None or owners.is_stale(owner):
                 p.write_text(sid)
                 return UID_BASE + n
     raise SandboxError(f"no free sandbox uid: {UID_COUNT} sandboxes are alive")
@@ -84,7 +84,7 @@ def free_stale_uids() -> int:
         for p in d.iterdir():
             if p.name.isdigit():
                 try:
-                    if registry.is_stale(p.read_text().strip()):
+                    if owners.is_stale(p.read_text().strip()):
                         p.unlink()
                         n += 1
                 except OSError:

@@ -5,7 +5,7 @@
 end of a pipe whose write end only the arena holds (close-on-exec, so no sandbox or agent
 inherits it). However the arena ends — exit, SIGTERM, ``kill -9``, OOM — the kernel
 closes that end, the reaper's read returns EOF, it waits for the arena's pid to be gone
-and runs ``registry.cleanup_stale()``: the arena's containers (judge and agent, running
+and runs ``cleanup.cleanup_stale()``: the arena's containers (judge and agent, running
 or not) are removed, its cgroups swept and removed, its /tmp and workspace-quota tmpfs
 released (the workspace copied back to disk) and its state dirs and uid reservations
 freed. What is left for the next start's ``cleanup_stale`` is only what a power cut (or
@@ -79,9 +79,9 @@ def main(argv: list[str]) -> int:
         except OSError:
             break
     _wait_gone(owner)
-    from arena.sandbox import registry  # noqa: PLC0415
+    from arena.sandbox.cleanup import cleanup_stale  # noqa: PLC0415
 
-    registry.cleanup_stale()
+    cleanup_stale()
     return 0
 
 

@@ -3,7 +3,7 @@
 Every sandbox registers a synchronous ``close`` here; ``atexit`` and SIGTERM/SIGHUP
 handlers close them all. Each sandbox is tagged with its owner's pid (Docker label
 ``gauntlet.owner``, local state dir and cgroup names ``<pid>-<hex>``), so
-``cleanup_stale()`` removes only what belongs to processes that are gone — never the
+``cleanup_stale()`` (cleanup.py) removes only what belongs to processes that are gone — never the
 live sandboxes of another arena running on the same machine. A reaper process
 (reaper.py) runs that cleanup the moment this process is gone, however it died.
 """
@@ -12,22 +12,17 @@ from __future__ import annotations
 
 import atexit
 import os
-import shutil
 import signal
-import subprocess
 import threading
-from pathlib import Path
 from typing import Callable
 
-STATE_ROOT = Path(os.environ.get("GAUNTLET_SANDBOX_STATE", "/tmp/gauntlet-sandbox"))
+from arena.sandbox.cleanup import cleanup_local_state, cleanup_stale  # noqa: F401  # callers use registry.*
+from arena.sandbox.owners import STATE_ROOT, is_stale, owner_of, owner_tag  # noqa: F401  # the same
+
 _live: dict[str, Callable[[], None]] = {}
 _lock = threading.Lock()
 _installed = False
 _signals = False
-
-
-def owner_tag() -> str:
-    return str(os.getpid())
 
 
 def register(sid: str, close_sync: Callable[[], None]) -> None:
@@ -125,91 +120,3 @@ def install() -> None:
         for sig in (signal.SIGTERM, signal.SIGHUP):
             if signal.getsignal(sig) in (signal.SIG_DFL, None):
                 signal.signal(sig, _on_signal)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def owner_of(sid: str) -> int | None:
-    head = sid.split("-", 1)[0]
-    return int(head) if head.isdigit() else None
-
-
-def is_stale(sid: str) -> bool:
-    pid = owner_of(sid)
-    return pid is None or (pid != os.getpid() and not _pid_alive(pid))
-
-
-def _unmount_all_under(path: Path) -> None:
-    prefix = str(path) + "/"
-    try:
-        lines = Path("/proc/self/mountinfo").read_text().splitlines()
-    except OSError:
-        return
-    points = [ln.split()[4] for ln in lines if ln.split()[4].startswith(prefix)]
-    for mp in sorted(points, key=len, reverse=True):
-        subprocess.run(["umount", "-l", mp], capture_output=True)
-
-
-def cleanup_local_state(sid: str) -> None:
-    from arena.sandbox import quota  # noqa: PLC0415
-
-    d = STATE_ROOT / sid
-    quota.release_workspace(d)  # the workspace's quota tmpfs: copied back, unmounted
-    _unmount_all_under(d)
-    shutil.rmtree(d, ignore_errors=True)
-
-
-def cleanup_stale(docker: bool = True) -> dict[str, int]:
-    """Remove leftovers of crashed runs: containers, cgroups, state dirs and mounts."""
-    from arena.sandbox import cgroups  # noqa: PLC0415
-
-    from arena.sandbox import quota  # noqa: PLC0415
-
-    removed = {"containers": 0, "cgroups": 0, "dirs": 0}
-    if docker:  # first: nothing writes into a workspace while it is copied back
-        removed["containers"] = _cleanup_containers()
-    for sid in cgroups.stale_groups():
-        if is_stale(sid):
-            cgroups.CgroupSet(sid).remove()
-            removed["cgroups"] += 1
-    if STATE_ROOT.is_dir():
-        for d in STATE_ROOT.iterdir():
-            if is_stale(d.name):
-                cleanup_local_state(d.name)
-                removed["dirs"] += 1
-    removed["uids"] = quota.free_stale_uids()
-    return removed
-
-
-def _cleanup_containers() -> int:
-    try:
-        import docker  # noqa: PLC0415
-
-        client = docker.from_env(timeout=10)
-        client.ping()
-    except Exception:  # noqa: BLE001 — no engine, nothing of ours there
-        return 0
-    n = 0
-    for c in client.containers.list(all=True, filters={"label": "gauntlet=1"}):
-        owner = c.labels.get("gauntlet.owner", "")
-        if not owner:  # not a sandbox of ours: a container run from one of our images
-            continue  # (they inherit the image's gauntlet=1 label): never ours to remove
-        if owner.isdigit() and (int(owner) == os.getpid() or _pid_alive(int(owner))):
-            continue
-        try:
-            c.remove(force=True, v=True)
-            n += 1
-        except Exception:  # noqa: BLE001
-            pass
-        pool_dir = c.labels.get("gauntlet.dir")
-        if pool_dir and pool_dir.startswith(str(STATE_ROOT) + "/"):
-            shutil.rmtree(pool_dir, ignore_errors=True)
-    return n

@@ -9,7 +9,7 @@ sandbox — same namespaces, mounts, user, cgroup and limits as ``exec`` — wit
   prefix without --new-session> --info-fd N --setenv ... --chdir /workspace setpriv ...
   -- bash``. The relay gives the sandbox a pty of its own (job control works, TIOCSTI
   cannot reach the real terminal: see tty_relay.py).
-- docker: ``docker exec -it -u 1000:1000 -w /workspace -e K=V ... <container> sh -c
+- docker: ``docker exec -it -u SANDBOX_UID:SANDBOX_UID -w /workspace -e K=V ... <container> sh -c
   '"$@"; kill -9 -1' sh bash`` (``-i`` instead of ``-it`` when stdin is not a terminal, decided at run
   time by a ``sh -c`` wrapper on the host). Docker gives the
   exec a pty of its own. As with ``exec``, every process of the sandbox user is killed

@@ -130,7 +130,7 @@ class AttemptHistory:
             if kind == ev.ATTEMPT_STARTED:
                 h.started = dict(d)
             elif kind == ev.ATTEMPT_FINISHED:
-                h.finished, h.finished_t = dict(d), e.t
+                h.finished, h.finished_t = dict(d), _ended(d, e.t)
             elif kind == ev.SUBMISSION_RECEIVED:
                 n = int(d.get("submission", len(by_number) + 1))
                 s = Submission(
@@ -241,3 +241,13 @@ class AttemptHistory:
         if self.finished_t is not None:
             return self.finished_t
         return self.events[-1].t if self.events else 0.0
+
+
+def _ended(data: dict, closed_t: float) -> float:
+    """When the attempt ended: ``ended_s`` where the record has it (the record closes a
+    teardown later), else the close itself (records written before ``ended_s``)."""
+    try:
+        ended = float(data["ended_s"])
+    except (KeyError, TypeError, ValueError):
+        return closed_t
+    return ended if 0.0 <= ended <= closed_t else closed_t

@@ -18,13 +18,23 @@ that workspace backs off: its periodic scans are skipped for 2, 4, ... up to
 ``MAX_BACKOFF`` intervals while it stays over, so 100,000 idle files cost a fraction of
 a walk per ``interval``. An explicit ``scan(attempt)`` (before a submission) never
 waits for the back-off.
+
+Scans are also paced by what they cost: after a scan that took ``c`` CPU seconds, the
+workspace's next ``ceil(c / (SCAN_SHARE * interval)) - 1`` periodic scans are skipped, so
+each workspace's polling stays under ``SCAN_SHARE`` (2 %) of a core whatever its size. A
+workspace of a few hundred files (well under a millisecond a scan) is scanned every
+interval; one filled to its 20,000-inode quota (90-130 ms a scan on a 2-vCPU VM) every
+6-8 s: its changes are reported that much later, none is lost, and the explicit
+scan before a submission sees them all (benchmarks/bench_idle.py, docs/sandbox.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -45,6 +55,7 @@ TEXT_CAP = 512 * 1024  # files above this are compared by size/mtime, lines not 
 MAX_FILES = 20_000  # entries walked per workspace per scan
 MAX_BYTES = 32 << 20  # file content read per workspace per scan
 MAX_BACKOFF = 64  # intervals skipped at most while a workspace stays over a bound
+SCAN_SHARE = 0.02  # periodic scans of one workspace use at most this share of a core
 OnBound = Callable[[str, float, str], None]  # (bound name, allowed, detail)
 Emit = Callable[[dict[str, Any]], None]
 
@@ -66,6 +77,7 @@ class _Watch:
     backoff: int = 0  # intervals to skip between periodic scans (0: every interval)
     skip: int = 0  # periodic scans left to skip
     over: tuple[str, ...] = ()  # bounds the last scan reached
+    cost: float = 0.0  # CPU seconds (its worker thread's) of the last scan
 
 
 def _read_lines(path: str, size: int) -> list[str] | None:
@@ -87,12 +99,14 @@ def line_delta(old: list[str] | None, new: list[str] | None) -> tuple[int, int]:
 
 
 def _walk(root: Path, cap: int = MAX_FILES) -> tuple[dict[str, os.stat_result], bool]:
-    """(entries, complete): at most ``cap`` entries (directories count too)."""
+    """(entries, complete): at most ``cap`` entries (directories count too). Names relative
+    to ``root`` are built from the parent's (``os.path.relpath`` per entry was most of a
+    scan's time)."""
     out: dict[str, os.stat_result] = {}
-    stack = [str(root)]
+    stack = [(str(root), "")]
     n = 0
     while stack:
-        d = stack.pop()
+        d, prefix = stack.pop()
         try:
             it = os.scandir(d)
         except OSError:
@@ -105,9 +119,9 @@ def _walk(root: Path, cap: int = MAX_FILES) -> tuple[dict[str, os.stat_result], 
                 try:
                     if e.is_dir(follow_symlinks=False):
                         if e.name not in SKIP_DIRS:
-                            stack.append(e.path)
+                            stack.append((e.path, prefix + e.name + "/"))
                     elif not editor_temp(e.name):
-                        out[os.path.relpath(e.path, root)] = e.stat(follow_symlinks=False)
+                        out[prefix + e.name] = e.stat(follow_symlinks=False)
                 except OSError:
                     continue
     return out, True
@@ -117,6 +131,7 @@ def _diff(w: _Watch) -> list[dict[str, Any]]:
     """Changes since the last scan of one workspace (runs in a worker thread)."""
     if not w.root.is_dir():
         return []
+    t0 = time.thread_time()
     now, complete = _walk(w.root)
     over = [] if complete else ["watch_files"]
     budget = MAX_BYTES
@@ -147,19 +162,19 @@ def _diff(w: _Watch) -> list[dict[str, Any]]:
         )
         w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size, lines)
     w.over = tuple(over)
-    if not complete:  # entries not walked are not known to be gone
-        changes.sort(key=lambda c: c["path"])
-        return changes
-    for rel in [r for r in w.seen if r not in now]:
-        old = w.seen.pop(rel)
-        changes.append(
-            {**path_fields(rel), "change": "deleted", "lines_added": 0, "lines_removed": len(old.lines or [])}
-        )
+    if complete:  # entries not walked are not known to be gone
+        for rel in [r for r in w.seen if r not in now]:
+            old = w.seen.pop(rel)
+            changes.append(
+                {**path_fields(rel), "change": "deleted", "lines_added": 0, "lines_removed": len(old.lines or [])}
+            )
     changes.sort(key=lambda c: c["path"])
+    w.cost = time.thread_time() - t0
     return changes
 
 
 def _baseline(w: _Watch) -> None:
+    t0 = time.thread_time()
     now, complete = _walk(w.root)
     budget = MAX_BYTES
     over = [] if complete else ["watch_files"]
@@ -174,6 +189,7 @@ def _baseline(w: _Watch) -> None:
             lines = _read_lines(os.path.join(w.root, rel), st.st_size) if regular else None
         w.seen[rel] = _Entry(st.st_mtime_ns, st.st_size, lines)
     w.over = tuple(over)
+    w.cost = time.thread_time() - t0
 
 
 class WorkspaceWatcher:
@@ -193,13 +209,19 @@ class WorkspaceWatcher:
         self._watches[attempt] = w
         self._after_scan(w)
 
-    @staticmethod
-    def _after_scan(w: _Watch) -> None:
+    def pace(self, cost: float) -> int:
+        """Periodic scans to skip after a scan that cost ``cost`` CPU seconds, so that a
+        workspace's scans take at most ``SCAN_SHARE`` of a core (at most ``MAX_BACKOFF``)."""
+        return max(0, min(MAX_BACKOFF, math.ceil(cost / (SCAN_SHARE * self.interval)) - 1))
+
+    def _after_scan(self, w: _Watch) -> None:
+        pace = self.pace(w.cost)
         if not w.over:
-            w.backoff = w.skip = 0
+            w.backoff = 0
+            w.skip = pace
             return
         w.backoff = min(MAX_BACKOFF, max(2, w.backoff * 2))
-        w.skip = w.backoff
+        w.skip = max(w.backoff, pace)
         if w.on_bound is not None:
             for name in w.over:
                 allowed = MAX_FILES if name == "watch_files" else MAX_BYTES

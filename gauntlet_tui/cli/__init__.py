@@ -1,6 +1,7 @@
 """The ``gauntlet`` command. Each command group lives in its own module with a
 ``register(subparsers)`` function; TUI commands import Textual lazily so headless
 commands never load it."""
+
 from __future__ import annotations
 
 import argparse

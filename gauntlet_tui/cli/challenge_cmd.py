@@ -3,15 +3,12 @@
 Exit 0 clean (info findings only), 1 findings (any error or warning), 2 unreadable
 (no such directory, or a manifest that is missing or cannot be parsed as YAML).
 """
+
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
-from arena.results import Finding
-
-COUNTED = ("error", "warning")
+from gauntlet_tui.cli.findings_out import package, report
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,26 +17,57 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     v = sub.add_parser("validate", help="gates 1 and 2: spec and package completeness")
     v.add_argument("dir", metavar="DIR", help="the challenge package directory (or a bundled challenge id)")
     v.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    v.add_argument("--run", action="store_true",
-                   help="also judge the unmodified starter (must fail, not error) and the reference solution (must pass) in a sandbox")
-    v.add_argument("--sandbox", choices=("docker", "local"), default=None, help="sandbox for --run (default: docker if it answers)")
+    v.add_argument(
+        "--run",
+        action="store_true",
+        help="also judge the unmodified starter (must fail, not error) and the reference solution (must pass) in a sandbox",
+    )
+    v.add_argument(
+        "--sandbox", choices=("docker", "local"), default=None, help="sandbox for --run (default: docker if it answers)"
+    )
     v.set_defaults(func=cmd_validate)
-    a = sub.add_parser("audit", help="gate 4: answer leakage, trivial shortcuts (deletion, regex, copy attacks), repetition")
+    a = sub.add_parser(
+        "audit", help="gate 4: answer leakage, trivial shortcuts (deletion, regex, copy attacks), repetition"
+    )
     a.add_argument("dir", metavar="DIR", help="the challenge package directory")
     a.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    a.add_argument("--static", action="store_true",
-                   help="skip the checks that run in a sandbox (the starter judged as is, the three attacks)")
-    a.add_argument("--sandbox", choices=("docker", "local"), default=None, help="sandbox for the starter check and the attacks")
-    a.add_argument("--time-scale", type=float, default=None, metavar="X",
-                   help="attempt seconds per real second for the attacks' attempts (default: the time limit in about a minute)")
+    a.add_argument(
+        "--static",
+        action="store_true",
+        help="skip the checks that run in a sandbox (the starter judged as is, the three attacks)",
+    )
+    a.add_argument(
+        "--sandbox", choices=("docker", "local"), default=None, help="sandbox for the starter check and the attacks"
+    )
+    a.add_argument(
+        "--time-scale",
+        type=float,
+        default=None,
+        metavar="X",
+        help="attempt seconds per real second for the attacks' attempts (default: the time limit in about a minute)",
+    )
     a.set_defaults(func=cmd_audit)
-    c = sub.add_parser("calibrate", help="gate 3: the four benchmark agents as real attempts, bands, spread, order, flakiness")
+    c = sub.add_parser(
+        "calibrate", help="gate 3: the four benchmark agents as real attempts, bands, spread, order, flakiness"
+    )
     c.add_argument("dir", metavar="DIR", help="the challenge package directory")
     c.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    c.add_argument("--time-scale", type=float, default=None, metavar="X",
-                   help="attempt seconds per real second (default: the time limit in about a minute)")
-    c.add_argument("--sandbox", choices=("docker", "local"), default=None, help="sandbox backend (default: docker if it answers)")
-    c.add_argument("--store", metavar="DB", default=None, help="keep the calibration attempts in this store (default: a throw-away one)")
+    c.add_argument(
+        "--time-scale",
+        type=float,
+        default=None,
+        metavar="X",
+        help="attempt seconds per real second (default: the time limit in about a minute)",
+    )
+    c.add_argument(
+        "--sandbox", choices=("docker", "local"), default=None, help="sandbox backend (default: docker if it answers)"
+    )
+    c.add_argument(
+        "--store",
+        metavar="DB",
+        default=None,
+        help="keep the calibration attempts in this store (default: a throw-away one)",
+    )
     c.add_argument("--quick", action="store_true", help="one run per agent: skip the flakiness repeats")
     c.set_defaults(func=cmd_calibrate)
     from gauntlet_tui.cli.publish_cmd import register_publish  # noqa: PLC0415
@@ -60,58 +88,16 @@ def _usage(args: argparse.Namespace) -> int:
     raise UsageError("challenge: expected a verb: validate, calibrate, audit, publish or published")
 
 
-def package(ref: str) -> str:
-    """DIR as given, or the directory of the bundled challenge of that id."""
-    from pathlib import Path  # noqa: PLC0415
-
-    from arena.challenge import ChallengeError, resolve_challenge  # noqa: PLC0415
-
-    if Path(ref).exists():
-        return ref
-    try:
-        return str(resolve_challenge(ref))
-    except ChallengeError:
-        return ref  # reported as "no such directory" by the loader
-
-
-def exit_code(findings: list[Finding]) -> int:
-    if any(f.check == "unreadable" for f in findings):
-        return 2
-    return 1 if any(f.severity in COUNTED for f in findings) else 0
-
-
-def render(name: str, findings: list[Finding], verdict: str | None = None) -> list[str]:
-    order = {"error": 0, "warning": 1, "info": 2}
-    lines = [f"{f.severity:<7} {f.check:<18} {f.detail}" for f in sorted(findings, key=lambda f: order[f.severity])]
-    n_err = sum(f.severity == "error" for f in findings)
-    n_warn = sum(f.severity == "warning" for f in findings)
-    summary = "ok" if not (n_err or n_warn) else f"{n_err} error(s), {n_warn} warning(s)"
-    lines.append(f"{name}: {summary}" + (f" — verdict {verdict}" if verdict else ""))
-    return lines
-
-
-def report(args: argparse.Namespace, name: str, findings: list[Finding], extra: dict | None = None) -> int:
-    code = exit_code(findings)
-    if args.json:
-        doc = {"challenge": name, "findings": [f.model_dump() for f in findings], "ok": code == 0}
-        doc.update(extra or {})
-        print(json.dumps(doc, indent=2))
-        return code
-    if code == 2:
-        for f in findings:
-            print(f"gauntlet: {f.detail}", file=sys.stderr)
-        return code
-    for line in render(name, findings, (extra or {}).get("verdict")):
-        print(line)
-    return code
-
-
 def cmd_validate(args: argparse.Namespace) -> int:
     from arena.pipeline.package import examine  # noqa: PLC0415
 
     challenge, findings = examine(package(args.dir))
     name = challenge.manifest.id if challenge is not None else str(args.dir)
-    if args.run and challenge is not None and not any(f.severity == "error" and f.check in LOAD_CHECKS for f in findings):
+    if (
+        args.run
+        and challenge is not None
+        and not any(f.severity == "error" and f.check in LOAD_CHECKS for f in findings)
+    ):
         from arena.pipeline.package_runs import run_checks  # noqa: PLC0415
 
         findings = findings + run_checks(challenge, args.sandbox)[0]
@@ -180,12 +166,27 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         backend = get_backend(args.sandbox)
     except SandboxError as exc:
         raise UsageError(f"--sandbox {args.sandbox or '(auto)'}: {exc}") from None
-    cal = asyncio.run(calibrate(challenge, backend=backend, time_scale=args.time_scale,
-                                store=Path(args.store) if args.store else None, flakiness=not args.quick))
+    cal = asyncio.run(
+        calibrate(
+            challenge,
+            backend=backend,
+            time_scale=args.time_scale,
+            store=Path(args.store) if args.store else None,
+            flakiness=not args.quick,
+        )
+    )
     # package_hash (taken before the runs) lets `challenge publish --calibration` tell the report is of this package as it is.
-    extra = {"scores": cal.scores, "runs": cal.runs, "spread": cal.spread, "package_hash": phash,
-             "classification": cal.classification, "objectives": cal.objectives, "slipped": cal.slipped,
-             "seed_003": cal.seed_003, "verdict_gate_4": verdict([f for f in cal.findings if f.check == "trivial_shortcut"])}
+    extra = {
+        "scores": cal.scores,
+        "runs": cal.runs,
+        "spread": cal.spread,
+        "package_hash": phash,
+        "classification": cal.classification,
+        "objectives": cal.objectives,
+        "slipped": cal.slipped,
+        "seed_003": cal.seed_003,
+        "verdict_gate_4": verdict([f for f in cal.findings if f.check == "trivial_shortcut"]),
+    }
     if args.store:  # what `challenge publish --calibration` re-judges (pipeline/reproduce.py)
         extra["store"] = str(Path(args.store).resolve())
         extra["attempts"] = cal.attempts
@@ -197,5 +198,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             print(f"{agent:<14} {', '.join(f'{t:6.1f}' for t in totals)}{obj}{ids}")
         for agent, rows in cal.slipped.items():
             for r in rows:
-                print(f"{agent:<14} slipped, not scored: {r['attempt']} ({r['total']:g}): {'; '.join(r['reasons'][:2])}")
+                print(
+                    f"{agent:<14} slipped, not scored: {r['attempt']} ({r['total']:g}): {'; '.join(r['reasons'][:2])}"
+                )
     return report(args, challenge.id, cal.findings, extra)

@@ -5,6 +5,7 @@ Needed: Python >= 3.11, the Python dependencies, and one working sandbox backend
 (bubblewrap, or the Docker engine). The rest (debootstrap, images, runsc, cgroups, the
 kernel's process connector and fanotify) is reported as optional: without it a part of
 the system is slower or less observed, never broken."""
+
 from __future__ import annotations
 
 import os
@@ -30,8 +31,12 @@ class Check:
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("doctor", help="what is installed, what is missing, and how to fix it")
-    p.add_argument("--cluster", metavar="ADDRESS", default=None,
-                   help="check every node of a Ray cluster (ray://head:10001, host:6379, auto)")
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        default=None,
+        help="check every node of a Ray cluster (ray://head:10001, host:6379, auto)",
+    )
     p.set_defaults(func=cmd_doctor)
 
 
@@ -45,13 +50,19 @@ def _run(argv: list[str], timeout: float = 10.0) -> tuple[int, str]:
 
 def python_checks() -> list[Check]:
     v = sys.version_info
-    out = [Check("python", v >= (3, 11), f"{sys.executable} {v.major}.{v.minor}.{v.micro}",
-                 "sh scripts/install.sh (a venv on the system's python3 >= 3.11)", True)]
+    out = [
+        Check(
+            "python",
+            v >= (3, 11),
+            f"{sys.executable} {v.major}.{v.minor}.{v.micro}",
+            "sh scripts/install.sh (a venv on the system's python3 >= 3.11)",
+            True,
+        )
+    ]
     try:
         reqs = metadata.requires("gauntlet-arena") or []
     except metadata.PackageNotFoundError:
-        return out + [Check("python deps", False, "gauntlet-arena is not installed",
-                            "sh scripts/install.sh", True)]
+        return out + [Check("python deps", False, "gauntlet-arena is not installed", "sh scripts/install.sh", True)]
     missing = []
     for req in reqs:
         if "extra ==" in req:
@@ -63,48 +74,114 @@ def python_checks() -> list[Check]:
             metadata.version(name)
         except metadata.PackageNotFoundError:
             missing.append(name)
-    out.append(Check("python deps", not missing,
-                     "all installed" if not missing else "missing: " + ", ".join(missing),
-                     f"{sys.executable} -m pip install " + " ".join(missing), True))
+    out.append(
+        Check(
+            "python deps",
+            not missing,
+            "all installed" if not missing else "missing: " + ", ".join(missing),
+            f"{sys.executable} -m pip install " + " ".join(missing),
+            True,
+        )
+    )
     return out
 
 
 def sandbox_checks() -> list[Check]:
-    out = [Check("user", True, "root" if os.geteuid() == 0 else
-                 f"uid {os.geteuid()} (the local sandbox needs unprivileged user namespaces)")]
+    out = [
+        Check(
+            "user",
+            True,
+            "root"
+            if os.geteuid() == 0
+            else f"uid {os.geteuid()} (the local sandbox needs unprivileged user namespaces)",
+        )
+    ]
     bwrap = shutil.which("bwrap")
     if bwrap:
         rc, msg = _run([bwrap, "--ro-bind", "/", "/", "--unshare-all", "true"])
-        out.append(Check("bwrap", rc == 0, bwrap if rc == 0 else f"{bwrap} fails: {msg[:80]}",
-                         f"{SUDO}sysctl -w kernel.unprivileged_userns_clone=1"))
+        out.append(
+            Check(
+                "bwrap",
+                rc == 0,
+                bwrap if rc == 0 else f"{bwrap} fails: {msg[:80]}",
+                f"{SUDO}sysctl -w kernel.unprivileged_userns_clone=1",
+            )
+        )
     else:
         out.append(Check("bwrap", False, "not installed (the local sandbox)", f"{SUDO}{APT} bubblewrap"))
     deb = shutil.which("debootstrap", path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin")
-    out.append(Check("debootstrap", bool(deb), deb or "not installed (builds the gauntlet-base image)",
-                     f"{SUDO}{APT} debootstrap"))
-    rc, version = _run(["docker", "version", "--format", "{{.Server.Version}}"]) if shutil.which("docker") \
+    out.append(
+        Check(
+            "debootstrap",
+            bool(deb),
+            deb or "not installed (builds the gauntlet-base image)",
+            f"{SUDO}{APT} debootstrap",
+        )
+    )
+    rc, version = (
+        _run(["docker", "version", "--format", "{{.Server.Version}}"])
+        if shutil.which("docker")
         else (127, "no docker command")
+    )
     engine = rc == 0
-    out.append(Check("docker engine", engine, f"version {version}" if engine else version[:80],
-                     f"{SUDO}{APT} docker.io && {SUDO}systemctl start docker"))
+    out.append(
+        Check(
+            "docker engine",
+            engine,
+            f"version {version}" if engine else version[:80],
+            f"{SUDO}{APT} docker.io && {SUDO}systemctl start docker",
+        )
+    )
     if engine:
         rc, images = _run(["docker", "images", "--format", "{{.Repository}}:{{.Tag}}"])
         have = sorted(i for i in images.split() if i.startswith("gauntlet-"))
-        out.append(Check("images", "gauntlet-base:latest" in have, ", ".join(have) or "no gauntlet images",
-                         "gauntlet sandbox build"))
+        out.append(
+            Check(
+                "images",
+                "gauntlet-base:latest" in have,
+                ", ".join(have) or "no gauntlet images",
+                "gauntlet sandbox build",
+            )
+        )
+        out.append(uid_check())
         runsc = shutil.which("runsc")
         rc, info = _run(["docker", "info", "--format", "{{json .Runtimes}}"])
-        out.append(Check("runsc (gVisor)", bool(runsc) and "runsc" in info,
-                         "registered with docker" if runsc and "runsc" in info
-                         else (runsc or "not installed") + " (optional: a stronger Docker sandbox)",
-                         "see https://gvisor.dev/docs/user_guide/install/ (optional)"))
+        out.append(
+            Check(
+                "runsc (gVisor)",
+                bool(runsc) and "runsc" in info,
+                "registered with docker"
+                if runsc and "runsc" in info
+                else (runsc or "not installed") + " (optional: a stronger Docker sandbox)",
+                "see https://gvisor.dev/docs/user_guide/install/ (optional)",
+            )
+        )
     return out
+
+
+def uid_check() -> Check:
+    """The Docker sandbox's uid must be no host account's: a host process of that uid could
+    read the agent's /proc/<pid>/environ (its gateway token) and signal its processes."""
+    import pwd
+
+    from arena.sandbox.image import SANDBOX_UID
+
+    try:
+        who = pwd.getpwuid(SANDBOX_UID).pw_name
+    except KeyError:
+        return Check("sandbox uid", True, f"{SANDBOX_UID}: no host account has it")
+    return Check(
+        "sandbox uid",
+        False,
+        f"{SANDBOX_UID} is the host account {who!r}: its processes could read a Docker agent's token",
+        f"{SUDO}usermod -u <another uid> {who}",
+    )
 
 
 def judge_checks(python: str | None = None) -> list[Check]:
     """What the local judge runs its tests with (issue 26): the host's python3 (the local
     sandbox binds /usr) must import pytest; coverage is optional."""
-    from arena.judge.requirements import check
+    from arena.judge.run.requirements import check
 
     n = check(python)
     if n.error:
@@ -114,33 +191,49 @@ def judge_checks(python: str | None = None) -> list[Check]:
         return [Check("judge (local)", False, detail, f"{SUDO}{APT} {n.packages(n.missing + n.missing_optional)}")]
     out = [Check("judge (local)", True, f"{n.python}: pytest importable")]
     if n.missing_optional:
-        out.append(Check("judge coverage", False, f"{n.python} has no coverage (coverage feedback is empty)",
-                         f"{SUDO}{APT} {n.packages(n.missing_optional)}"))
+        out.append(
+            Check(
+                "judge coverage",
+                False,
+                f"{n.python} has no coverage (coverage feedback is empty)",
+                f"{SUDO}{APT} {n.packages(n.missing_optional)}",
+            )
+        )
     return out
 
 
 def kernel_checks() -> list[Check]:
     v2 = Path("/sys/fs/cgroup/cgroup.controllers")
     controllers = v2.read_text().split() if v2.exists() else []
-    out = [Check("cgroups v2", bool(controllers),
-                 " ".join(controllers) if controllers else "no cgroup v2 (limits fall back to rlimits)",
-                 "boot with systemd.unified_cgroup_hierarchy=1 (optional)")]
+    out = [
+        Check(
+            "cgroups v2",
+            bool(controllers),
+            " ".join(controllers) if controllers else "no cgroup v2 (limits fall back to rlimits)",
+            "boot with systemd.unified_cgroup_hierarchy=1 (optional)",
+        )
+    ]
     try:
         from arena.observe.netlink import open_socket
 
         open_socket().close()
         out.append(Check("proc connector", True, "process events observable"))
     except OSError as exc:
-        out.append(Check("proc connector", False, f"{exc.strerror or exc} (commands are not observed)",
-                         f"run as root: {SUDO}gauntlet ..."))
+        out.append(
+            Check(
+                "proc connector",
+                False,
+                f"{exc.strerror or exc} (commands are not observed)",
+                f"run as root: {SUDO}gauntlet ...",
+            )
+        )
     try:
         from arena.observe.reads import ReadWatcher
 
         ReadWatcher().close()
         out.append(Check("fanotify", True, "workspace reads observable"))
     except OSError as exc:
-        out.append(Check("fanotify", False, f"{exc} (reads are not observed)",
-                         f"run as root: {SUDO}gauntlet ..."))
+        out.append(Check("fanotify", False, f"{exc} (reads are not observed)", f"run as root: {SUDO}gauntlet ..."))
     return out
 
 
@@ -153,8 +246,14 @@ def provider_checks(env=os.environ) -> list[Check]:
     for provider in ("openai", "anthropic"):
         c = check_provider(provider, env)
         if not c.ok and not c.configured and c.variable.endswith("_API_KEY"):
-            out.append(Check(f"provider {provider}", False, f"{c.variable} is not set (only agents with "
-                             f"an {provider}/... model need it)", f"export {c.variable}=..."))
+            out.append(
+                Check(
+                    f"provider {provider}",
+                    False,
+                    f"{c.variable} is not set (only agents with an {provider}/... model need it)",
+                    f"export {c.variable}=...",
+                )
+            )
             continue
         out.append(Check(f"provider {provider}", c.ok, c.detail, f"fix {c.variable}" if c.variable else ""))
     return out
@@ -176,15 +275,22 @@ def agent_checks(images: str = "") -> list[Check]:
         state = [f"tree {'built' if tree else 'not built'}"]
         if images:
             state.append(f"image {ref} {'present' if image else 'missing'}")
-        out.append(Check(f"agent {name}", tree or image, f"{ad.package}=={ad.version}: " + ", ".join(state),
-                         f"gauntlet sandbox build --agent {name} (or built on first use)"))
+        out.append(
+            Check(
+                f"agent {name}",
+                tree or image,
+                f"{ad.package}=={ad.version}: " + ", ".join(state),
+                f"gauntlet sandbox build --agent {name} (or built on first use)",
+            )
+        )
     return out
 
 
 def diagnose() -> tuple[list[Check], bool]:
     checks = python_checks() + sandbox_checks() + judge_checks() + kernel_checks() + provider_checks()
-    rc, images = _run(["docker", "images", "--format", "{{.Repository}}:{{.Tag}}"]) if shutil.which("docker") \
-        else (1, "")
+    rc, images = (
+        _run(["docker", "images", "--format", "{{.Repository}}:{{.Tag}}"]) if shutil.which("docker") else (1, "")
+    )
     checks += agent_checks(images if rc == 0 else "")
     by = {c.name: c for c in checks}
     backend = by["bwrap"].ok or by["docker engine"].ok
@@ -204,8 +310,11 @@ def cmd_doctor(args) -> int:
         print(f"{mark} {c.name:22} {c.detail}")
         if not c.ok and c.fix:
             print(f"     {'':22} fix: {c.fix}")
-    print("ready: everything needed is installed" if ok else
-          "NOT ready: fix the MISS lines above (the -- lines are optional)")
+    print(
+        "ready: everything needed is installed"
+        if ok
+        else "NOT ready: fix the MISS lines above (the -- lines are optional)"
+    )
     return 0 if ok else 1
 
 
@@ -226,8 +335,11 @@ def node_line(r) -> str:
     first = missing[0]
     mark = "MISS" if r.counts else "--  "
     note = "" if r.counts else " (no slots: runs no attempts)"
-    return (f"{mark} {where}  missing: " + "; ".join(f"{c['name']} {c['detail']}" for c in missing)
-            + f"{note}  fix: {first['fix']}")
+    return (
+        f"{mark} {where}  missing: "
+        + "; ".join(f"{c['name']} {c['detail']}" for c in missing)
+        + f"{note}  fix: {first['fix']}"
+    )
 
 
 def cluster_doctor(address: str) -> int:
@@ -235,15 +347,18 @@ def cluster_doctor(address: str) -> int:
 
     report = check_cluster(address)
     snap = report.snapshot
-    print(f"cluster {address}: {len(snap.alive)} node(s), {snap.total} gauntlet_slot(s)"
-          + (f", {snap.cluster_free} free" if snap.cluster_free is not None else ""))
+    print(
+        f"cluster {address}: {len(snap.alive)} node(s), {snap.total} gauntlet_slot(s)"
+        + (f", {snap.cluster_free} free" if snap.cluster_free is not None else "")
+    )
     for r in report.nodes:
         print(node_line(r))
     for n in snap.lost:
         print(f"--   {n.host:10} {n.address:15} lost (Ray marks it dead)")
     if not snap.total:
-        print("NOT ready: no node offers the gauntlet_slot resource; fix: ray start ... "
-              "--resources='{\"gauntlet_slot\": N}' on each worker")
-    print("ready: every node with slots has what it needs" if report.ok else
-          "NOT ready: fix the MISS lines above")
+        print(
+            "NOT ready: no node offers the gauntlet_slot resource; fix: ray start ... "
+            "--resources='{\"gauntlet_slot\": N}' on each worker"
+        )
+    print("ready: every node with slots has what it needs" if report.ok else "NOT ready: fix the MISS lines above")
     return 0 if report.ok else 1

@@ -3,6 +3,7 @@
 Exit 0 when the package passed every gate asked for (``--until``), 1 when the job ended
 otherwise (escalated to human review, or a stage timed out; report.json says why), 2 for
 bad arguments."""
+
 from __future__ import annotations
 
 import argparse
@@ -15,16 +16,30 @@ def register_generate(sub: argparse._SubParsersAction) -> None:
     g = sub.add_parser("generate", help="stages 1-5: a package generated from the template library, then gates 1-5")
     g.add_argument("--category", required=True, help="a challenge category (e.g. debug-gauntlet, or debugging)")
     g.add_argument("--weight-class", required=True, metavar="N", help="1-5 or a name (lightweight ... frontier)")
-    g.add_argument("--format", default=None, choices=("sprint", "standard", "marathon"), help="default: the template's first")
-    g.add_argument("--discriminators", default="", metavar="A,B", help="difficulty traits to emphasise (e.g. root-cause-analysis)")
-    g.add_argument("--seed", type=int, default=None, help="reproduces the spec byte for byte (default: a random one, recorded)")
+    g.add_argument(
+        "--format", default=None, choices=("sprint", "standard", "marathon"), help="default: the template's first"
+    )
+    g.add_argument(
+        "--discriminators", default="", metavar="A,B", help="difficulty traits to emphasise (e.g. root-cause-analysis)"
+    )
+    g.add_argument(
+        "--seed", type=int, default=None, help="reproduces the spec byte for byte (default: a random one, recorded)"
+    )
     g.add_argument("--out", required=True, metavar="DIR", help="writes spec.yaml, package/ and report.json here")
-    g.add_argument("--until", choices=("spec", "package", "calibrate", "audit", "publish"), default=None,
-                   help="stop after this gate (default: audit, or publish with --publish)")
+    g.add_argument(
+        "--until",
+        choices=("spec", "package", "calibrate", "audit", "publish"),
+        default=None,
+        help="stop after this gate (default: audit, or publish with --publish)",
+    )
     g.add_argument("--publish", action="store_true", help="gate 5 too: publish to --store")
     g.add_argument("--store", metavar="DB", default=None, help="store for the 30-day fingerprint window and --publish")
-    g.add_argument("--sandbox", choices=("docker", "local"), default=None, help="sandbox backend (default: docker if it answers)")
-    g.add_argument("--time-scale", type=float, default=None, metavar="X", help="attempt seconds per real second for calibration")
+    g.add_argument(
+        "--sandbox", choices=("docker", "local"), default=None, help="sandbox backend (default: docker if it answers)"
+    )
+    g.add_argument(
+        "--time-scale", type=float, default=None, metavar="X", help="attempt seconds per real second for calibration"
+    )
     g.add_argument("--quick", action="store_true", help="calibrate with one run per agent (no flakiness repeats)")
     g.add_argument("--builder", default=None, help="a model builder agent: not available yet (offline builder only)")
     g.set_defaults(func=cmd_generate)
@@ -57,13 +72,17 @@ def cmd_generate(args: argparse.Namespace) -> int:
     discs = [d for d in (x.strip() for x in args.discriminators.split(",")) if d]
     bad = [d for d in discs if trait_name(d) not in TRAITS]
     if bad:
-        raise UsageError(f"--discriminators: {bad[0]!r} is not a trait: expected some of {', '.join(t.replace('_', '-') for t in TRAITS)}")
+        raise UsageError(
+            f"--discriminators: {bad[0]!r} is not a trait: expected some of {', '.join(t.replace('_', '-') for t in TRAITS)}"
+        )
     try:
         templates = library()
     except TemplateError as exc:
         raise UsageError(str(exc)) from None
     if not any(t.matches_category(args.category) for t in templates):
-        raise UsageError(f"--category: no template for {args.category!r}: expected one of {', '.join(categories(templates))}")
+        raise UsageError(
+            f"--category: no template for {args.category!r}: expected one of {', '.join(categories(templates))}"
+        )
     if not candidates(templates, args.category, wc, args.format):
         raise UsageError(f"--weight-class {wc} --format {args.format or 'any'}: no {args.category} template serves it")
     out = Path(args.out)
@@ -78,21 +97,36 @@ def cmd_generate(args: argparse.Namespace) -> int:
         from arena.paths import store_path  # noqa: PLC0415
 
         store = store_path(None)
-    req = Request(category=args.category, weight_class=wc, seed=seed, out=out, fmt=args.format,
-                  discriminators=discs, until=until, sandbox=args.sandbox, time_scale=args.time_scale,
-                  quick=args.quick, store=store)
+    req = Request(
+        category=args.category,
+        weight_class=wc,
+        seed=seed,
+        out=out,
+        fmt=args.format,
+        discriminators=discs,
+        until=until,
+        sandbox=args.sandbox,
+        time_scale=args.time_scale,
+        quick=args.quick,
+        store=store,
+    )
     job = Job(req)
     try:
         outcome = job.run()
     except ArchitectError as exc:
         raise UsageError(str(exc)) from None
     except Exception as exc:  # noqa: BLE001 — one line, the report is written
-        print(f"gauntlet: challenge generate: stopped by {type(exc).__name__}: {exc} (see {out / 'report.json'})", file=sys.stderr)
+        print(
+            f"gauntlet: challenge generate: stopped by {type(exc).__name__}: {exc} (see {out / 'report.json'})",
+            file=sys.stderr,
+        )
         return 1
     for a in job.attempts:
         for s in a["stages"]:
             errs = sum(f.severity == "error" for f in s.findings)
-            print(f"attempt {a['attempt']} (seed {a['seed']}) {s.name:<11} {s.status:<9} {s.elapsed_s:7.1f}s  {errs} error(s)")
+            print(
+                f"attempt {a['attempt']} (seed {a['seed']}) {s.name:<11} {s.status:<9} {s.elapsed_s:7.1f}s  {errs} error(s)"
+            )
             for f in s.findings:
                 if f.severity == "error":
                     print(f"    error   {f.check:<18} {f.detail}")

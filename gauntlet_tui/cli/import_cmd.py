@@ -2,6 +2,7 @@
 ``gauntlet challenge import DIR --out PKG [--format F] [--no-build] [--json]``: a Harbor or
 Terminal-Bench task as a Gauntlet package (arena/pipeline/task_import.py), its image built
 with the gauntlet layer (arena/pipeline/task_image.py). Exit 0 imported, 2 not importable."""
+
 from __future__ import annotations
 
 import argparse
@@ -14,8 +15,12 @@ def register_import(sub: argparse._SubParsersAction) -> None:
     i = sub.add_parser("import", help="a Harbor (task.toml) or Terminal-Bench (task.yaml) task as a package")
     i.add_argument("dir", metavar="DIR", help="the task directory")
     i.add_argument("--out", required=True, metavar="PKG", help="the package directory to write (new or empty)")
-    i.add_argument("--format", choices=("sprint", "standard", "marathon"), default=None,
-                   help="default: from the task's agent timeout")
+    i.add_argument(
+        "--format",
+        choices=("sprint", "standard", "marathon"),
+        default=None,
+        help="default: from the task's agent timeout",
+    )
     i.add_argument("--no-build", action="store_true", help="do not build the task image now")
     i.add_argument("--json", action="store_true", help="one JSON document on stdout")
     i.set_defaults(func=cmd_import)
@@ -62,8 +67,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary))
     else:
-        print(f"{summary['task_format']} task -> {summary['package']} ({summary['format']}, "
-              f"{summary['time_limit_s']:g}s, image {summary['image']}{'' if summary['built'] else ', not built'})")
+        print(
+            f"{summary['task_format']} task -> {summary['package']} ({summary['format']}, "
+            f"{summary['time_limit_s']:g}s, image {summary['image']}{'' if summary['built'] else ', not built'})"
+        )
         for n in summary["notes"]:
             print(f"note: {n}")
         if "build_error" in summary:

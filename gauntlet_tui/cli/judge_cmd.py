@@ -1,5 +1,6 @@
 """``gauntlet judge ATTEMPT [--json]``, ``gauntlet report ATTEMPT --out FILE`` and
 ``gauntlet leaderboard [--json]``: post-run judging from the store (CONTRACT §5, §6)."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,9 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     j.add_argument("attempt", metavar="ATTEMPT")
     j.add_argument("--store", metavar="DB", help=STORE_HELP)
     j.add_argument("--json", action="store_true", help="one JSON document (CONTRACT §6)")
-    j.add_argument("--judge-model", metavar="PROVIDER/MODEL",
-                   help="grade file deliverables' check: rubrics with this model (default: "
-                        "judge_model in settings.json; readings are taken once and kept)")
+    j.add_argument(
+        "--judge-model",
+        metavar="PROVIDER/MODEL",
+        help="grade file deliverables' check: rubrics with this model (default: "
+        "judge_model in settings.json; readings are taken once and kept)",
+    )
     j.set_defaults(func=cmd_judge)
     r = sub.add_parser("report", help="a shareable report (HTML or Markdown by suffix) with plots")
     r.add_argument("attempt", metavar="ATTEMPT")
@@ -67,9 +71,16 @@ def _readings(args: argparse.Namespace, events: list) -> dict:
     except Exception as exc:  # noqa: BLE001 - a malformed model name: one line
         raise UsageError(str(exc)) from None
     try:
-        readings = asyncio.run(take_readings(events, paths.snapshots_root(store), model=str(model),
-                                             gateway_root=paths.data_dir(store) / "gw-judge", env=os.environ,
-                                             attempt=args.attempt))
+        readings = asyncio.run(
+            take_readings(
+                events,
+                paths.snapshots_root(store),
+                model=str(model),
+                gateway_root=paths.data_dir(store) / "gw-judge",
+                env=os.environ,
+                attempt=args.attempt,
+            )
+        )
     except Exception as exc:  # noqa: BLE001 - the provider failed: say so, judge without
         print(f"judge model {model}: no readings ({type(exc).__name__}: {exc})", file=sys.stderr)
         return {}
@@ -93,8 +104,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
         print(f"  phase {p.id}: {p.objective:g}")
     w = card.work
     if w.get("starter") is not None:  # issue 20: Process, Strategy, Integrity scale with the work
-        print(f"work: objective {w['objective']:g} over the starter's {w['starter']:g} "
-              f"(share {w['share']:.0%}): process, strategy, integrity count {w['credit']:.0%}")
+        print(
+            f"work: objective {w['objective']:g} over the starter's {w['starter']:g} "
+            f"(share {w['share']:.0%}): process, strategy, integrity count {w['credit']:.0%}"
+        )
     if card.process_adjustments:
         print(f"process adjustments (raw {card.process_raw:+g}):")
         for a in card.process_adjustments:
@@ -153,9 +166,21 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         how = "ranked by pairwise rating" if table["ranked"] else "not ranked (seed 002: frontier is a benchmark)"
         print(f"{table['weight_class']} (x{table['multiplier']:g}): {how}")
         cols = ("#", "agent", "rating", "interval", "games", "attempts", "mean_total", "elo", "class", "note")
-        rows = [[str(r["rank"] or "-"), r["agent"], _rating(r), _interval(r), str(r["games"]), str(r["attempts"]),
-                 f"{r['mean_total']:.1f}", f"{r['elo']:.0f}", r["weight_class"] + (" (under review)" if
-                 r["under_review"] else ""), _note(r)] for r in table["agents"]]
+        rows = [
+            [
+                str(r["rank"] or "-"),
+                r["agent"],
+                _rating(r),
+                _interval(r),
+                str(r["games"]),
+                str(r["attempts"]),
+                f"{r['mean_total']:.1f}",
+                f"{r['elo']:.0f}",
+                r["weight_class"] + (" (under review)" if r["under_review"] else ""),
+                _note(r),
+            ]
+            for r in table["agents"]
+        ]
         widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
         print("  " + "  ".join(c.upper().ljust(w) for c, w in zip(cols, widths)).rstrip())
         for r in rows:

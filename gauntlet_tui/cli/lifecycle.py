@@ -2,6 +2,7 @@
 item 8): before `run`/`arena` start anything, every published challenge of the jobs must
 admit its agents (expiry, instance cap, 24 h cooldown, quarantine: a UsageError naming the
 rule, exit 2); after the attempts end, the monitors of those challenges run when due."""
+
 from __future__ import annotations
 
 import asyncio
@@ -67,7 +68,9 @@ def monitor_all(store: Path, jobs: list, now: datetime | None = None) -> None:
         check = run_monitors(entry, rows, now or datetime.now(timezone.utc))
         if check is not None:  # a check was due (every 10 ended attempts): say what it found and did
             did = f": {check['action']}" if check["action"] else ": still live"
-            print(f"gauntlet: challenge {cid}: monitors checked {check['attempts']} attempts (solve rate "
-                  f"{check['solve_rate']:g}, abandonment {check['abandonment_rate']:g}){did}"
-                  + "".join(f"; {t}" for t in check["retire"] + check["quarantine"] + check["review"]),
-                  file=sys.stderr)
+            print(
+                f"gauntlet: challenge {cid}: monitors checked {check['attempts']} attempts (solve rate "
+                f"{check['solve_rate']:g}, abandonment {check['abandonment_rate']:g}){did}"
+                + "".join(f"; {t}" for t in check["retire"] + check["quarantine"] + check["review"]),
+                file=sys.stderr,
+            )

@@ -7,6 +7,7 @@ matters and, last, the attempt id(s) alone. Without it the TUI attempt view open
 to headless with a note on stderr. Exit: 0 ran to the end, 1 an infrastructure
 error ended an attempt, 2 bad input.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,34 +21,59 @@ from arena.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="one live attempt: a challenge and an agent",
-                       description="Run one attempt of challenge DIR (a package directory or "
-                       "a bundled challenge id) with agent A.")
+    p = sub.add_parser(
+        "run",
+        help="one live attempt: a challenge and an agent",
+        description="Run one attempt of challenge DIR (a package directory or a bundled challenge id) with agent A.",
+    )
     p.add_argument("challenge", metavar="DIR", help="challenge package directory or bundled id")
-    p.add_argument("--agent", required=True, metavar="A",
-                   help="scripted:<name>, human, a built-in adapter (mini-swe-agent, aider) "
-                        "with --model, or the path of an agent file")
-    p.add_argument("--model", metavar="PROVIDER/MODEL", default=None,
-                   help="the model of a built-in adapter, e.g. openai/gpt-4.1-mini (CONTRACT §8)")
-    p.add_argument("--time-scale", type=float, default=1.0, metavar="X",
-                   help="attempt seconds per real second (default 1)")
-    p.add_argument("--sandbox", choices=("docker", "local"), default=None,
-                   help="sandbox backend (default: docker when the engine answers, else local)")
+    p.add_argument(
+        "--agent",
+        required=True,
+        metavar="A",
+        help="scripted:<name>, human, a built-in adapter (mini-swe-agent, aider) "
+        "with --model, or the path of an agent file",
+    )
+    p.add_argument(
+        "--model",
+        metavar="PROVIDER/MODEL",
+        default=None,
+        help="the model of a built-in adapter, e.g. openai/gpt-4.1-mini (CONTRACT §8)",
+    )
+    p.add_argument(
+        "--time-scale", type=float, default=1.0, metavar="X", help="attempt seconds per real second (default 1)"
+    )
+    p.add_argument(
+        "--sandbox",
+        choices=("docker", "local"),
+        default=None,
+        help="sandbox backend (default: docker when the engine answers, else local)",
+    )
     p.add_argument("--store", metavar="DB", help="store file (default $GAUNTLET_STORE or ./gauntlet.db)")
     p.add_argument("--headless", action="store_true", help="no TUI: progress lines, then the attempt id")
-    p.add_argument("--cluster", metavar="ADDRESS", default=None,
-                   help="run on a Ray cluster (ray://head:10001, host:6379, auto; default $RAY_ADDRESS)")
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        default=None,
+        help="run on a Ray cluster (ray://head:10001, host:6379, auto; default $RAY_ADDRESS)",
+    )
     p.set_defaults(func=cmd_run)
 
-    a = sub.add_parser("arena", help="many attempts at once from a plan (challenges x agents)",
-                       description="Run the attempts of PLAN.yaml (schema gauntlet.plan/v1).")
+    a = sub.add_parser(
+        "arena",
+        help="many attempts at once from a plan (challenges x agents)",
+        description="Run the attempts of PLAN.yaml (schema gauntlet.plan/v1).",
+    )
     a.add_argument("plan", metavar="PLAN.yaml")
     a.add_argument("--store", metavar="DB", help="store file (default $GAUNTLET_STORE or ./gauntlet.db)")
-    a.add_argument("--sandbox", choices=("docker", "local"), default=None,
-                   help="override the plan's sandbox backend")
+    a.add_argument("--sandbox", choices=("docker", "local"), default=None, help="override the plan's sandbox backend")
     a.add_argument("--headless", action="store_true", help="no TUI: progress lines, then the attempt ids")
-    a.add_argument("--cluster", metavar="ADDRESS", default=None,
-                   help="run on a Ray cluster (ray://head:10001, host:6379, auto; default $RAY_ADDRESS)")
+    a.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        default=None,
+        help="run on a Ray cluster (ray://head:10001, host:6379, auto; default $RAY_ADDRESS)",
+    )
     a.set_defaults(func=cmd_arena)
 
 
@@ -84,8 +110,10 @@ def agent_spec(agent: str, model: str | None) -> str:
     from arena.agents.agent_file import adapter_names, check_model
 
     if agent.partition("@")[0] not in adapter_names():
-        raise UsageError(f"--model: only for a built-in adapter ({', '.join(adapter_names())}); "
-                         f"--agent {agent} names its model in its agent file")
+        raise UsageError(
+            f"--model: only for a built-in adapter ({', '.join(adapter_names())}); "
+            f"--agent {agent} names its model in its agent file"
+        )
     if "@" in agent:
         raise UsageError(f"--agent {agent}: already names a model: drop --model or the @MODEL")
     return f"{agent}@{check_model(model, '--model')}"
@@ -102,9 +130,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     store = paths.store_path(args.store)
     backend = _backend(args.sandbox)
     jobs = [(challenge, args.agent, scale)]
-    return _launch(store, backend, jobs, parallel=1, headless=args.headless, kind="run",
-                   argv={"challenge": args.challenge, "agent": args.agent, "time_scale": scale,
-                         "sandbox": backend.name}, cluster=_cluster(args.cluster, jobs=jobs))
+    return _launch(
+        store,
+        backend,
+        jobs,
+        parallel=1,
+        headless=args.headless,
+        kind="run",
+        argv={"challenge": args.challenge, "agent": args.agent, "time_scale": scale, "sandbox": backend.name},
+        cluster=_cluster(args.cluster, jobs=jobs),
+    )
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
@@ -120,10 +155,16 @@ def cmd_arena(args: argparse.Namespace) -> int:
         make_agent(pa.agent, loaded[pa.challenge])
         jobs.append((loaded[pa.challenge], pa.agent, pa.time_scale))
     backend = _backend(args.sandbox or plan.sandbox)
-    return _launch(paths.store_path(args.store), backend, jobs, parallel=plan.parallel,
-                   headless=args.headless, kind="arena",
-                   argv={"plan": str(args.plan), "attempts": len(jobs), "sandbox": backend.name},
-                   cluster=_cluster(args.cluster, plan.cluster, jobs))
+    return _launch(
+        paths.store_path(args.store),
+        backend,
+        jobs,
+        parallel=plan.parallel,
+        headless=args.headless,
+        kind="arena",
+        argv={"plan": str(args.plan), "attempts": len(jobs), "sandbox": backend.name},
+        cluster=_cluster(args.cluster, plan.cluster, jobs),
+    )
 
 
 def _cluster(flag: str | None, plan: str | None = None, jobs: list | tuple = ()) -> Any:
@@ -134,8 +175,7 @@ def _cluster(flag: str | None, plan: str | None = None, jobs: list | tuple = ())
     if address is None:
         return None
     if any(agent == "human" for _c, agent, _s in jobs):  # its socket and shell would be on the node
-        raise UsageError(f"--cluster {address}: --agent human runs on this machine only "
-                         "(drop --cluster for it)")
+        raise UsageError(f"--cluster {address}: --agent human runs on this machine only (drop --cluster for it)")
     from arena.cluster import connect  # imports Ray: only now
 
     return connect(address)
@@ -152,19 +192,27 @@ def _preflight(jobs: list) -> None:
             print(f"gauntlet: provider {check.provider}: {check.detail}", file=sys.stderr)
 
 
-def _launch(store: Path, backend: Any, jobs: list, *, parallel: int, headless: bool,
-            kind: str, argv: dict, cluster: Any = None) -> int:
+def _launch(
+    store: Path, backend: Any, jobs: list, *, parallel: int, headless: bool, kind: str, argv: dict, cluster: Any = None
+) -> int:
     from gauntlet_tui.cli.lifecycle import admit_all, monitor_all
 
     admit_all(store, jobs)  # a published challenge's lifecycle may refuse (exit 2)
     _preflight(jobs)  # the agents' providers answer, before any attempt is stored (exit 2)
     try:
         if cluster is None:
-            return _launch_admitted(store, backend, jobs, parallel=parallel, headless=headless,
-                                    kind=kind, argv=argv)
+            return _launch_admitted(store, backend, jobs, parallel=parallel, headless=headless, kind=kind, argv=argv)
         try:
-            return _launch_admitted(store, backend, jobs, parallel=parallel, headless=headless,
-                                    kind=kind, argv={**argv, "cluster": cluster.address}, cluster=cluster)
+            return _launch_admitted(
+                store,
+                backend,
+                jobs,
+                parallel=parallel,
+                headless=headless,
+                kind=kind,
+                argv={**argv, "cluster": cluster.address},
+                cluster=cluster,
+            )
         finally:
             cluster.close()
     finally:
@@ -174,8 +222,9 @@ def _launch(store: Path, backend: Any, jobs: list, *, parallel: int, headless: b
             print(f"gauntlet: challenge monitors did not run: {exc}", file=sys.stderr)
 
 
-def _launch_admitted(store: Path, backend: Any, jobs: list, *, parallel: int, headless: bool,
-                     kind: str, argv: dict, cluster: Any = None) -> int:
+def _launch_admitted(
+    store: Path, backend: Any, jobs: list, *, parallel: int, headless: bool, kind: str, argv: dict, cluster: Any = None
+) -> int:
     if not headless and not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("gauntlet: not a terminal: running headless (pass --headless to say so)", file=sys.stderr)
         headless = True
@@ -187,12 +236,12 @@ def _launch_admitted(store: Path, backend: Any, jobs: list, *, parallel: int, he
             print(f"gauntlet: the TUI is not available ({exc}); running headless", file=sys.stderr)
         else:
             return run_tui(store, backend, jobs, parallel=parallel, kind=kind, argv=argv, cluster=cluster)
-    return asyncio.run(run_headless(store, backend, jobs, parallel=parallel, kind=kind, argv=argv,
-                                    cluster=cluster))
+    return asyncio.run(run_headless(store, backend, jobs, parallel=parallel, kind=kind, argv=argv, cluster=cluster))
 
 
-async def run_headless(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str,
-                       argv: dict, out=None, cluster: Any = None) -> int:
+async def run_headless(
+    store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, argv: dict, out=None, cluster: Any = None
+) -> int:
     from arena.attempt import Arena
     from arena.attempt.progress import printer
 
@@ -217,8 +266,10 @@ async def run_headless(store: Path, backend: Any, jobs: list, *, parallel: int, 
         for a in attempts:
             a.run_id = run_id
             if a.agent.spec == "human":
-                out.write(f"{a.id}: human agent: export GAUNTLET_SOCKET={a.env['GAUNTLET_SOCKET']} "
-                          "and use `gauntlet agent status|briefing|submit|feedback`\n")
+                out.write(
+                    f"{a.id}: human agent: export GAUNTLET_SOCKET={a.env['GAUNTLET_SOCKET']} "
+                    "and use `gauntlet agent status|briefing|submit|feedback`\n"
+                )
         try:
             statuses = await arena.run_all([*resumed, *attempts])
         except asyncio.CancelledError:  # Ctrl-C / SIGTERM: attempts closed as interrupted
@@ -230,7 +281,7 @@ async def run_headless(store: Path, backend: Any, jobs: list, *, parallel: int, 
         await arena.close()
     if statuses is None:
         return 130
-    mine = statuses[len(resumed):]
+    mine = statuses[len(resumed) :]
     for a in attempts:
         out.write(f"{a.id}\n")
     out.flush()
@@ -249,8 +300,7 @@ async def _prepare_printing(arena: Any, jobs: list) -> bool:
     return True
 
 
-def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, argv: dict,
-            cluster: Any = None) -> int:
+def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, argv: dict, cluster: Any = None) -> int:
     """The live view: the TUI app runs the arena in its own event loop (``on_ready``),
     fed by the same bus; the attempt screen opens once the attempt has started. The
     app stays open after the end; quitting early stops the attempts (interrupted)."""
@@ -271,8 +321,17 @@ def run_tui(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
     return 1 if "infra_error" in done["statuses"] else 0
 
 
-def tui_app(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, argv: dict,
-            cluster: Any = None, status: Any = None) -> tuple[Any, dict]:
+def tui_app(
+    store: Path,
+    backend: Any,
+    jobs: list,
+    *,
+    parallel: int,
+    kind: str,
+    argv: dict,
+    cluster: Any = None,
+    status: Any = None,
+) -> tuple[Any, dict]:
     """The app of ``run_tui``, not yet run (tests drive it with ``run_test``), and the dict
     its run fills in (``ids``, ``statuses``). With ``cluster`` (a ClusterPlacer) the
     attempts run on its nodes: their clocks follow their events, their handles stop them
@@ -327,7 +386,7 @@ def tui_app(store: Path, backend: Any, jobs: list, *, parallel: int, kind: str, 
                 if attempts[0].id in adapter.views:
                     app.open_attempt_screen(attempts[0].id)
             statuses = [_status(r) for r in await runs]
-            done["statuses"] = statuses[len(resumed):]
+            done["statuses"] = statuses[len(resumed) :]
             await arena.store.finish_run(run_id)
         finally:
             await arena.close()

@@ -1,4 +1,5 @@
 """``gauntlet sandbox build|check|cleanup``."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,11 @@ def register(subparsers) -> None:
     sub = p.add_subparsers(dest="sandbox_command", metavar="SUBCOMMAND", required=True)
     b = sub.add_parser("build", help="build gauntlet-base from Debian packages (debootstrap)")
     b.add_argument("--force", action="store_true", help="rebuild even if the recipe's image exists")
-    b.add_argument("--agent", metavar="NAME", help="build a built-in adapter's image "
-                   "(gauntlet-agent-NAME: gauntlet-base + the agent's wheels)")
+    b.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="build a built-in adapter's image (gauntlet-agent-NAME: gauntlet-base + the agent's wheels)",
+    )
     b.set_defaults(func=cmd_build)
     c = sub.add_parser("check", help="which sandbox backends work here")
     c.add_argument("--json", action="store_true")
@@ -35,8 +39,10 @@ def cmd_build(args) -> int:
         print(f"gauntlet: sandbox build failed: {exc}", file=sys.stderr)
         return 1
     verb = "built" if r.built else "up to date"
-    print(f"{r.image} {verb} (id {r.image_id[7:19]}, recipe {r.recipe[:12]}, "
-          f"{r.seconds:.1f}s{', cached rootfs' if r.built and r.rootfs_cached else ''})")
+    print(
+        f"{r.image} {verb} (id {r.image_id[7:19]}, recipe {r.recipe[:12]}, "
+        f"{r.seconds:.1f}s{', cached rootfs' if r.built and r.rootfs_cached else ''})"
+    )
     return 0
 
 
@@ -50,8 +56,7 @@ def _build_agent(args) -> int:
     t0 = time.monotonic()
     try:
         get_adapter(args.agent)
-        ref = build_agent_image(args.agent, force=args.force,
-                                log=lambda m: print(m, file=sys.stderr))
+        ref = build_agent_image(args.agent, force=args.force, log=lambda m: print(m, file=sys.stderr))
     except UsageError as exc:
         print(f"gauntlet: sandbox build --agent: {exc}", file=sys.stderr)
         return 2
@@ -89,13 +94,17 @@ def _docker_status() -> dict:
     if not docker_available():
         return {"available": False, "error": "Docker engine does not answer"}
     st = image_status()
-    return {"available": st["present"], "engine": True, **st,
-            **({} if st["present"] else {"error": "run `gauntlet sandbox build`"})}
+    return {
+        "available": st["present"],
+        "engine": True,
+        **st,
+        **({} if st["present"] else {"error": "run `gauntlet sandbox build`"}),
+    }
 
 
 def cmd_check(args) -> int:
     report: dict[str, Any] = {"local": _local_status(), "docker": _docker_status()}
-    report["default"] = ("docker" if report["docker"].get("engine") else "local")
+    report["default"] = "docker" if report["docker"].get("engine") else "local"
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -103,8 +112,8 @@ def cmd_check(args) -> int:
             st = report[name]
             mark = "ok" if st["available"] else "unavailable"
             extra = st.get("error") or ", ".join(
-                f"{k}={st[k]}" for k in ("image", "recipe", "version", "mode", "limits")
-                if st.get(k))
+                f"{k}={st[k]}" for k in ("image", "recipe", "version", "mode", "limits") if st.get(k)
+            )
             print(f"{name:7} {mark:12} {extra}")
         print(f"default backend: {report['default']}")
     return 0 if (report["local"]["available"] or report["docker"]["available"]) else 1

@@ -12,6 +12,7 @@ operator token printed at start, given as ``?token=…`` in the page's address, 
 page's session an operator's. ``--read-only`` prints no token: every page is a watcher's.
 Nothing else is written on the server by a session (no theme setting, no screenshot).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,14 +42,17 @@ def _port(value: str) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("serve", help="the live arena in browsers: each page follows the store, read-only "
-                                     "without the operator token")
+    p = sub.add_parser(
+        "serve", help="the live arena in browsers: each page follows the store, read-only without the operator token"
+    )
     p.add_argument("--port", type=_port, default=8000, help="TCP port (default 8000)")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (default 127.0.0.1; 0.0.0.0 for the room's network)")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for the room's network)"
+    )
     p.add_argument("--store", help="store database to follow (default ./gauntlet.db or $GAUNTLET_STORE)")
-    p.add_argument("--read-only", action="store_true",
-                   help="no operator token: every page is a watcher's, nobody can act")
+    p.add_argument(
+        "--read-only", action="store_true", help="no operator token: every page is a watcher's, nobody can act"
+    )
     p.set_defaults(func=cmd_serve)
 
 
@@ -121,8 +125,11 @@ def make_server(db: Path, *, host: str, port: int, token: str | None) -> Any:
         async def handle_index(self, request: web.Request) -> dict[str, Any]:
             given = request.query.get("token")
             if given is not None and not self._token_ok(given):
-                raise web.HTTPForbidden(text="gauntlet serve: wrong operator token (see the server's output)\n"
-                                        if self.token else "gauntlet serve: --read-only: there is no operator\n")
+                raise web.HTTPForbidden(
+                    text="gauntlet serve: wrong operator token (see the server's output)\n"
+                    if self.token
+                    else "gauntlet serve: --read-only: there is no operator\n"
+                )
             # Addresses as the browser reached the server (it may listen on 0.0.0.0).
             base = f"{request.scheme}://{request.host}"
             ws = ("wss://" if request.secure else "ws://") + request.host
@@ -145,9 +152,15 @@ def make_server(db: Path, *, host: str, port: int, token: str | None) -> Any:
             service: Any = None
             try:
                 await websocket.prepare(request)
-                service = Session(self.command, write_bytes=websocket.send_bytes,
-                                  write_str=websocket.send_str, close=websocket.close,
-                                  download_manager=self.download_manager, debug=self.debug, role=role)
+                service = Session(
+                    self.command,
+                    write_bytes=websocket.send_bytes,
+                    write_str=websocket.send_str,
+                    close=websocket.close,
+                    download_manager=self.download_manager,
+                    debug=self.debug,
+                    role=role,
+                )
                 self.sessions += 1
                 await service.start(width, height)
                 await self._process_messages(websocket, service)

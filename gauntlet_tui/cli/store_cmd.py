@@ -5,6 +5,7 @@
 ...}]}``; ``at`` is the submission's attempt-clock seconds. Reading never creates a
 store: a missing store file has no attempts.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,8 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("attempt", metavar="ATTEMPT")
     s.add_argument("--store", metavar="DB", help="store file (default $GAUNTLET_STORE or ./gauntlet.db)")
     s.add_argument("--json", action="store_true", help="one JSON document (CONTRACT §5)")
-    s.add_argument("--transcript", action="store_true",
-                   help="the attempt's model calls in order: request and response of each")
+    s.add_argument(
+        "--transcript", action="store_true", help="the attempt's model calls in order: request and response of each"
+    )
     s.set_defaults(func=cmd_show)
 
 
@@ -52,10 +54,20 @@ async def attempts_rows(store: Path, limit: int | None = None) -> list[dict[str,
         rows = await st.list_attempts(limit)
     finally:
         await st.close()
-    return [{"attempt": r["id"], "challenge": r.get("challenge"), "agent": r.get("agent"),
-             "format": r.get("format"), "status": r.get("status"), "start": r.get("started_at"),
-             "finished": r.get("finished_at"), "submissions_used": r.get("submissions_used"),
-             "last_score": r.get("last_score")} for r in rows]
+    return [
+        {
+            "attempt": r["id"],
+            "challenge": r.get("challenge"),
+            "agent": r.get("agent"),
+            "format": r.get("format"),
+            "status": r.get("status"),
+            "start": r.get("started_at"),
+            "finished": r.get("finished_at"),
+            "submissions_used": r.get("submissions_used"),
+            "last_score": r.get("last_score"),
+        }
+        for r in rows
+    ]
 
 
 def cmd_attempts(args: argparse.Namespace) -> int:
@@ -91,10 +103,19 @@ async def show_doc(store: Path, attempt: str) -> dict[str, Any] | None:
     finally:
         await st.close()
     return {
-        "attempt": row["id"], "challenge": row.get("challenge"), "agent": row.get("agent"),
-        "format": row.get("format"), "status": row.get("status"),
-        "submissions": [{"submission": s["n"], "at": None if s.get("at_t") is None else round(s["at_t"], 3),
-                         "feedback": (fbs.get(s["n"]) or {}).get("document")} for s in subs],
+        "attempt": row["id"],
+        "challenge": row.get("challenge"),
+        "agent": row.get("agent"),
+        "format": row.get("format"),
+        "status": row.get("status"),
+        "submissions": [
+            {
+                "submission": s["n"],
+                "at": None if s.get("at_t") is None else round(s["at_t"], 3),
+                "feedback": (fbs.get(s["n"]) or {}).get("document"),
+            }
+            for s in subs
+        ],
         "usage": usage_from_events(events),
         "node": _node(events),
         "events": [e.flat() for e in events],
@@ -140,19 +161,20 @@ def _print_transcript(store: Path, doc: dict[str, Any], *, as_json: bool) -> int
     tdir = store.with_name(store.name + ".d") / "transcripts"
     calls = read_transcript(tdir, doc["attempt"]) if tdir.is_dir() else []
     if as_json:
-        json.dump({"attempt": doc["attempt"], "usage": doc["usage"], "calls": calls}, sys.stdout,
-                  indent=2, default=str)
+        json.dump({"attempt": doc["attempt"], "usage": doc["usage"], "calls": calls}, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
         return 0
     u = doc["usage"]
     cost = "no known price" if u["cost_usd"] is None else f"${u['cost_usd']:.4f}"
-    print(printable(f"{doc['attempt']}  {doc['agent']}: {len(calls)} model call(s), "
-                    f"{u['tokens']} tokens, {cost}"))
+    print(printable(f"{doc['attempt']}  {doc['agent']}: {len(calls)} model call(s), {u['tokens']} tokens, {cost}"))
     if not calls:
         print("no transcript: this attempt made no model calls through the gateway")
     for i, c in enumerate(calls, 1):
-        head = {k: c.get(k) for k in ("provider", "model", "status", "input_tokens", "output_tokens",
-                                      "latency_ms") if k in c}
+        head = {
+            k: c.get(k)
+            for k in ("provider", "model", "status", "input_tokens", "output_tokens", "latency_ms")
+            if k in c
+        }
         print(f"\n--- call {i}: " + printable(json.dumps(head, default=str)))
         for side in ("request", "response"):
             body = c.get(side)

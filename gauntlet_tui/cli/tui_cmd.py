@@ -1,5 +1,6 @@
 """``gauntlet`` (home), ``gauntlet demo`` and ``gauntlet replay ATTEMPT``: the commands
 that open the TUI. Textual is imported only when one of them runs."""
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     demo = sub.add_parser("demo", help="the dashboard with the bundled challenges, scripted agents, time sped up")
     demo.add_argument("--store", help="store database (default ./gauntlet.db or $GAUNTLET_STORE)")
     demo.add_argument("--sandbox", choices=_SANDBOXES, help="default: docker if it answers, else local")
-    demo.add_argument("--seconds", type=_positive, default=100.0,
-                      help="wall-clock seconds each challenge's time limit takes (default 100)")
+    demo.add_argument(
+        "--seconds",
+        type=_positive,
+        default=100.0,
+        help="wall-clock seconds each challenge's time limit takes (default 100)",
+    )
     demo.add_argument("--theme", help="gauntlet-dark, gauntlet-light or gauntlet-projector")
     demo.set_defaults(func=cmd_demo)
 
@@ -65,9 +70,13 @@ def cmd_home(args: argparse.Namespace) -> int:
     served = os.environ.get(SERVED_ENV)  # one browser session of `gauntlet serve` (serve_cmd)
     if served:
         watcher = served != "operator"
-        app = GauntletApp(store=store_path(getattr(args, "store", None)), library_dirs=dirs,
-                          title="Gauntlet — watching (read-only)" if watcher else "Gauntlet — operator",
-                          read_only=watcher, served=True)
+        app = GauntletApp(
+            store=store_path(getattr(args, "store", None)),
+            library_dirs=dirs,
+            title="Gauntlet — watching (read-only)" if watcher else "Gauntlet — operator",
+            read_only=watcher,
+            served=True,
+        )
     else:
         app = GauntletApp(store=store_path(getattr(args, "store", None)), library_dirs=dirs)
     app.run()
@@ -78,8 +87,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from gauntlet_tui.app import GauntletApp
     from gauntlet_tui.demo import demo_starter
 
-    app = GauntletApp(title="Gauntlet demo", store=store_path(args.store), theme=_theme(args),
-                      on_ready=demo_starter(args.sandbox, args.seconds))
+    app = GauntletApp(
+        title="Gauntlet demo",
+        store=store_path(args.store),
+        theme=_theme(args),
+        on_ready=demo_starter(args.sandbox, args.seconds),
+    )
     app.run()
     return app.return_code or 0
 

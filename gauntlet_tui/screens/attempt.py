@@ -5,6 +5,7 @@ The screen holds no state of the attempt: ``refresh_view()`` (called by the app'
 refresh timer, or replay's) reads the adapter's ``AttemptView`` and the live elapsed
 time, and redraws what changed since the view's last version.
 """
+
 from __future__ import annotations
 
 from typing import Literal
@@ -85,8 +86,7 @@ class AttemptScreen(Screen):
         yield PhaseTimeline(id="phases")
         with Horizontal(id="attempt-body"):
             with Vertical(id="feedback-box"):
-                yield Static("No feedback yet: each submission's document appears in its own tab.",
-                             id="feedback-empty")
+                yield Static("No feedback yet: each submission's document appears in its own tab.", id="feedback-empty")
                 with TabbedContent(id="feedback"):
                     with TabPane("Briefing", id="briefing"):
                         with VerticalScroll():
@@ -144,18 +144,25 @@ class AttemptScreen(Screen):
         left = handle.hang_left() if hasattr(handle, "hang_left") else None
         self.set_class(left is not None, "-idle")
         if left is not None:
-            text = (f"No activity seen: this attempt ends as HUNG in {left:.0f}s (attempt time)"
-                    " — focus this window, open the shell (!) or edit a file")
+            text = (
+                f"No activity seen: this attempt ends as HUNG in {left:.0f}s (attempt time)"
+                " — focus this window, open the shell (!) or edit a file"
+            )
             self.query_one("#hang-countdown", Static).update(text)
 
     def _draw_info(self, view: AttemptView, elapsed: float) -> None:
         score = "—" if view.last_score is None else f"{view.last_score:.1f}"
-        info = (f"[b]{escape(view.title or view.challenge)}[/] · {escape(view.agent)} · {view.format} · "
-                f"{view.weight_class} · submissions {view.submissions_used}/{view.budget}"
-                + (f" ({', '.join(f'#{n}' for n in sorted(view.replaced))} replaced)" if view.replaced else "")
-                + (f" · {view.submissions_left} left in phase {view.current_phase}"
-                   if view.budget_scope == "per_phase" else "")
-                + f" · score {score}")
+        info = (
+            f"[b]{escape(view.title or view.challenge)}[/] · {escape(view.agent)} · {view.format} · "
+            f"{view.weight_class} · submissions {view.submissions_used}/{view.budget}"
+            + (f" ({', '.join(f'#{n}' for n in sorted(view.replaced))} replaced)" if view.replaced else "")
+            + (
+                f" · {view.submissions_left} left in phase {view.current_phase}"
+                if view.budget_scope == "per_phase"
+                else ""
+            )
+            + f" · score {score}"
+        )
         usage = usage_line(view)
         if usage:  # a real agent: its model and usage against its limits, live
             info += f"\nmodel {escape(view.model)} · {escape(usage)}"  # a second header line
@@ -289,15 +296,19 @@ class AttemptScreen(Screen):
         elapsed = self.adapter.elapsed(self.attempt_id)
         cooldown = view.cooldown_left(elapsed)
         wait = "none" if not cooldown else f"{cooldown:.0f}s left"
-        question = (f"Submit the workspace now?\n{view.submissions_left} of {view.budget} submissions left;"
-                    f" cooldown: {wait}.")
+        question = (
+            f"Submit the workspace now?\n{view.submissions_left} of {view.budget} submissions left; cooldown: {wait}."
+        )
         replaces = view.would_replace(elapsed)
         if replaces is not None:
-            question += (f"\n⚠ This REPLACES submission {replaces}: a second Sprint submission this"
-                         f" soon takes its place (only the new one is scored).")
+            question += (
+                f"\n⚠ This REPLACES submission {replaces}: a second Sprint submission this"
+                f" soon takes its place (only the new one is scored)."
+            )
         if not edited_since_submit(view):
-            question += ("\n⚠ The workspace is UNCHANGED since "
-                         + ("the last submission." if view.submissions else "the start: nothing was edited."))
+            question += "\n⚠ The workspace is UNCHANGED since " + (
+                "the last submission." if view.submissions else "the start: nothing was edited."
+            )
         if not await self.app.push_screen_wait(ConfirmScreen(question)):
             return
         self.notify("Submitting — the judge is running…", timeout=3)

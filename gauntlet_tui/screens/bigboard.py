@@ -11,6 +11,7 @@ shown a page at a time: PgDn/PgUp (or ``]``/``[``) turn the page, a line above t
 says which page of how many. The cards are mounted once per page size and re-pointed at
 the page's attempts; each writes only the parts of it that changed.
 """
+
 from __future__ import annotations
 
 import math
@@ -58,13 +59,17 @@ def clock_text(view: AttemptView, elapsed: float) -> str:
 def state_line(view: AttemptView, elapsed: float) -> str:
     state = card_state(view, elapsed)
     score = view.last_score
-    score_s = "score —" if score is None else f"score {score:.1f}"
+    # the last submission's objective, as the dashboard's Score column shows it before the total
+    score_s = "obj —" if score is None else f"obj {score:.1f}"
     left = max(0.0, view.time_limit_s - view.elapsed_s)
-    what = {"ok": "running", "warning": "80% — warning", "urgent": "90% — hurry",
-            "grace": "GRACE — final message only",
-            "over": (f"done, {fmt_clock(left)} left" if view.finished and left >= 1
-                     else f"over — {view.status}"),
-            "infra": "INFRA ERROR"}[state]
+    what = {
+        "ok": "running",
+        "warning": "80% — warning",
+        "urgent": "90% — hurry",
+        "grace": "GRACE — final message only",
+        "over": (f"done, {fmt_clock(left)} left" if view.finished and left >= 1 else f"over — {view.status}"),
+        "infra": "INFRA ERROR",
+    }[state]
     phase = f" · phase {view.current_phase}/{len(view.phases)}" if len(view.phases) > 1 else ""
     return f"{what} · {score_s} · sub {view.submissions_used}/{view.budget}{phase}"
 
@@ -114,9 +119,7 @@ def glyph_rows(value: str, bold: bool) -> list[str]:
         if len(_glyphs) > 4096:
             _glyphs.clear()
         segments = DigitsRenderable(value).render(Style(bold=bold))
-        rows = _glyphs[(value, bold)] = [
-            seg.text for seg in segments if isinstance(seg, Segment) and seg.text != "\n"
-        ]
+        rows = _glyphs[(value, bold)] = [seg.text for seg in segments if isinstance(seg, Segment) and seg.text != "\n"]
     return rows
 
 
@@ -189,9 +192,13 @@ class AttemptCard(Vertical):
         if not self.is_mounted or not self.children:
             return
         if self._parts is None:  # found once: a DOM query per part per refresh adds up
-            self._parts = (self.query_one(".card-title", Static), self.query_one(Digits),
-                           self.query_one(".card-state", Static), self.query_one(".card-feedback", Static),
-                           self.query_one(Sparkline))
+            self._parts = (
+                self.query_one(".card-title", Static),
+                self.query_one(Digits),
+                self.query_one(".card-state", Static),
+                self.query_one(".card-feedback", Static),
+                self.query_one(Sparkline),
+            )
         title, digits, line, feedback, spark = self._parts
         state = card_state(view, elapsed)
         if state != self._state:  # the class it has, kept across page turns
@@ -219,9 +226,12 @@ class BigBoardScreen(KeptScreen):
     BigBoardScreen.-paged #board-pages { display: block; }
     BigBoardScreen #board-empty { padding: 2 4; color: $text-muted; }
     """
-    BINDINGS = [keys.BACK, Binding("v", "app.back", "Table", id="board-table",
-                                   tooltip="Back to the dashboard table"),
-                keys.PAGE_NEXT, keys.PAGE_PREV]
+    BINDINGS = [
+        keys.BACK,
+        Binding("v", "app.back", "Table", id="board-table", tooltip="Back to the dashboard table"),
+        keys.PAGE_NEXT,
+        keys.PAGE_PREV,
+    ]
 
     def __init__(self, adapter: Any) -> None:
         super().__init__(name="bigboard")
@@ -284,7 +294,7 @@ class BigBoardScreen(KeptScreen):
             return
         self.page = min(self.page, self.pages - 1)
         first = self.page * per_page
-        shown = ids[first:first + per_page]
+        shown = ids[first : first + per_page]
         self.cards = {}
         for i, card in enumerate(self.slots):
             attempt = shown[i] if i < len(shown) else None
@@ -294,7 +304,9 @@ class BigBoardScreen(KeptScreen):
         if self.pages > 1:
             self.query_one("#board-pages", Static).update(
                 f"page {self.page + 1}/{self.pages} · attempts {first + 1}–{first + len(shown)} of "
-                f"{len(ids)} · PgDn/PgUp or ]/[ to turn", layout=False)
+                f"{len(ids)} · PgDn/PgUp or ]/[ to turn",
+                layout=False,
+            )
         for attempt, card in self.cards.items():
             view = self.adapter.views.get(attempt)
             if view is not None:

@@ -1,4 +1,5 @@
 """A yes/no question in a modal; dismisses with True or False."""
+
 from __future__ import annotations
 
 from textual.app import ComposeResult

@@ -1,4 +1,5 @@
 """The keys of the screen underneath, from its active bindings (with their tooltips)."""
+
 from __future__ import annotations
 
 from textual.app import ComposeResult

@@ -6,8 +6,10 @@ clocks move. Only changed cells are written, inside one ``batch_update``. With a
 cluster, a line under the title shows its nodes and their slots (the app's poller puts a
 plain snapshot on the adapter), and the table gets a Node column once an attempt has one.
 """
+
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -20,10 +22,20 @@ from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.screens.confirm import ConfirmScreen
 from gauntlet_tui.widgets import AttemptTable
 from gauntlet_tui.widgets.cluster_line import ClusterLine
-from gauntlet_tui.widgets.detail import MIN_WIDTH, DetailPane
+from gauntlet_tui.widgets.detail import MIN_WIDTH, PANE_MAX, PANE_MIN, DetailPane
 from gauntlet_tui.screens.kept import KeptScreen
 from gauntlet_tui.screens.host import host, may_act
 from gauntlet_tui.widgets.footer import GauntletFooter
+
+
+# what the Score column shows (table_cells.score_cell), in words for the room; the short
+# one where the long one would wrap
+SCORE_LEGEND = (
+    "[b]Score[/]: [b]91.9[/] = the scorecard total, once the attempt has ended · [b]obj 62.5[/] = "
+    "objective so far (last submission's tests), before process, strategy, integrity"
+)
+SCORE_LEGEND_SHORT = "[b]Score[/]: [b]91.9[/] = final total · [b]obj 62.5[/] = objective so far"
+LEGEND_CELLS = 2 + Text.from_markup(SCORE_LEGEND).cell_len  # with the line's padding
 
 
 class HomeScreen(KeptScreen):
@@ -38,9 +50,20 @@ class HomeScreen(KeptScreen):
     HomeScreen #home-body { height: 1fr; }
     HomeScreen.-narrow DetailPane { display: none; }
     HomeScreen.-empty DetailPane { display: none; }
+    HomeScreen #score-legend { height: auto; padding: 0 1; color: $text-muted; }
+    HomeScreen.-empty #score-legend { display: none; }
     """
-    BINDINGS = [keys.FILTER, keys.OPEN, keys.SORT, keys.STOP, keys.PAUSE, keys.LIBRARY, keys.PAST,
-                keys.LEADERBOARD, keys.BIG_BOARD]
+    BINDINGS = [
+        keys.FILTER,
+        keys.OPEN,
+        keys.SORT,
+        keys.STOP,
+        keys.PAUSE,
+        keys.LIBRARY,
+        keys.PAST,
+        keys.LEADERBOARD,
+        keys.BIG_BOARD,
+    ]
 
     def __init__(self, adapter: EngineAdapter, *, title: str = "Gauntlet") -> None:
         super().__init__(name="home")
@@ -49,6 +72,7 @@ class HomeScreen(KeptScreen):
         self.paused = False
         self._title = ""
         self._table: AttemptTable | None = None
+        self._wanted = 0  # the table's wanted width when the detail pane was last placed
 
     def compose(self) -> ComposeResult:
         yield Static("", id="home-title")
@@ -58,8 +82,8 @@ class HomeScreen(KeptScreen):
         with Horizontal(id="home-body"):
             yield AttemptTable(self._row, id="attempts")
             yield DetailPane(id="home-detail")
-        yield Static("No attempts yet. Press l for the challenge library, or run `gauntlet demo`.",
-                     id="home-empty")
+        yield Static(SCORE_LEGEND, id="score-legend")
+        yield Static("No attempts yet. Press l for the challenge library, or run `gauntlet demo`.", id="home-empty")
         yield GauntletFooter()
 
     def on_mount(self) -> None:
@@ -69,6 +93,18 @@ class HomeScreen(KeptScreen):
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < MIN_WIDTH, "-narrow")
+        self._place_detail()
+        legend = SCORE_LEGEND if event.size.width >= LEGEND_CELLS else SCORE_LEGEND_SHORT
+        self.query_one("#score-legend", Static).update(legend)
+
+    def _place_detail(self) -> None:
+        """The detail pane gets what the table leaves of the width (``PANE_MIN`` to
+        ``PANE_MAX``): titles and classes whole first, on terminals that have the room."""
+        self._wanted = self.table.wanted_width()
+        width = max(PANE_MIN, min(PANE_MAX, self.size.width - self._wanted))
+        pane = self.query_one(DetailPane)
+        if pane.styles.width is None or pane.styles.width.value != width:
+            pane.styles.width = width
 
     def on_screen_resume(self) -> None:
         """Back on top (after help, a pop-up, an attempt): what changed meanwhile was
@@ -104,14 +140,17 @@ class HomeScreen(KeptScreen):
             self.query_one(ClusterLine).show(ad.cluster)
         with self.app.batch_update():
             self.table.sync(ids)
+            if self.table.wanted_width() != self._wanted:  # a longer title, or the Node column
+                self._place_detail()
         self._refresh_title()
         self._show_detail()
 
     def _refresh_title(self) -> None:
         ad = self.adapter
         running = sum(1 for v in ad.views.values() if not v.finished)
-        title = (f"[b]{escape(self.title_text)}[/] · {running} running · {len(ad.views) - running} finished"
-                 + (f" · filter: {escape(self.table.filter_text)}" if self.table.filter_text else ""))
+        title = f"[b]{escape(self.title_text)}[/] · {running} running · {len(ad.views) - running} finished" + (
+            f" · filter: {escape(self.table.filter_text)}" if self.table.filter_text else ""
+        )
         if self.table.sort_column:
             title += f" · sorted by {self.table.sort_column} {'▼' if self.table.sort_reverse else '▲'}"
         if title != self._title:  # one line, fixed height: no re-layout needed

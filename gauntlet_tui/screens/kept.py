@@ -6,6 +6,7 @@ was away. Swapping the big board and the table did that to a hundred widgets per
 ``KeptScreen`` skips it when nothing styles depend on changed since the screen was last
 on top: the theme, and the app's classes and pseudo-classes (focus, dark).
 """
+
 from __future__ import annotations
 
 from typing import Any

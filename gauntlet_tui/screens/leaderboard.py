@@ -5,6 +5,7 @@ within the bracket. Computed from the store's finished attempts when the screen 
 is never empty just because `gauntlet leaderboard` has not run), by ``arena.pipeline.boards``
 (which also counts the attempts run under an unverified publication); no SQL and no rating
 rule here."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -33,8 +34,10 @@ class LeaderboardScreen(Screen):
         self.class_rows: list[dict] = []
 
     def compose(self) -> ComposeResult:
-        yield Static("Ratings of agents per weight class, computed from every finished attempt of the store.",
-                     id="leaderboard-note")
+        yield Static(
+            "Ratings of agents per weight class, computed from every finished attempt of the store.",
+            id="leaderboard-note",
+        )
         yield VerticalScroll(id="leaderboard-tables")
         yield GauntletFooter()
 

@@ -1,5 +1,6 @@
 """The challenge library: bundled packages and any directory given; the manifest
 summary and validation findings of the selected one; start an attempt from it."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,6 @@
 """Past attempts: the finished ones, and the scorecard of the selected attempt
 (``arena.scoring.judge_attempt`` over its events; nothing is scored here)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -33,10 +34,13 @@ def render_scorecard(card: dict[str, Any] | None) -> str:
         lines += ["", "[b]adjustments[/]"]
         for a in adjustments:
             colour = "$success" if a.get("points", 0) >= 0 else "$error"
-            lines.append(f"  [{colour}]{a.get('points', 0):+g}[/] {escape(a.get('rule', ''))}: {escape(str(a.get('evidence', '')))}")
+            lines.append(
+                f"  [{colour}]{a.get('points', 0):+g}[/] {escape(a.get('rule', ''))}: {escape(str(a.get('evidence', '')))}"
+            )
     if card.get("flags"):
-        lines += ["", "[b]flags[/]"] + [f"  [$warning]{escape(f.get('rule', ''))}[/] {escape(str(f.get('detail', '')))}"
-                                        for f in card["flags"]]
+        lines += ["", "[b]flags[/]"] + [
+            f"  [$warning]{escape(f.get('rule', ''))}[/] {escape(str(f.get('detail', '')))}" for f in card["flags"]
+        ]
     for p in card.get("phases", []):
         lines.append(f"  phase {escape(str(p.get('id')))}: {p.get('objective', 0):.1f}")
     return "\n".join(lines)
@@ -62,8 +66,14 @@ class PastScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for key, label in (("attempt", "Attempt"), ("challenge", "Challenge"), ("agent", "Agent"),
-                           ("format", "Format"), ("status", "Status"), ("score", "Last score")):
+        for key, label in (
+            ("attempt", "Attempt"),
+            ("challenge", "Challenge"),
+            ("agent", "Agent"),
+            ("format", "Format"),
+            ("status", "Status"),
+            ("score", "Last score"),
+        ):
             table.add_column(label, key=key)
         for aid in self.adapter.order:
             v = self.adapter.views[aid]

@@ -5,6 +5,7 @@ being built, how long it has taken and how long it took last time (the bar fills
 that; unknown: an indeterminate bar). It closes itself when everything is ready; on a
 failure it stays up with the reason and the way out (``--sandbox local``), Esc closes.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -41,8 +42,7 @@ class PrepareScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Preparing images and warm sandboxes — no clock has started",
-                        id="prep-title")
+            yield Label("Preparing images and warm sandboxes — no clock has started", id="prep-title")
             for i, step in enumerate(self.prep.steps):
                 yield Static(step_text(step), id=f"prep-label-{i}", classes="prep-step")
                 yield ProgressBar(total=100, show_eta=False, id=f"prep-bar-{i}")
@@ -62,8 +62,7 @@ class PrepareScreen(ModalScreen[bool]):
             else:
                 bar.update(total=100, progress=round(100 * (frac or 0.0)))
         if self.prep.error:
-            self.query_one("#prep-error", Static).update(
-                f"{self.prep.error}\nNo attempt was started. Esc closes this.")
+            self.query_one("#prep-error", Static).update(f"{self.prep.error}\nNo attempt was started. Esc closes this.")
 
     def action_close(self) -> None:
         if self.prep.finished:

@@ -1,5 +1,6 @@
 """Replay: the same attempt view, fed by ``arena.replay.Replay`` on its own bus and
 adapter, with speed, pause and seek. Its timer pumps the replay and redraws."""
+
 from __future__ import annotations
 
 from textual.widgets import Static
@@ -16,16 +17,27 @@ from textual.binding import Binding
 
 class ReplayScreen(AttemptScreen):
     BINDINGS = [
-        keys.BACK, keys.PREV, keys.NEXT,
+        keys.BACK,
+        keys.PREV,
+        keys.NEXT,
         Binding("space,p", "pause", "Pause", id="replay-pause", tooltip="Pause or resume the replay"),
-        keys.SPEED_UP, keys.SLOW_DOWN, keys.SEEK_BACK, keys.SEEK_FWD,
+        keys.SPEED_UP,
+        keys.SLOW_DOWN,
+        keys.SEEK_BACK,
+        keys.SEEK_FWD,
     ]
     DEFAULT_CSS = """
     ReplayScreen #replay-bar { height: 1; background: $secondary; color: $background; padding: 0 1; }
     """
 
-    def __init__(self, events: list[Event], *, speed: float = 1.0, source: TimeSource | None = None,
-                 timer_hz: float | None = 10.0) -> None:
+    def __init__(
+        self,
+        events: list[Event],
+        *,
+        speed: float = 1.0,
+        source: TimeSource | None = None,
+        timer_hz: float | None = 10.0,
+    ) -> None:
         bus = EventBus()
         adapter = EngineAdapter(bus)
         attempt = events[0].attempt if events else "?"

@@ -5,6 +5,7 @@ class the pairwise rating with its interval, unrated agents with their mean tota
 never ranked, Elo within the bracket as a secondary column (``gauntlet_tui.widgets.ratings``).
 It stays up until dismissed; ``r`` runs another round on the same store (when the round
 came from the demo)."""
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -47,8 +48,7 @@ class StandingsScreen(Screen):
     """
     BINDINGS = [keys.BACK, Binding("r", "again", "Another round", id="standings-again")]
 
-    def __init__(self, standings: Any, *, again: Callable[[], Any] | None = None,
-                 title: str = "Standings") -> None:
+    def __init__(self, standings: Any, *, again: Callable[[], Any] | None = None, title: str = "Standings") -> None:
         super().__init__(name="standings")
         self.standings = standings
         self.again = again
@@ -57,23 +57,32 @@ class StandingsScreen(Screen):
     def compose(self) -> ComposeResult:
         s = self.standings
         n = sum(len(r) for r in s.by_challenge.values())
-        yield Static(f"{self.title_text} — {n} attempt(s) on {len(s.by_challenge)} challenge(s)",
-                     id="standings-title")
+        yield Static(f"{self.title_text} — {n} attempt(s) on {len(s.by_challenge)} challenge(s)", id="standings-title")
         with VerticalScroll():
             for i, (challenge, rows) in enumerate(sorted(s.by_challenge.items())):
-                yield Static(winner_line(challenge, rows, self.app.theme_variables.get("success", "")),
-                             classes="standings-winner")
+                yield Static(
+                    winner_line(challenge, rows, self.app.theme_variables.get("success", "")),
+                    classes="standings-winner",
+                )
                 table: DataTable = DataTable(cursor_type="none", zebra_stripes=True, id=f"standings-{i}")
                 table.add_columns("#", "Agent", "Total", "Status", "Submissions", "Attempt", "Note")
                 for rank, p in enumerate(rows, 1):
-                    table.add_row(str(rank), Text(p.agent), f"{p.total:.1f}", p.status,
-                                  str(p.submissions), p.attempt,
-                                  UNVERIFIED if p.unverified else "")
+                    table.add_row(
+                        str(rank),
+                        Text(p.agent),
+                        f"{p.total:.1f}",
+                        p.status,
+                        str(p.submissions),
+                        p.attempt,
+                        UNVERIFIED if p.unverified else "",
+                    )
                 yield table
             yield Static("Ratings (every finished attempt of the store)", id="standings-ratings-title")
             classes = s.classes
-            yield Static(ELO_NOTE if classes else "No ratings yet: no attempt of this store has finished normally.",
-                         id="standings-ratings-note")
+            yield Static(
+                ELO_NOTE if classes else "No ratings yet: no attempt of this store has finished normally.",
+                id="standings-ratings-note",
+            )
             yield from class_widgets(classes, "standings-ratings")
         yield GauntletFooter()
 

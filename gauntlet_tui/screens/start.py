@@ -1,5 +1,6 @@
 """Choose how to start an attempt: agent, sandbox and time scale. Dismisses with
 ``{"agent", "sandbox", "time_scale"}`` or None."""
+
 from __future__ import annotations
 
 from textual import on
@@ -33,8 +34,12 @@ class StartScreen(ModalScreen[dict | None]):
             yield Label("Agent")
             yield Select([(a, a) for a in self.agents], value=self.agents[0], allow_blank=False, id="start-agent")
             yield Label("Sandbox")
-            yield Select([("auto (Docker if it answers, else local)", "auto"), ("docker", "docker"),
-                          ("local", "local")], value="auto", allow_blank=False, id="start-sandbox")
+            yield Select(
+                [("auto (Docker if it answers, else local)", "auto"), ("docker", "docker"), ("local", "local")],
+                value="auto",
+                allow_blank=False,
+                id="start-sandbox",
+            )
             yield Label("Time scale (1 = real time, 60 = a minute per second)")
             yield Input("1", id="start-scale")
             yield Static("", id="start-error")
@@ -57,8 +62,14 @@ class StartScreen(ModalScreen[dict | None]):
                 raise ValueError
         except ValueError:
             self.query_one("#start-error", Static).update(
-                f"time scale: expected a positive number, got {escape(raw)!r}")
+                f"time scale: expected a positive number, got {escape(raw)!r}"
+            )
             return
         sandbox = self.query_one("#start-sandbox", Select).value
-        self.dismiss({"agent": self.query_one("#start-agent", Select).value,
-                      "sandbox": None if sandbox == "auto" else sandbox, "time_scale": scale})
+        self.dismiss(
+            {
+                "agent": self.query_one("#start-agent", Select).value,
+                "sandbox": None if sandbox == "auto" else sandbox,
+                "time_scale": scale,
+            }
+        )

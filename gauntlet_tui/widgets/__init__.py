@@ -1,4 +1,5 @@
 """Gauntlet's widgets, one per module."""
+
 from gauntlet_tui.widgets.activity import ActivityStream
 from gauntlet_tui.widgets.attempt_table import AttemptTable
 from gauntlet_tui.widgets.clock import AttemptClock

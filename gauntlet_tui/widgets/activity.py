@@ -1,5 +1,6 @@
 """The live activity stream of the attempt on screen: only new entries are written.
 Colours are looked up in the current theme's variables when a line is written."""
+
 from __future__ import annotations
 
 from rich.text import Text
@@ -8,8 +9,14 @@ from textual.widgets import RichLog
 from arena.view import AttemptView
 
 _STYLE = {
-    "edit": "primary", "command": "secondary", "submit": "accent", "feedback": "success",
-    "clock": "warning", "phase": "accent", "refused": "error", "infra": "error",
+    "edit": "primary",
+    "command": "secondary",
+    "submit": "accent",
+    "feedback": "success",
+    "clock": "warning",
+    "phase": "accent",
+    "refused": "error",
+    "infra": "error",
     "integrity": "error",
 }
 
@@ -44,7 +51,7 @@ class ActivityStream(RichLog):
             return
         colours = self.app.theme_variables
         plain = colours.get("foreground", "")
-        for a in list(view.activity)[-min(new, len(view.activity)):]:
+        for a in list(view.activity)[-min(new, len(view.activity)) :]:
             line = Text(f"{a.t:7.1f}s ", style="dim")
             line.append(a.text, style=colours.get(_STYLE.get(a.kind, ""), "") or plain)
             self.write(line)

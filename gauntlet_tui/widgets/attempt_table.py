@@ -12,17 +12,23 @@ refresh costs what is on screen, not what is in the store:
   second cost more than anything else on the table, and jumped under the reader's eyes);
 - rows are drawn by ``TableRender`` (``table_render``), cached per cell and per line, so
   a sort or a cursor move re-assembles lines from cached cells.
+- column widths are the table's own (``fit_columns``): the live columns fixed, the static
+  ones as wide as their longest value, noted once per row as it is added; they change
+  only with a longer value or a resize (``table_cells.column_widths``), and the dashboard
+  gives the detail pane what ``wanted_width`` leaves.
 
 Rows that do not match the filter are left out; sorting is by any column. The Node column
 (the cluster node an attempt ran on; "local" for one that ran on the command's machine) is
 there only once some attempt has a node: ``show_nodes(True)`` rebuilds the table with it,
 keeping the selected row.
 """
+
 from __future__ import annotations
 
 import time
 from typing import Any, Callable, Iterable
 
+from rich.cells import cell_len
 from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.widgets import DataTable
@@ -31,8 +37,21 @@ from textual.widgets.data_table import CellKey, ColumnKey, RowKey
 
 from arena.view import AttemptView
 from gauntlet_tui.widgets.table_cells import (  # noqa: F401 — clock_cell etc. are used from here too
-    COLUMNS, NODE_COLUMN, STATIC, _text_cells, _usage_cell, clock_cell, columns, row_cells, score_cell,
-    sort_key)
+    COLUMNS,
+    NODE_COLUMN,
+    STATIC,
+    _sort_value,
+    _text_cells,
+    _usage_cell,
+    clock_cell,
+    column_widths,
+    columns,
+    fitted,
+    row_cells,
+    score_cell,
+    sort_key,
+    static_texts,
+)
 from gauntlet_tui.widgets.table_render import TableRender
 
 # attempt id -> (view, elapsed attempt seconds now, scorecard total or None), or None
@@ -43,7 +62,7 @@ RESORT_S = 1.0  # live changes reorder a sorted table at most this often (new ro
 
 class AttemptTable(TableRender, DataTable):
     DEFAULT_CSS = """
-    AttemptTable { height: 1fr; }
+    AttemptTable { height: 1fr; scrollbar-size-vertical: 1; }
     """
     BINDINGS = [  # vi keys, besides the arrows and Home/End
         Binding("j", "cursor_down", "Down", show=False),
@@ -62,6 +81,7 @@ class AttemptTable(TableRender, DataTable):
         self._sorted_at = 0.0  # time.monotonic() of the last reorder
         self.resort_interval = RESORT_S
         self._static: dict[str, dict[str, Any]] = {}  # row key -> sort keys of the STATIC columns
+        self._longest: dict[str, int] = {}  # STATIC column -> cells of its longest value so far
         self.filter_text = ""
         self.sort_column: str | None = None
         self.sort_reverse = False
@@ -94,28 +114,41 @@ class AttemptTable(TableRender, DataTable):
         return True
 
     def on_resize(self) -> None:
-        """Give wide terminals' spare columns to the challenge and agent names."""
-        base = {key: width for key, _, width in self.active}
-        spare = self.size.width - sum(base.values()) - 2 * len(self.active) - 2
-        widths = dict(base)
-        if spare > 0:
-            widths["challenge"] += min(22, spare * 2 // 3)
-            widths["agent"] += min(10, spare - (widths["challenge"] - base["challenge"]))
-        if not all(self.columns[ColumnKey(k)].width == w for k, w in widths.items()):
-            for key, width in widths.items():
-                self.columns[ColumnKey(key)].width = width
-            self.forget_renders()
-            self._clear_caches()
-            self._require_update_dimensions = True
-            self.refresh()
+        self.fit_columns()
         self.sync_visible()  # a taller window shows rows not written yet
+
+    def wanted_width(self) -> int:
+        """The cells the table needs to show every column whole: the static columns as
+        wide as their longest value (``table_cells.fitted``), padding and the scrollbar."""
+        widths = fitted(self.active, self._longest)
+        return sum(widths.values()) + 2 * self.cell_padding * len(widths) + self._scrollbar_w()
+
+    def _scrollbar_w(self) -> int:
+        return int(self.styles.scrollbar_size_vertical or 0)
+
+    def fit_columns(self) -> None:
+        """Give the columns the room the table has (``table_cells.column_widths``): the
+        titles and classes whole when it fits; only a change re-renders the rows."""
+        if not self.size.width or not self.columns:
+            return
+        room = self.size.width - self._scrollbar_w()
+        widths = column_widths(self.active, self._longest, room, self.cell_padding)
+        if all(self.columns[ColumnKey(k)].width == w for k, w in widths.items()):
+            return
+        for key, width in widths.items():
+            self.columns[ColumnKey(key)].width = width
+        self.forget_renders()
+        self._clear_caches()
+        self._require_update_dimensions = True
+        self.refresh()
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         """Only the virtual size: the columns have fixed widths and the rows one line, so
         there is nothing to measure (DataTable measures every cell of every new row:
         10,000 renders when 1,000 rows arrive, or come back as a filter is cleared)."""
         if any(c.auto_width for c in self.columns.values()) or any(
-                self.rows[k].height != 1 for k in new_rows if k in self.rows):
+            self.rows[k].height != 1 for k in new_rows if k in self.rows
+        ):
             return super()._update_dimensions(new_rows)
         header = self.header_height if self.show_header else 0
         width = sum(c.get_render_width(self) for c in self.columns.values()) + self._row_label_column_width
@@ -129,8 +162,18 @@ class AttemptTable(TableRender, DataTable):
     def matches(self, view: AttemptView) -> bool:
         if not self.filter_text:
             return True
-        hay = " ".join((view.attempt, view.challenge, view.title, view.agent, view.format,
-                        view.weight_class, view.status, view.node)).lower()
+        hay = " ".join(
+            (
+                view.attempt,
+                view.challenge,
+                view.title,
+                view.agent,
+                view.format,
+                view.weight_class,
+                view.status,
+                view.node,
+            )
+        ).lower()
         return all(word in hay for word in self.filter_text.lower().split())
 
     # -- rows ------------------------------------------------------------------------
@@ -138,7 +181,7 @@ class AttemptTable(TableRender, DataTable):
         """Add, update or drop these attempts' rows; returns the cells written now."""
         sort, filtering = self.sort_column, bool(self.filter_text)
         static = sort in STATIC  # its keys are known from when each row was added
-        reorder = False
+        reorder = wider = False
         dropped: list[str] = []
         for attempt in ids:
             present = attempt in self._cells
@@ -158,7 +201,9 @@ class AttemptTable(TableRender, DataTable):
             if not present:  # written once in sight, like any stale row
                 self.add_row(*([""] * len(self.active)), key=attempt, height=1)
                 self._cells[attempt] = {}
-                self._static[attempt] = {c: sort_key(c, view, elapsed, total) for c in STATIC}
+                texts = static_texts(view)
+                self._static[attempt] = {c: _sort_value(text) for c, text in texts.items()}
+                wider = wider | self._measure(texts)
                 reorder = True
             self._stale.add(attempt)
             if sort and not present:
@@ -167,6 +212,8 @@ class AttemptTable(TableRender, DataTable):
                 self._rekey.add(attempt)
         if dropped:
             self._drop_rows(dropped)
+        if wider:  # a longer title, agent or class than any before
+            self.fit_columns()
         if sort:
             due = time.monotonic() - self._sorted_at >= self.resort_interval
             if reorder or (self._rekey and due):  # new rows sort in at once
@@ -175,6 +222,15 @@ class AttemptTable(TableRender, DataTable):
         if reselect is not None and reselect in self.rows:  # the row selected before a rebuild
             self.move_cursor(row=self.get_row_index(reselect))
         return self.sync_visible()
+
+    def _measure(self, texts: dict[str, str]) -> bool:
+        """Note a new row's static cells' lengths; True if one is the longest yet."""
+        longest, wider = self._longest, False
+        for col, text in texts.items():
+            size = cell_len(text)
+            if size > longest.get(col, 0):
+                longest[col], wider = size, True
+        return wider
 
     def _resort(self) -> None:
         """Re-read the keys of rows whose views changed since the last sort; reorder."""
@@ -354,8 +410,13 @@ class AttemptTable(TableRender, DataTable):
             return
         self.sorts += 1
         self._row_locations = TwoWayDict({RowKey(a): i for i, a in enumerate(ordered)})
-        for cache in (self._row_render_cache, self._row_renderable_cache, self._line_cache,
-                      self._ordered_row_cache, self._offset_cache):
+        for cache in (
+            self._row_render_cache,
+            self._row_renderable_cache,
+            self._line_cache,
+            self._ordered_row_cache,
+            self._offset_cache,
+        ):
             cache.clear()
         self.refresh()
 

@@ -7,6 +7,7 @@ grace period, ``-over`` after. Nothing here counts ticks. Under the projector th
 time is drawn in large ``Digits`` (``PROJECTOR_CSS``, which the app loads: a widget's
 own CSS is scoped to it and cannot select on the app's theme class).
 """
+
 from __future__ import annotations
 
 from rich.text import Text

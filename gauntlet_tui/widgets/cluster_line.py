@@ -8,6 +8,7 @@ of its shape: ``address``, ``nodes`` with ``host``/``alive``/``total``/``free``/
 ● a used slot, ○ a free one (numbers only past ``DOTS`` slots); ``?`` when a node's free
 count could not be read.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -41,8 +42,7 @@ def cluster_text(snap: Any) -> str:
         free = sum(n.free for n in known)
     else:
         free = snap.cluster_free if snap.cluster_free is not None else None
-    summary = (f"{total} slots: {total - free} used, {free} free" if free is not None
-               else f"{total} slots")
+    summary = f"{total} slots: {total - free} used, {free} free" if free is not None else f"{total} slots"
     parts = [f"{head} · {len(alive)} node{'s' if len(alive) != 1 else ''} · {summary}"]
     parts += [_node(n) for n in alive]
     lost = list(snap.lost)

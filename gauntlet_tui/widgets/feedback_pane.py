@@ -6,6 +6,7 @@ does not know are still drawn, as ``key: value``, so nothing disclosed is ever h
 Colours are theme variables (``$success``, ``$error``...). Document text is never parsed
 as markup (a failure message may hold ``[...]``): it is assembled as plain ``Content``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,8 +20,22 @@ from gauntlet_tui.text import line, lines
 
 # The CONTRACT §4 fields, in the order they are drawn.
 KNOWN = (
-    "submission", "iteration", "at", "elapsed_s", "build", "tests", "hidden", "adversarial",
-    "lint", "coverage", "diff", "regressions", "phase", "score_preview", "trajectory", "notices",
+    "submission",
+    "iteration",
+    "at",
+    "elapsed_s",
+    "build",
+    "tests",
+    "hidden",
+    "adversarial",
+    "lint",
+    "coverage",
+    "diff",
+    "regressions",
+    "phase",
+    "score_preview",
+    "trajectory",
+    "notices",
 )
 
 
@@ -95,12 +110,24 @@ def render_feedback(doc: dict[str, Any]) -> Content:
             out.append(line("    uncovered: " + ", ".join(map(str, c["uncovered_files"]))))
     if "diff" in doc:
         d = doc["diff"] or {}
-        out.append(line(("Diff", "b"), f" {d.get('files_changed', 0)} files, ",
-                        (f"+{d.get('lines_added', 0)}", "$success"), " ", (f"-{d.get('lines_removed', 0)}", "$error")))
+        out.append(
+            line(
+                ("Diff", "b"),
+                f" {d.get('files_changed', 0)} files, ",
+                (f"+{d.get('lines_added', 0)}", "$success"),
+                " ",
+                (f"-{d.get('lines_removed', 0)}", "$error"),
+            )
+        )
     if "regressions" in doc:
         regs = doc["regressions"] or []
-        out.append(line(("Regressions", "b"), " ",
-                        (", ".join(map(str, regs)) if regs else "none", "$error" if regs else "$success")))
+        out.append(
+            line(
+                ("Regressions", "b"),
+                " ",
+                (", ".join(map(str, regs)) if regs else "none", "$error" if regs else "$success"),
+            )
+        )
     if "phase" in doc:
         p = doc["phase"] or {}
         done = ", ".join(map(str, p.get("completed", []))) or "none"

@@ -2,6 +2,7 @@
 keys past the right edge are cut, and those two must never be. It recomposes only when
 the keys it shows changed (Textual's recomposes on every screen switch and focus change:
 a dozen widgets mounted and styled anew each time the big board and the table swap)."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -18,8 +19,11 @@ class GauntletFooter(Footer):
     _shown: tuple | None = None  # what the last compose showed
 
     def _keys(self, screen: Screen) -> tuple:
-        return tuple((binding.key, binding.action, binding.description, enabled, tooltip)
-                     for _, binding, enabled, tooltip in screen.active_bindings.values() if binding.show)
+        return tuple(
+            (binding.key, binding.action, binding.description, enabled, tooltip)
+            for _, binding, enabled, tooltip in screen.active_bindings.values()
+            if binding.show
+        )
 
     def bindings_changed(self, screen: Screen) -> None:
         if self._bindings_ready and self.children and screen is self.screen and self._keys(screen) == self._shown:
@@ -38,6 +42,11 @@ class GauntletFooter(Footer):
         self.styles.grid_size_columns = len(order)
         for action in order:
             binding, enabled, tooltip = by_action[action][0]
-            yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
-                            binding.action, disabled=not enabled,
-                            tooltip=tooltip).data_bind(compact=Footer.compact)
+            yield FooterKey(
+                binding.key,
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                disabled=not enabled,
+                tooltip=tooltip,
+            ).data_bind(compact=Footer.compact)

@@ -1,5 +1,6 @@
 """The Marathon phase timeline: open phases in colour, locked ones visibly locked,
 and the briefing of the phase opened most recently shown under the line."""
+
 from __future__ import annotations
 
 from textual.app import ComposeResult
@@ -53,8 +54,7 @@ class PhaseTimeline(Vertical):
         current = view.current_phase
         for phase, badge in zip(view.phases, badges):
             badge.show(phase, current=phase.number == current, fresh=phase.number == fresh)
-        latest = max((p for p in view.phases if p.open and p.number > 1),
-                     key=lambda p: p.number, default=None)
+        latest = max((p for p in view.phases if p.open and p.number > 1), key=lambda p: p.number, default=None)
         briefing = self.query_one("#phase-briefing", Static)
         if latest is not None and (latest.briefing or latest.hint):
             text = f"[b]Phase {latest.number} — {escape(latest.id)}[/] (opened by {escape(str(latest.by))})\n"

@@ -2,6 +2,7 @@
 weight class, rows as ``arena.scoring`` ordered them (``Leaderboard.class_tables()``: the
 pairwise rating with its 95% interval, then the agents with no opponent there, unrated with
 their mean total; frontier shown, never ranked). Presentation only: no rating rule here."""
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -9,19 +10,28 @@ from typing import Any, Literal
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
-COLUMNS = (("rank", "#"), ("agent", "Agent"), ("rating", "Rating"), ("interval", "95% interval"),
-           ("games", "Games"), ("attempts", "Attempts"), ("mean_total", "Mean"),
-           ("elo", "Bracket Elo"), ("note", "Note"))
+COLUMNS = (
+    ("rank", "#"),
+    ("agent", "Agent"),
+    ("rating", "Rating"),
+    ("interval", "95% interval"),
+    ("games", "Games"),
+    ("attempts", "Attempts"),
+    ("mean_total", "Mean"),
+    ("elo", "Bracket Elo"),
+    ("note", "Note"),
+)
 
-ELO_NOTE = ("Rating: pairwise, against the other agents of the class on the same challenges (games); "
-            "Mean: mean total of the agent's attempts there. Bracket Elo is within the bracket of that "
-            "class (promotion and relegation); it does not order. unverified calibration (n): n of those "
-            "attempts ran under a publication whose calibration was not verified.")
+ELO_NOTE = (
+    "Rating: pairwise, against the other agents of the class on the same challenges (games); "
+    "Mean: mean total of the agent's attempts there. Bracket Elo is within the bracket of that "
+    "class (promotion and relegation); it does not order. unverified calibration (n): n of those "
+    "attempts ran under a publication whose calibration was not verified."
+)
 
 
 def class_heading(table: dict[str, Any]) -> str:
-    how = ("ranked by pairwise rating" if table["ranked"]
-           else "not ranked (seed 002: frontier is a benchmark)")
+    how = "ranked by pairwise rating" if table["ranked"] else "not ranked (seed 002: frontier is a benchmark)"
     return f"{table['weight_class']} (×{table['multiplier']:g}): {how}"
 
 
@@ -61,13 +71,22 @@ def note_cell(row: dict[str, Any], cls: str | None = None) -> str:
 def cells(row: dict[str, Any], ranked: bool = True, cls: str | None = None) -> list[str | Text]:
     """The row's cells (``cls``: the table's class); the agent's name as plain text (a name
     is data, never markup)."""
-    return [str(row["rank"] or "-"), Text(str(row["agent"])), rating_cell(row, ranked), interval_cell(row, ranked),
-            str(row["games"]), str(row["attempts"]), f"{row['mean_total']:.1f}", f"{row['elo']:.0f}",
-            note_cell(row, cls)]
+    return [
+        str(row["rank"] or "-"),
+        Text(str(row["agent"])),
+        rating_cell(row, ranked),
+        interval_cell(row, ranked),
+        str(row["games"]),
+        str(row["attempts"]),
+        f"{row['mean_total']:.1f}",
+        f"{row['elo']:.0f}",
+        note_cell(row, cls),
+    ]
 
 
-def class_table(table: dict[str, Any], *, id: str,
-                cursor_type: Literal["cell", "row", "column", "none"] = "row") -> DataTable:
+def class_table(
+    table: dict[str, Any], *, id: str, cursor_type: Literal["cell", "row", "column", "none"] = "row"
+) -> DataTable:
     out: DataTable = DataTable(cursor_type=cursor_type, zebra_stripes=True, id=id, classes="ratings-table")
     for key, label in COLUMNS:
         out.add_column(label, key=key)

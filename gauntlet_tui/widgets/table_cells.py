@@ -7,26 +7,31 @@ writes a cell only when its signature changed. Sort keys come from the views, ne
 from the cells written, so rows out of sight (whose cells are only written when they
 scroll into view) still sort where they belong.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from arena.view import AttemptView
 from gauntlet_tui.widgets.clock import fmt_clock
 
-# (key, label, width): fixed widths, so a changed cell never re-measures its column. The
-# columns that change come first, so at 80 columns only the static facts scroll off.
+# (key, label, width). The columns that change have fixed widths, so a changed cell never
+# re-measures its column; they come first, so at 80 columns only the static facts scroll
+# off. The static columns (``STATIC``) are as wide as their longest value (at least the
+# label, at most ``FIT_MAX``); the width here is what the challenge and the agent give
+# way to when the table has less room than that (``column_widths``).
 COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("challenge", "Challenge", 14),
     ("agent", "Agent", 14),
     ("clock", "Clock", 16),
     ("subs", "Subs", 4),
-    ("score", "Score", 6),
+    ("score", "Score", 8),
     ("phase", "Phase", 5),
     ("usage", "Tokens/$", 11),
-    ("status", "Status", 9),
+    ("status", "Status", 8),  # "interrupted" and "infra_error" are cut
     ("format", "Format", 8),
     ("weight", "Class", 12),
 )
@@ -34,6 +39,8 @@ COLUMN_KEYS = tuple(c for c, _, _ in COLUMNS)
 # the cluster node an attempt ran on ("local": this machine), after Status, shown only
 # once some attempt has a node (``AttemptTable.show_nodes``)
 NODE_COLUMN = ("node", "Node", 10)
+FIT_MAX = {"challenge": 40, "agent": 24, "format": 12, "weight": 12}
+SHRINK = ("challenge", "agent")  # give way, in this order, when the room is short
 BAR = 6
 
 
@@ -53,8 +60,11 @@ def clock_cell(view: AttemptView, elapsed: float, colours: dict[str, str]) -> tu
     filled = int(frac * BAR)
     if stage == "running":
         label = fmt_clock(view.remaining(elapsed))
-        style = {"ok": colours.get("success", ""), "warning": colours.get("warning", ""),
-                 "urgent": "bold " + colours.get("error", "")}[level]
+        style = {
+            "ok": colours.get("success", ""),
+            "warning": colours.get("warning", ""),
+            "urgent": "bold " + colours.get("error", ""),
+        }[level]
     elif stage == "grace":
         label = fmt_clock(max(0.0, view.cutoff_s() + view.grace_s - elapsed))  # status says "grace"
         style = "bold italic " + colours.get("warning", "")
@@ -71,12 +81,14 @@ def clock_cell(view: AttemptView, elapsed: float, colours: dict[str, str]) -> tu
 
 def score_cell(view: AttemptView, total: float | None) -> str:
     """The scorecard total once it is known (finished attempts); before that the last
-    submission's score, marked ``~`` (provisional: the scorecard adds process and
-    strategy adjustments)."""
+    submission's objective, marked ``obj`` (the scorecard adds process, strategy and
+    integrity when the attempt has ended; the dashboard's legend line says so)."""
     if total is not None:
         return f"{total:.1f}"
     score = view.last_score
-    return "—" if score is None else f"~{score:.1f}"
+    if score is None:
+        return "—"
+    return "obj 100" if score >= 99.95 else f"obj {score:.1f}"  # 8 cells at most
 
 
 def _usage_cell(view: AttemptView) -> str:
@@ -117,8 +129,9 @@ def _text_cells(view: AttemptView, elapsed: float, total: float | None = None) -
     return {col: cell(view, elapsed, total) for col, cell in TEXT.items()}
 
 
-def row_cells(view: AttemptView, elapsed: float, total: float | None,
-              colours: dict[str, str], nodes: bool = False) -> dict[str, tuple[Any, Any]]:
+def row_cells(
+    view: AttemptView, elapsed: float, total: float | None, colours: dict[str, str], nodes: bool = False
+) -> dict[str, tuple[Any, Any]]:
     """column -> (signature, cell value) for one row (the node cell only with ``nodes``).
     Text cells are plain ``str``: the table draws them as they are, never parsed as
     markup (titles and agents are untrusted)."""
@@ -133,7 +146,7 @@ def row_cells(view: AttemptView, elapsed: float, total: float | None,
 
 
 def _sort_value(plain: str) -> Any:
-    head = plain.lstrip("~").split("/")[0]
+    head = plain.removeprefix("obj ").split("/")[0]
     if head[:1].isdigit() or head[:1] in ("-", "."):
         try:
             return (0, float(head), plain)
@@ -145,6 +158,40 @@ def _sort_value(plain: str) -> Any:
 # columns whose value never changes once the attempt started: their sort keys are
 # computed when a row is added, not on every refresh
 STATIC = frozenset({"challenge", "agent", "format", "weight"})
+
+
+def static_texts(view: AttemptView) -> dict[str, str]:
+    """The STATIC columns' cells of a row (their values and widths are read once, when
+    the row is added)."""
+    return {col: TEXT[col](view, 0.0, None) for col in STATIC}
+
+
+def fitted(active: tuple[tuple[str, str, int], ...], longest: dict[str, int]) -> dict[str, int]:
+    """The width each column wants: a static column its longest value (``longest``: cells,
+    per column) within its label and ``FIT_MAX``; the others their fixed width."""
+    return {
+        key: max(cell_len(label), min(FIT_MAX[key], longest.get(key, 0))) if key in FIT_MAX else width
+        for key, label, width in active
+    }
+
+
+def column_widths(
+    active: tuple[tuple[str, str, int], ...], longest: dict[str, int], room: int, padding: int
+) -> dict[str, int]:
+    """The columns' widths for a table ``room`` cells wide whose cells are padded by
+    ``padding`` either side: each as wide as it wants (``fitted``); when that does not fit,
+    the challenge and then the agent give up cells down to their ``COLUMNS`` width. What
+    still does not fit scrolls (the static facts on the right first)."""
+    widths = fitted(active, longest)
+    short = sum(widths.values()) + 2 * padding * len(widths) - room
+    base = {key: width for key, _, width in active}
+    for key in SHRINK:
+        if short <= 0:
+            break
+        give = max(0, min(short, widths[key] - base[key]))
+        widths[key] -= give
+        short -= give
+    return widths
 
 
 def sort_key(column: str, view: AttemptView, elapsed: float, total: float | None) -> Any:

@@ -16,6 +16,7 @@ from two caches:
 A written cell drops its own renders and its row's lines (``forget_cell``); a theme or
 size change drops everything. The header row is DataTable's own.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -82,8 +83,13 @@ class TableRender:
 
     def _fast(self) -> bool:
         t: Any = self
-        return t.cursor_type == "row" and not t.fixed_columns and not t.fixed_rows and not t.zebra_stripes \
+        return (
+            t.cursor_type == "row"
+            and not t.fixed_columns
+            and not t.fixed_rows
+            and not t.zebra_stripes
             and not t._should_render_row_labels
+        )
 
     # -- drawing -------------------------------------------------------------------------
     def render_lines(self, crop: Any) -> list[Strip]:
@@ -127,15 +133,33 @@ class TableRender:
             strip = lines[key] = self._assemble(row_key, index, x1, x2, width, base_style, cursor, hover, state)
         return strip
 
-    def _assemble(self, row_key: Any, index: int, x1: int, x2: int, width: int, base_style: Style,
-                  cursor: bool, hover: bool, state: tuple) -> Strip:
+    def _assemble(
+        self,
+        row_key: Any,
+        index: int,
+        x1: int,
+        x2: int,
+        width: int,
+        base_style: Style,
+        cursor: bool,
+        hover: bool,
+        state: tuple,
+    ) -> Strip:
         """One row's line: DataTable's ``_render_line_in_row`` + ``_render_line`` for a
         one-line row, from cached cells."""
         t: Any = self
         show_cursor, show_hover = state[0], state[1]
         component, post = t._get_styles_to_render_cell(
-            False, False, False, hover, cursor, show_cursor, show_hover,
-            t.cursor_foreground_priority == "css", t.cursor_background_priority == "css")
+            False,
+            False,
+            False,
+            hover,
+            cursor,
+            show_cursor,
+            show_hover,
+            t.cursor_foreground_priority == "css",
+            t.cursor_background_priority == "css",
+        )
         pre = base_style + component
         row = t._data[row_key]
         segments: list[Segment] = []
@@ -152,7 +176,8 @@ class TableRender:
                 cell = variants[vkey] = self.cell_segments(row.get(column.key, ""), cell_width, pre, post)
             segments.extend([Segment(seg.text, self._with_meta(seg.style or Style.null(), index, c)) for seg in cell])
         extend, _ = t._get_styles_to_render_cell(
-            False, False, False, t.hover_row == (index or 0), cursor, show_cursor, show_hover, False, False)
+            False, False, False, t.hover_row == (index or 0), cursor, show_cursor, show_hover, False, False
+        )
         extend_style = base_style + extend + self._meta(index, 0, out_of_bounds=True)
         segments.append(Segment(" " * max(0, width - table_width), extend_style))
         if x1 == 0 and x2 >= width >= table_width:  # it fits: nothing to crop, the length is known
@@ -209,5 +234,6 @@ class TableRender:
         t: Any = self
         options = t.app.console_options.update_dimensions(width, 1).update(no_wrap=True)
         lines = t.app.console.render_lines(
-            Styled(Padding(text, (0, t.cell_padding)), pre_style=pre, post_style=post), options)
+            Styled(Padding(text, (0, t.cell_padding)), pre_style=pre, post_style=post), options
+        )
         return lines[0] if lines else [Segment(" " * width, pre)]

@@ -1,5 +1,6 @@
 """The score trajectory: a sparkline of each counted submission's objective score,
 with the numbers beside it."""
+
 from __future__ import annotations
 
 from textual.app import ComposeResult

@@ -4,6 +4,7 @@ The agent runs as inside the local sandbox: Debian's /usr/bin/python3, a clean
 environment (the adapter's env plus the gateway's four variables), cwd a copy of the
 off-by-one starter, and ``gauntlet-agent`` replaced by a stub on PATH that records each
 call and prints a feedback document (failing first, then passing)."""
+
 from __future__ import annotations
 
 import json
@@ -55,7 +56,7 @@ hidden:
 """,
 ]
 
-STUB = '''#!/usr/bin/python3
+STUB = """#!/usr/bin/python3
 import json, os, sys
 log = os.environ["STUB_LOG"]
 with open(log, "a") as f:
@@ -69,7 +70,7 @@ elif sys.argv[1:2] == ["feedback"]:
     sys.stdout.write(docs[max(0, min(subs, len(docs)) - 1)])
 else:
     sys.stdout.write("ok: true\\nsubmissions_used: %d\\nsubmissions_left: %d\\n" % (subs, 2 - subs))
-'''
+"""
 
 
 @dataclass
@@ -81,8 +82,9 @@ class Run:
     seconds: float
 
 
-def run_agent(adapter, tree: Path, script: str, tmp: Path, *, model: str = "openai/fake-model",
-              timeout: float = 240) -> Run:
+def run_agent(
+    adapter, tree: Path, script: str, tmp: Path, *, model: str = "openai/fake-model", timeout: float = 240
+) -> Run:
     ws = tmp / "workspace"
     shutil.copytree(STARTER, ws)
     home = tmp / "home"
@@ -97,15 +99,23 @@ def run_agent(adapter, tree: Path, script: str, tmp: Path, *, model: str = "open
     env = adapter.env(model)
     # what the sandbox has, in host paths: HOME and the rest under a private /tmp stand-in
     env = {k: v.replace("/tmp", str(home)) for k, v in env.items()}
-    env.update(PATH=f"{stubs}:/usr/bin:/bin", LANG="C.UTF-8",
-               OPENAI_BASE_URL=provider.base_url, OPENAI_API_KEY=TOKEN,
-               STUB_LOG=str(tmp / "stub.log"), STUB_FEEDBACK=json.dumps(FEEDBACK))
-    argv = [a.replace("/tmp/", f"{home}/", 1) if a.startswith(("/tmp/mini", "/tmp/aider")) else a
-            for a in adapter.command(model, str(task), str(ws), root=str(tree))]
+    env.update(
+        PATH=f"{stubs}:/usr/bin:/bin",
+        LANG="C.UTF-8",
+        OPENAI_BASE_URL=provider.base_url,
+        OPENAI_API_KEY=TOKEN,
+        STUB_LOG=str(tmp / "stub.log"),
+        STUB_FEEDBACK=json.dumps(FEEDBACK),
+    )
+    argv = [
+        a.replace("/tmp/", f"{home}/", 1) if a.startswith(("/tmp/mini", "/tmp/aider")) else a
+        for a in adapter.command(model, str(task), str(ws), root=str(tree))
+    ]
     t0 = time.monotonic()
     try:
-        proc = subprocess.run(argv, cwd=ws, env=env, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            argv, cwd=ws, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout
+        )
     finally:
         provider.stop()
     log = tmp / "stub.log"

@@ -1,4 +1,5 @@
 """The adapter registry, their argv/env/task text, the tree key, and the fake provider."""
+
 from __future__ import annotations
 
 import json
@@ -39,8 +40,14 @@ def test_mini_command_is_unattended():
 
 def test_aider_command_is_unattended():
     argv = get_adapter("aider").command("openai/x", "/tmp/task.md", "/workspace")
-    for flag in ("--yes-always", "--no-git", "--no-check-update", "--analytics-disable",
-                 "--auto-test", "--no-show-model-warnings"):
+    for flag in (
+        "--yes-always",
+        "--no-git",
+        "--no-check-update",
+        "--analytics-disable",
+        "--auto-test",
+        "--no-show-model-warnings",
+    ):
         assert flag in argv
     assert argv[argv.index("--edit-format") + 1] == "diff"
     assert argv[argv.index("--test-cmd") + 1] == "/opt/gauntlet/agents/aider/bin/gauntlet-submit-check"
@@ -67,34 +74,44 @@ def test_pins_match_versions_and_tree_key_is_stable():
     for name in names():
         ad = get_adapter(name)
         assert ad.pins()[ad.package] == ad.version
-        assert all("--hash=sha256:" in ln for ln in ad.lock_text().splitlines()
-                   if ln and not ln.startswith("#"))
+        assert all("--hash=sha256:" in ln for ln in ad.lock_text().splitlines() if ln and not ln.startswith("#"))
         assert tree_key(ad) == tree_key(ad)
     assert tree_key(get_adapter("aider")) != tree_key(get_adapter("mini-swe-agent"))
 
 
 def _post(url: str, body: dict, key: str = "k1") -> tuple[str, bytes]:
-    req = urllib.request.Request(url + "/chat/completions", data=json.dumps(body).encode(),
-                                 headers={"Authorization": f"Bearer {key}",
-                                          "Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url + "/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(req, timeout=10) as r:
         return r.headers["Content-Type"], r.read()
 
 
 def test_fake_provider_replays_plain_streamed_and_matched():
-    turns = [{"content": "first"}, {"when": "feedback", "content": "matched"},
-             {"tool_calls": [{"name": "bash", "arguments": {"command": "ls"}}]}]
+    turns = [
+        {"content": "first"},
+        {"when": "feedback", "content": "matched"},
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "ls"}}]},
+    ]
     with FakeProvider(turns) as fp:
         _, raw = _post(fp.base_url, {"model": "m", "messages": [{"role": "user", "content": "hi"}]})
         a = json.loads(raw)
         assert a["choices"][0]["message"]["content"] == "first"
         assert a["usage"]["prompt_tokens"] == 1 and a["usage"]["total_tokens"] == 2
-        _, raw = _post(fp.base_url, {"model": "m", "messages": [
-            {"role": "user", "content": "here is the feedback"}]})
+        _, raw = _post(fp.base_url, {"model": "m", "messages": [{"role": "user", "content": "here is the feedback"}]})
         assert json.loads(raw)["choices"][0]["message"]["content"] == "matched"
-        ctype, raw = _post(fp.base_url, {"model": "m", "stream": True,
-                                         "stream_options": {"include_usage": True},
-                                         "messages": [{"role": "user", "content": "go"}]}, key="k2")
+        ctype, raw = _post(
+            fp.base_url,
+            {
+                "model": "m",
+                "stream": True,
+                "stream_options": {"include_usage": True},
+                "messages": [{"role": "user", "content": "go"}],
+            },
+            key="k2",
+        )
         assert ctype == "text/event-stream"
         events = [ln[6:] for ln in raw.decode().splitlines() if ln.startswith("data: ")]
         assert events[-1] == "[DONE]"

@@ -1,5 +1,6 @@
 """Each real agent package, run for real from its built tree with Debian's python (as in
 the local sandbox), against the fake provider, on a copy of the off-by-one starter."""
+
 from __future__ import annotations
 
 import pytest

@@ -13,6 +13,7 @@ words of the answer. Requests that are not the agent's own turn (Claude Code's s
 with no ``tools``, e.g. a title) answer a short text and do not use a turn.
 ``POST /v1/messages/count_tokens`` and ``GET /v1/models`` answer too.
 """
+
 from __future__ import annotations
 
 import json
@@ -74,34 +75,83 @@ class AnthropicProvider:
         blocks: list[dict] = []
         if "tool" in turn:
             blocks.append({"type": "text", "text": turn.get("say", "Running it.")})
-            blocks.append({"type": "tool_use", "id": f"toolu_{n}", "name": turn["tool"], "input": turn.get("input", {})})
+            blocks.append(
+                {"type": "tool_use", "id": f"toolu_{n}", "name": turn["tool"], "input": turn.get("input", {})}
+            )
         else:
             blocks.append({"type": "text", "text": turn["text"]})
         total = _words(body.get("messages")) + _words(body.get("system") or "")
-        usage_in = {"input_tokens": total, "cache_read_input_tokens": self.CACHE_READ,
-                    "cache_creation_input_tokens": self.CACHE_CREATE, "output_tokens": 1}
+        usage_in = {
+            "input_tokens": total,
+            "cache_read_input_tokens": self.CACHE_READ,
+            "cache_creation_input_tokens": self.CACHE_CREATE,
+            "output_tokens": 1,
+        }
         out_tokens = _words(blocks)
-        msg = {"id": f"msg_{n}", "type": "message", "role": "assistant", "model": body.get("model"), "content": [],
-               "stop_reason": None, "stop_sequence": None, "usage": usage_in}
+        msg = {
+            "id": f"msg_{n}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model"),
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": usage_in,
+        }
         ev: list[tuple[str, dict]] = [("message_start", {"type": "message_start", "message": msg})]
         for i, b in enumerate(blocks):
             if b["type"] == "text":
-                ev.append(("content_block_start", {"type": "content_block_start", "index": i,
-                                                   "content_block": {"type": "text", "text": ""}}))
+                ev.append(
+                    (
+                        "content_block_start",
+                        {"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}},
+                    )
+                )
                 for j in range(0, len(b["text"]), 20):
-                    ev.append(("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                       "delta": {"type": "text_delta", "text": b["text"][j:j + 20]}}))
+                    ev.append(
+                        (
+                            "content_block_delta",
+                            {
+                                "type": "content_block_delta",
+                                "index": i,
+                                "delta": {"type": "text_delta", "text": b["text"][j : j + 20]},
+                            },
+                        )
+                    )
             else:
-                ev.append(("content_block_start", {"type": "content_block_start", "index": i, "content_block": {
-                    "type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}}))
+                ev.append(
+                    (
+                        "content_block_start",
+                        {
+                            "type": "content_block_start",
+                            "index": i,
+                            "content_block": {"type": "tool_use", "id": b["id"], "name": b["name"], "input": {}},
+                        },
+                    )
+                )
                 js = json.dumps(b["input"])
                 for j in range(0, len(js), 30):
-                    ev.append(("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                       "delta": {"type": "input_json_delta", "partial_json": js[j:j + 30]}}))
+                    ev.append(
+                        (
+                            "content_block_delta",
+                            {
+                                "type": "content_block_delta",
+                                "index": i,
+                                "delta": {"type": "input_json_delta", "partial_json": js[j : j + 30]},
+                            },
+                        )
+                    )
             ev.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
-        ev.append(("message_delta", {"type": "message_delta", "delta": {
-            "stop_reason": "tool_use" if "tool" in turn else "end_turn", "stop_sequence": None},
-            "usage": {"output_tokens": out_tokens}}))
+        ev.append(
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "tool_use" if "tool" in turn else "end_turn", "stop_sequence": None},
+                    "usage": {"output_tokens": out_tokens},
+                },
+            )
+        )
         ev.append(("message_stop", {"type": "message_stop"}))
         with self._lock:
             self.usages.append({**usage_in, "output_tokens": out_tokens})

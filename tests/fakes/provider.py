@@ -14,6 +14,7 @@ and/or ``tool_calls: [{name, arguments}]`` (arguments a mapping or JSON string).
 script is spent the provider answers ``exhausted`` (a plain text turn), or 500 if
 ``strict``. Token counts are whitespace-split word counts (deterministic, not real).
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,9 @@ def _tokens(text: str) -> int:
 
 
 class FakeProvider:
-    def __init__(self, turns: list[dict], *, exhausted: str = "I am done.",
-                 strict: bool = False, model: str = "fake-model") -> None:
+    def __init__(
+        self, turns: list[dict], *, exhausted: str = "I am done.", strict: bool = False, model: str = "fake-model"
+    ) -> None:
         self.turns = [dict(t) for t in turns]
         self.used = [False] * len(self.turns)
         self.exhausted, self.strict, self.model = exhausted, strict, model
@@ -78,8 +80,9 @@ class FakeProvider:
                 if self._refused():
                     return
                 if self.path.rstrip("/").endswith("/models"):
-                    self._json(200, {"object": "list", "data": [
-                        {"id": provider.model, "object": "model", "owned_by": "fake"}]})
+                    self._json(
+                        200, {"object": "list", "data": [{"id": provider.model, "object": "model", "owned_by": "fake"}]}
+                    )
                 else:
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
 
@@ -93,8 +96,9 @@ class FakeProvider:
                 except ValueError:
                     return self._json(400, {"error": {"message": "body is not JSON"}})
                 with provider._lock:
-                    provider.requests.append({"path": self.path, "headers": dict(self.headers),
-                                              "body": body, "t": time.monotonic()})
+                    provider.requests.append(
+                        {"path": self.path, "headers": dict(self.headers), "body": body, "t": time.monotonic()}
+                    )
                 provider.arrived.set()
                 if provider.hold is not None:  # a slow model: answers once the test says so
                     provider.hold.wait(120)
@@ -158,8 +162,7 @@ class FakeProvider:
     # -- answers ----------------------------------------------------------------------
     def pick(self, body: dict) -> dict | None:
         msgs = body.get("messages") or []
-        last = next((_text(m.get("content")) for m in reversed(msgs)
-                     if m.get("role") in ("user", "tool")), "")
+        last = next((_text(m.get("content")) for m in reversed(msgs) if m.get("role") in ("user", "tool")), "")
         with self._lock:
             for i, t in enumerate(self.turns):
                 if not self.used[i] and t.get("when") and re.search(t["when"], last, re.S):
@@ -176,8 +179,13 @@ class FakeProvider:
         calls = []
         for j, c in enumerate(turn.get("tool_calls") or []):
             args = c.get("arguments", {})
-            calls.append({"id": f"call_{n}_{j}", "type": "function", "function": {
-                "name": c["name"], "arguments": args if isinstance(args, str) else json.dumps(args)}})
+            calls.append(
+                {
+                    "id": f"call_{n}_{j}",
+                    "type": "function",
+                    "function": {"name": c["name"], "arguments": args if isinstance(args, str) else json.dumps(args)},
+                }
+            )
         if calls:
             msg["tool_calls"] = calls
         return msg
@@ -192,11 +200,16 @@ class FakeProvider:
             n = len(self.answers)
             msg = self._message(turn, n)
             self.answers.append(msg)
-        return {"id": f"chatcmpl-fake-{n}", "object": "chat.completion", "created": int(time.time()),
-                "model": body.get("model", self.model),
-                "choices": [{"index": 0, "message": msg,
-                             "finish_reason": "tool_calls" if msg.get("tool_calls") else "stop"}],
-                "usage": self._usage(body, msg)}
+        return {
+            "id": f"chatcmpl-fake-{n}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", self.model),
+            "choices": [
+                {"index": 0, "message": msg, "finish_reason": "tool_calls" if msg.get("tool_calls") else "stop"}
+            ],
+            "usage": self._usage(body, msg),
+        }
 
     def chunks(self, body: dict, turn: dict):
         full = self.completion(body, turn)
@@ -209,7 +222,7 @@ class FakeProvider:
         yield chunk({"role": "assistant", "content": ""})
         text = msg.get("content") or ""
         for i in range(0, len(text), 40):  # several deltas, as a real stream
-            yield chunk({"content": text[i:i + 40]})
+            yield chunk({"content": text[i : i + 40]})
         for j, c in enumerate(msg.get("tool_calls") or []):
             yield chunk({"tool_calls": [{"index": j, **c}]})
         yield chunk({}, full["choices"][0]["finish_reason"])

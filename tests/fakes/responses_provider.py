@@ -16,6 +16,7 @@ response.completed with ``usage`` (input tokens = words of the input, output = w
 the answer, ``cached_tokens`` a fixed 3 and ``reasoning_tokens`` a fixed 2 so the tests
 can check they are read). ``GET /v1/models`` lists the model.
 """
+
 from __future__ import annotations
 
 import json
@@ -77,47 +78,87 @@ class ResponsesProvider:
     def events(self, body: dict, turn: dict) -> list[tuple[str, dict]]:
         n = len(self.requests)
         rid = f"resp_fake_{n}"
-        base = {"id": rid, "object": "response", "created_at": int(time.time()), "model": self.model,
-                "status": "in_progress", "output": []}
-        out: list[tuple[str, dict]] = [("response.created", {"response": base}),
-                                       ("response.in_progress", {"response": base})]
+        base = {
+            "id": rid,
+            "object": "response",
+            "created_at": int(time.time()),
+            "model": self.model,
+            "status": "in_progress",
+            "output": [],
+        }
+        out: list[tuple[str, dict]] = [
+            ("response.created", {"response": base}),
+            ("response.in_progress", {"response": base}),
+        ]
         if "call" in turn:
             args = turn.get("arguments", {})
             args = args if isinstance(args, str) else json.dumps(args)
-            item = {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": turn["call"],
-                    "arguments": "", "status": "in_progress"}
+            item = {
+                "type": "function_call",
+                "id": f"fc_{n}",
+                "call_id": f"call_{n}",
+                "name": turn["call"],
+                "arguments": "",
+                "status": "in_progress",
+            }
+            if turn.get("namespace"):  # a tool of a namespace tool (Codex's MCP servers: mcp__NAME)
+                item["namespace"] = turn["namespace"]
             out.append(("response.output_item.added", {"output_index": 0, "item": item}))
             for i in range(0, len(args), 30):
-                out.append(("response.function_call_arguments.delta",
-                            {"item_id": item["id"], "output_index": 0, "delta": args[i:i + 30]}))
+                out.append(
+                    (
+                        "response.function_call_arguments.delta",
+                        {"item_id": item["id"], "output_index": 0, "delta": args[i : i + 30]},
+                    )
+                )
             done = {**item, "arguments": args, "status": "completed"}
-            out.append(("response.function_call_arguments.done",
-                        {"item_id": item["id"], "output_index": 0, "arguments": args}))
+            out.append(
+                ("response.function_call_arguments.done", {"item_id": item["id"], "output_index": 0, "arguments": args})
+            )
         else:
             text = turn["text"]
-            item = {"type": "message", "id": f"msg_{n}", "role": "assistant", "status": "in_progress",
-                    "content": []}
+            item = {"type": "message", "id": f"msg_{n}", "role": "assistant", "status": "in_progress", "content": []}
             out.append(("response.output_item.added", {"output_index": 0, "item": item}))
             part = {"type": "output_text", "text": "", "annotations": []}
-            out.append(("response.content_part.added",
-                        {"item_id": item["id"], "output_index": 0, "content_index": 0, "part": part}))
+            out.append(
+                (
+                    "response.content_part.added",
+                    {"item_id": item["id"], "output_index": 0, "content_index": 0, "part": part},
+                )
+            )
             for i in range(0, len(text), 20):
-                out.append(("response.output_text.delta", {"item_id": item["id"], "output_index": 0,
-                                                           "content_index": 0, "delta": text[i:i + 20]}))
-            out.append(("response.output_text.done",
-                        {"item_id": item["id"], "output_index": 0, "content_index": 0, "text": text}))
+                out.append(
+                    (
+                        "response.output_text.delta",
+                        {"item_id": item["id"], "output_index": 0, "content_index": 0, "delta": text[i : i + 20]},
+                    )
+                )
+            out.append(
+                (
+                    "response.output_text.done",
+                    {"item_id": item["id"], "output_index": 0, "content_index": 0, "text": text},
+                )
+            )
             done = {**item, "status": "completed", "content": [{**part, "text": text}]}
-            out.append(("response.content_part.done", {"item_id": item["id"], "output_index": 0,
-                                                       "content_index": 0, "part": done["content"][0]}))
+            out.append(
+                (
+                    "response.content_part.done",
+                    {"item_id": item["id"], "output_index": 0, "content_index": 0, "part": done["content"][0]},
+                )
+            )
         out.append(("response.output_item.done", {"output_index": 0, "item": done}))
-        usage = {"input_tokens": _words(body.get("input")) + _words(body.get("instructions") or ""),
-                 "input_tokens_details": {"cached_tokens": self.CACHED},
-                 "output_tokens": _words(done), "output_tokens_details": {"reasoning_tokens": self.REASONING}}
+        usage = {
+            "input_tokens": _words(body.get("input")) + _words(body.get("instructions") or ""),
+            "input_tokens_details": {"cached_tokens": self.CACHED},
+            "output_tokens": _words(done),
+            "output_tokens_details": {"reasoning_tokens": self.REASONING},
+        }
         usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
         with self._lock:
             self.usages.append(usage)
-        out.append(("response.completed",
-                    {"response": {**base, "status": "completed", "output": [done], "usage": usage}}))
+        out.append(
+            ("response.completed", {"response": {**base, "status": "completed", "output": [done], "usage": usage}})
+        )
         return [(kind, {"type": kind, "sequence_number": i, **data}) for i, (kind, data) in enumerate(out)]
 
     # -- server -----------------------------------------------------------------------

@@ -1,4 +1,5 @@
 """Fixtures of the gateway suite: a fake provider and a gateway pointed at it."""
+
 from __future__ import annotations
 
 import shutil
@@ -22,8 +23,7 @@ async def upstream():
 @pytest.fixture
 async def gateway(upstream, tmp_path):
     root = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))  # short: unix socket paths
-    gw = Gateway(root=root, env=gateway_env(upstream), prices=PRICES,
-                 transcript_dir=tmp_path / "transcripts")
+    gw = Gateway(root=root, env=gateway_env(upstream), prices=PRICES, transcript_dir=tmp_path / "transcripts")
     await gw.start()
     yield gw
     await gw.aclose()

@@ -1,5 +1,6 @@
 """Helpers of the gateway suite: an event log, a small HTTP client (TCP or an attempt's
 unix socket), the gateway's environment and prices."""
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,9 @@ class Reply:
         return out
 
 
-async def call(path: str, body: dict, *, token: str, url: str | None = None,
-               sock: Path | None = None, anthropic: bool = False) -> Reply:
+async def call(
+    path: str, body: dict, *, token: str, url: str | None = None, sock: Path | None = None, anthropic: bool = False
+) -> Reply:
     """POST ``body`` to the gateway at ``url`` (TCP) or through ``sock`` (unix)."""
     headers = {"x-api-key": token} if anthropic else {"Authorization": f"Bearer {token}"}
     conn = aiohttp.UnixConnector(path=str(sock)) if sock else None
@@ -57,16 +59,20 @@ async def call(path: str, body: dict, *, token: str, url: str | None = None,
 
 
 def gateway_env(up: FakeUpstream) -> dict[str, str]:
-    return {"OPENAI_BASE_URL": up.openai_base, "OPENAI_API_KEY": HOST_OPENAI_KEY,
-            "ANTHROPIC_BASE_URL": up.anthropic_base, "ANTHROPIC_API_KEY": HOST_ANTHROPIC_KEY}
+    return {
+        "OPENAI_BASE_URL": up.openai_base,
+        "OPENAI_API_KEY": HOST_OPENAI_KEY,
+        "ANTHROPIC_BASE_URL": up.anthropic_base,
+        "ANTHROPIC_API_KEY": HOST_ANTHROPIC_KEY,
+    }
 
 
-PRICES = PriceTable({"openai/gpt-4.1-mini": Price(0.40, 1.60),
-                     "anthropic/claude-sonnet-4-20250514": Price(3.0, 15.0)})
+PRICES = PriceTable({"openai/gpt-4.1-mini": Price(0.40, 1.60), "anthropic/claude-sonnet-4-20250514": Price(3.0, 15.0)})
 
 
-def register(gw: Gateway, events: Events, attempt: str = "a1",
-             model: str = "openai/gpt-4.1-mini", tcp: bool = True, **limits):
+def register(
+    gw: Gateway, events: Events, attempt: str = "a1", model: str = "openai/gpt-4.1-mini", tcp: bool = True, **limits
+):
     return gw.register(attempt, model=model, limits=UsageLimits(**limits), emit=events, tcp=tcp)
 
 

@@ -7,6 +7,7 @@ tool-call deltas, a finish chunk, a usage-only chunk (only when the request aske
 ``stream_options.include_usage``) and ``data: [DONE]``; Anthropic sends message_start,
 content_block_start/delta/stop per block, message_delta (usage) and message_stop.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -17,28 +18,65 @@ from typing import Any
 
 from aiohttp import web
 
-OPENAI_TEXT = {"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4.1-mini",
-               "choices": [{"index": 0, "finish_reason": "stop",
-                            "message": {"role": "assistant", "content": "Hello there, agent."}}],
-               "usage": {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}}
-OPENAI_TOOL = {"id": "chatcmpl-2", "object": "chat.completion", "model": "gpt-4.1-mini",
-               "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-                   "role": "assistant", "content": None, "tool_calls": [
-                       {"id": "call_1", "type": "function",
-                        "function": {"name": "bash", "arguments": "{\"cmd\": \"ls\"}"}},
-                       {"id": "call_2", "type": "function",
-                        "function": {"name": "read_file", "arguments": "{\"p\": \"a.py\"}"}}]}}],
-               "usage": {"prompt_tokens": 40, "completion_tokens": 18, "total_tokens": 58}}
-ANTHROPIC_TEXT = {"id": "msg_1", "type": "message", "role": "assistant",
-                  "model": "claude-sonnet-4-20250514", "stop_reason": "end_turn",
-                  "content": [{"type": "text", "text": "Hello from Claude."}],
-                  "usage": {"input_tokens": 20, "output_tokens": 7}}
-ANTHROPIC_TOOL = {"id": "msg_2", "type": "message", "role": "assistant",
-                  "model": "claude-sonnet-4-20250514", "stop_reason": "tool_use",
-                  "content": [{"type": "text", "text": "Let me look."},
-                              {"type": "tool_use", "id": "tu_1", "name": "str_replace_editor",
-                               "input": {"command": "view", "path": "/workspace"}}],
-                  "usage": {"input_tokens": 55, "output_tokens": 30}}
+OPENAI_TEXT = {
+    "id": "chatcmpl-1",
+    "object": "chat.completion",
+    "model": "gpt-4.1-mini",
+    "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Hello there, agent."}}
+    ],
+    "usage": {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17},
+}
+OPENAI_TOOL = {
+    "id": "chatcmpl-2",
+    "object": "chat.completion",
+    "model": "gpt-4.1-mini",
+    "choices": [
+        {
+            "index": 0,
+            "finish_reason": "tool_calls",
+            "message": {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"cmd": "ls"}'}},
+                    {
+                        "id": "call_2",
+                        "type": "function",
+                        "function": {"name": "read_file", "arguments": '{"p": "a.py"}'},
+                    },
+                ],
+            },
+        }
+    ],
+    "usage": {"prompt_tokens": 40, "completion_tokens": 18, "total_tokens": 58},
+}
+ANTHROPIC_TEXT = {
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-sonnet-4-20250514",
+    "stop_reason": "end_turn",
+    "content": [{"type": "text", "text": "Hello from Claude."}],
+    "usage": {"input_tokens": 20, "output_tokens": 7},
+}
+ANTHROPIC_TOOL = {
+    "id": "msg_2",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-sonnet-4-20250514",
+    "stop_reason": "tool_use",
+    "content": [
+        {"type": "text", "text": "Let me look."},
+        {
+            "type": "tool_use",
+            "id": "tu_1",
+            "name": "str_replace_editor",
+            "input": {"command": "view", "path": "/workspace"},
+        },
+    ],
+    "usage": {"input_tokens": 55, "output_tokens": 30},
+}
 
 
 def _sse(obj: Any, event: str | None = None) -> bytes:
@@ -52,15 +90,20 @@ def openai_chunks(reply: dict, include_usage: bool) -> list[bytes]:
     out = [_sse({**base, "choices": [{"index": 0, "delta": {"role": "assistant"}}]})]
     text = msg.get("content") or ""
     for i in range(0, len(text), 4):
-        out.append(_sse({**base, "choices": [{"index": 0, "delta": {"content": text[i:i + 4]}}]}))
+        out.append(_sse({**base, "choices": [{"index": 0, "delta": {"content": text[i : i + 4]}}]}))
     for ti, tc in enumerate(msg.get("tool_calls") or []):
-        first = {"index": ti, "id": tc["id"], "type": "function",
-                 "function": {"name": tc["function"]["name"], "arguments": ""}}
+        first = {
+            "index": ti,
+            "id": tc["id"],
+            "type": "function",
+            "function": {"name": tc["function"]["name"], "arguments": ""},
+        }
         out.append(_sse({**base, "choices": [{"index": 0, "delta": {"tool_calls": [first]}}]}))
         args = {"index": ti, "function": {"arguments": tc["function"]["arguments"]}}
         out.append(_sse({**base, "choices": [{"index": 0, "delta": {"tool_calls": [args]}}]}))
-    out.append(_sse({**base, "choices": [{"index": 0, "delta": {},
-                                          "finish_reason": reply["choices"][0]["finish_reason"]}]}))
+    out.append(
+        _sse({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": reply["choices"][0]["finish_reason"]}]})
+    )
     if include_usage:
         out.append(_sse({**base, "choices": [], "usage": reply["usage"]}))
     out.append(b"data: [DONE]\n\n")
@@ -68,25 +111,55 @@ def openai_chunks(reply: dict, include_usage: bool) -> list[bytes]:
 
 
 def anthropic_events(reply: dict) -> list[bytes]:
-    start = {**reply, "content": [], "stop_reason": None,
-             "usage": {"input_tokens": reply["usage"]["input_tokens"], "output_tokens": 1}}
+    start = {
+        **reply,
+        "content": [],
+        "stop_reason": None,
+        "usage": {"input_tokens": reply["usage"]["input_tokens"], "output_tokens": 1},
+    }
     out = [_sse({"type": "message_start", "message": start}, "message_start")]
     for i, block in enumerate(reply["content"]):
         if block["type"] == "text":
-            out.append(_sse({"type": "content_block_start", "index": i,
-                             "content_block": {"type": "text", "text": ""}}, "content_block_start"))
-            out.append(_sse({"type": "content_block_delta", "index": i, "delta": {
-                "type": "text_delta", "text": block["text"]}}, "content_block_delta"))
+            out.append(
+                _sse(
+                    {"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}},
+                    "content_block_start",
+                )
+            )
+            out.append(
+                _sse(
+                    {"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": block["text"]}},
+                    "content_block_delta",
+                )
+            )
         else:
-            out.append(_sse({"type": "content_block_start", "index": i, "content_block": {
-                **block, "input": {}}}, "content_block_start"))
-            out.append(_sse({"type": "content_block_delta", "index": i, "delta": {
-                "type": "input_json_delta", "partial_json": json.dumps(block["input"])}},
-                "content_block_delta"))
+            out.append(
+                _sse(
+                    {"type": "content_block_start", "index": i, "content_block": {**block, "input": {}}},
+                    "content_block_start",
+                )
+            )
+            out.append(
+                _sse(
+                    {
+                        "type": "content_block_delta",
+                        "index": i,
+                        "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+                    },
+                    "content_block_delta",
+                )
+            )
         out.append(_sse({"type": "content_block_stop", "index": i}, "content_block_stop"))
-    out.append(_sse({"type": "message_delta", "delta": {"stop_reason": reply["stop_reason"]},
-                     "usage": {"output_tokens": reply["usage"]["output_tokens"]}},
-                    "message_delta"))
+    out.append(
+        _sse(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": reply["stop_reason"]},
+                "usage": {"output_tokens": reply["usage"]["output_tokens"]},
+            },
+            "message_delta",
+        )
+    )
     out.append(_sse({"type": "message_stop"}, "message_stop"))
     return out
 
@@ -103,6 +176,7 @@ class Seen:
 class FakeUpstream:
     """``replies``: canned answers served in order (then the text answer). ``hold``: when
     set, a stream pauses after its first event until the event is set."""
+
     replies: list[dict] = field(default_factory=list)
     seen: list[Seen] = field(default_factory=list)
     hold: asyncio.Event | None = None
@@ -137,8 +211,9 @@ class FakeUpstream:
 
     async def _record(self, request: web.Request) -> dict:
         body = await request.json()
-        self.seen.append(Seen(request.path, request.headers.get("Authorization"),
-                              request.headers.get("x-api-key"), body))
+        self.seen.append(
+            Seen(request.path, request.headers.get("Authorization"), request.headers.get("x-api-key"), body)
+        )
         return body
 
     async def _stream(self, request: web.Request, parts: list[bytes]) -> web.StreamResponse:

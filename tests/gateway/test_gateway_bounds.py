@@ -9,6 +9,7 @@ Real HTTP on loopback against a real gateway and the fake upstream:
 - 50 parallel calls against a 40-token limit use at most the limit plus one call; a
   ``max_tokens`` of a million is clamped to what the limit leaves, a missing one set.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -36,8 +37,13 @@ async def make_gateway(upstream, tmp_path):
 
     async def make(**bounds) -> Gateway:
         root = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))
-        gw = Gateway(root=root, env=gateway_env(upstream), prices=PRICES,
-                     transcript_dir=tmp_path / "transcripts", bounds=GatewayBounds(**bounds))
+        gw = Gateway(
+            root=root,
+            env=gateway_env(upstream),
+            prices=PRICES,
+            transcript_dir=tmp_path / "transcripts",
+            bounds=GatewayBounds(**bounds),
+        )
         await gw.start()
         made.append((gw, root))
         return gw
@@ -52,8 +58,10 @@ async def _raw_post(port: int, token: str, length: int, send: int) -> tuple[byte
     """POST with ``Content-Length: length`` sending only ``send`` bytes of body; returns
     the status line and how many body bytes the gateway let through before answering."""
     r, w = await asyncio.open_connection("127.0.0.1", port)
-    w.write(f"POST {CHAT} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n".encode())
+    w.write(
+        f"POST {CHAT} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n".encode()
+    )
     w.write(b"x" * send)
     await w.drain()
     status = await asyncio.wait_for(r.readline(), 10)
@@ -122,8 +130,9 @@ async def test_flood_of_60mb_bodies_leaves_memory_bounded(make_gateway, upstream
     port = g.tcp_url.rsplit(":", 1)[1]
     before = _rss_mb()
     peak = [before]
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-c", FLOOD, port, g.token, "24",
-                                                stdout=subprocess.PIPE)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", FLOOD, port, g.token, "24", stdout=subprocess.PIPE
+    )
     while proc.returncode is None:
         try:
             await asyncio.wait_for(proc.wait(), 0.05)
@@ -143,8 +152,7 @@ async def test_calls_of_one_attempt_at_once_are_bounded(make_gateway, upstream):
     events = Events()
     g = register(gw, events)
     upstream.hold = asyncio.Event()
-    calls = [asyncio.ensure_future(call(CHAT, {**ASK, "stream": True}, token=g.token, url=g.tcp_url))
-             for _ in range(4)]
+    calls = [asyncio.ensure_future(call(CHAT, {**ASK, "stream": True}, token=g.token, url=g.tcp_url)) for _ in range(4)]
     while len(upstream.seen) < 4:
         await asyncio.sleep(0.01)
     queued = [asyncio.ensure_future(call(CHAT, ASK, token=g.token, url=g.tcp_url)) for _ in range(2)]
@@ -190,10 +198,14 @@ async def test_max_tokens_clamped_to_what_is_left_and_set_when_missing(make_gate
     assert 1 <= sent["max_tokens"] <= 400 - len(json.dumps(ASK)) // 3
     await call(CHAT, ASK, token=g.token, url=g.tcp_url)  # none asked: one is set
     assert 1 <= upstream.seen[-1].body["max_completion_tokens"] < 400
-    ga = gw.register("ant", model="anthropic/claude-sonnet-4-20250514",
-                     limits=UsageLimits(tokens=300), emit=Events())
-    await call("/v1/messages", {"model": "x", "max_tokens": 64000, "messages": [
-        {"role": "user", "content": "hi"}]}, token=ga.token, url=ga.tcp_url, anthropic=True)
+    ga = gw.register("ant", model="anthropic/claude-sonnet-4-20250514", limits=UsageLimits(tokens=300), emit=Events())
+    await call(
+        "/v1/messages",
+        {"model": "x", "max_tokens": 64000, "messages": [{"role": "user", "content": "hi"}]},
+        token=ga.token,
+        url=ga.tcp_url,
+        anthropic=True,
+    )
     assert 1 <= upstream.seen[-1].body["max_tokens"] < 300
     assert ANTHROPIC_TEXT["usage"]["input_tokens"] > 0
     # no limit: untouched

@@ -7,6 +7,7 @@ would go on for ever); the agent has read what was sent when the attempt ends
 least one output token per delta received, counted in the attempt's usage (it used to be
 recorded with 0 tokens, "usage unknown"). A call cut before anything arrived stays unknown.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -31,12 +32,21 @@ def _sse(obj: dict, event: str | None = None) -> bytes:
 
 
 ANTHROPIC_PART = [
-    _sse({"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 120, "output_tokens": 1}}},
-         "message_start"),
-    _sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-         "content_block_start"),
-    *[_sse({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": f"w{i} "}},
-           "content_block_delta") for i in range(7)],
+    _sse(
+        {"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 120, "output_tokens": 1}}},
+        "message_start",
+    ),
+    _sse(
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        "content_block_start",
+    ),
+    *[
+        _sse(
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": f"w{i} "}},
+            "content_block_delta",
+        )
+        for i in range(7)
+    ],
 ]
 OPENAI_PART = [_sse({"choices": [{"index": 0, "delta": {"content": f"w{i} "}}]}) for i in range(5)]
 
@@ -78,19 +88,35 @@ async def _run(tmp_path, part, path: str, model: str, n_events: int):
     await site.start()
     base = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
     root = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))
-    gw = Gateway(root=root, env={"OPENAI_BASE_URL": base + "/v1", "OPENAI_API_KEY": "k",
-                                 "ANTHROPIC_BASE_URL": base, "ANTHROPIC_API_KEY": "k"},
-                 prices=PRICES, transcript_dir=tmp_path / "t")
+    gw = Gateway(
+        root=root,
+        env={
+            "OPENAI_BASE_URL": base + "/v1",
+            "OPENAI_API_KEY": "k",
+            "ANTHROPIC_BASE_URL": base,
+            "ANTHROPIC_API_KEY": "k",
+        },
+        prices=PRICES,
+        transcript_dir=tmp_path / "t",
+    )
     await gw.start()
     events = Events()
     got = b""
     try:
         g = register(gw, events, model=model)
         async with aiohttp.ClientSession() as s:
-            post = asyncio.create_task(s.post(
-                g.tcp_url + path, json={"model": "x", "stream": True, "max_tokens": 500,
-                                        "messages": [{"role": "user", "content": "hi"}]},
-                headers={"Authorization": f"Bearer {g.token}", "x-api-key": g.token}))
+            post = asyncio.create_task(
+                s.post(
+                    g.tcp_url + path,
+                    json={
+                        "model": "x",
+                        "stream": True,
+                        "max_tokens": 500,
+                        "messages": [{"role": "user", "content": "hi"}],
+                    },
+                    headers={"Authorization": f"Bearer {g.token}", "x-api-key": g.token},
+                )
+            )
             if part is None:
                 while not up.arrived.is_set():  # the call reached the upstream, no answer yet
                     await asyncio.wait_for(up.arrived.wait(), 5)

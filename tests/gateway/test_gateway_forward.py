@@ -1,5 +1,6 @@
 """The gateway forwards both APIs, streamed and not, to the host's upstream, and meters
 them: token counts, tool calls, host key in place of the attempt's token."""
+
 from __future__ import annotations
 
 import asyncio
@@ -14,8 +15,7 @@ from gw_upstream import ANTHROPIC_TOOL, OPENAI_TOOL
 CHAT = "/v1/chat/completions"
 MSGS = "/v1/messages"
 ASK = {"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "hi"}]}
-ASK_ANT = {"model": "claude-sonnet-4-20250514", "max_tokens": 100,
-           "messages": [{"role": "user", "content": "hi"}]}
+ASK_ANT = {"model": "claude-sonnet-4-20250514", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]}
 SONNET = "anthropic/claude-sonnet-4-20250514"
 
 
@@ -36,8 +36,7 @@ async def test_openai_not_streamed_through_the_attempt_socket(gateway, upstream,
     assert (u.input_tokens, u.output_tokens, u.tokens, u.calls) == (12, 5, 17, 1)
 
 
-async def test_openai_streamed_counts_tokens_and_hides_the_injected_usage_chunk(
-        gateway, upstream, events):
+async def test_openai_streamed_counts_tokens_and_hides_the_injected_usage_chunk(gateway, upstream, events):
     g = register(gateway, events)
     r = await call(CHAT, {**ASK, "stream": True}, token=g.token, url=g.tcp_url)
     assert r.status == 200 and r.headers["Content-Type"].startswith("text/event-stream")
@@ -65,8 +64,9 @@ async def test_openai_tool_calls_not_streamed_and_streamed(gateway, upstream, ev
     r = await call(CHAT, ASK, token=g.token, sock=g.socket_path)
     assert r.json()["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "bash"
     r = await call(CHAT, {**ASK, "stream": True}, token=g.token, sock=g.socket_path)
-    names = [tc["function"].get("name") for c in r.sse()[:-1]
-             for tc in c["choices"][0]["delta"].get("tool_calls") or []]
+    names = [
+        tc["function"].get("name") for c in r.sse()[:-1] for tc in c["choices"][0]["delta"].get("tool_calls") or []
+    ]
     assert [n for n in names if n] == ["bash", "read_file"]
     assert [e["name"] for e in events.of("model.tool_call")] == ["bash", "read_file"] * 2
     assert [e["input_tokens"] for e in events.of("model.call")] == [40, 40]
@@ -79,25 +79,23 @@ async def test_anthropic_not_streamed_and_streamed_with_tool_use(gateway, upstre
     assert r.status == 200 and r.json()["content"][1]["name"] == "str_replace_editor"
     assert upstream.seen[-1].x_api_key == HOST_ANTHROPIC_KEY
     assert upstream.seen[-1].authorization is None
-    r = await call(MSGS, {**ASK_ANT, "stream": True}, token=g.token, sock=g.socket_path,
-                   anthropic=True)
+    r = await call(MSGS, {**ASK_ANT, "stream": True}, token=g.token, sock=g.socket_path, anthropic=True)
     kinds = [e["type"] for e in r.sse()]
     assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
     calls = events.of("model.call")
-    assert [(c["input_tokens"], c["output_tokens"], c["stream"]) for c in calls] == [
-        (55, 30, False), (20, 7, True)]
+    assert [(c["input_tokens"], c["output_tokens"], c["stream"]) for c in calls] == [(55, 30, False), (20, 7, True)]
     assert [e["name"] for e in events.of("model.tool_call")] == ["str_replace_editor"]
     assert calls[0]["cost_usd"] == pytest.approx((55 * 3 + 30 * 15) / 1e6)
     assert gateway.usage("a1").tokens == 55 + 30 + 20 + 7
 
 
-async def test_streamed_answer_is_passed_on_before_the_upstream_finishes(
-        gateway, upstream, events):
+async def test_streamed_answer_is_passed_on_before_the_upstream_finishes(gateway, upstream, events):
     g = register(gateway, events)
     upstream.hold = asyncio.Event()
     async with aiohttp.ClientSession() as s:
-        async with s.post(g.tcp_url + CHAT, json={**ASK, "stream": True},
-                          headers={"Authorization": f"Bearer {g.token}"}) as r:
+        async with s.post(
+            g.tcp_url + CHAT, json={**ASK, "stream": True}, headers={"Authorization": f"Bearer {g.token}"}
+        ) as r:
             first = await asyncio.wait_for(r.content.readuntil(b"\n\n"), 5)
             assert b'"role": "assistant"' in first  # arrived while the upstream holds
             assert events.of("model.call") == []
@@ -123,8 +121,7 @@ async def test_wrong_api_for_the_attempts_provider_is_refused(gateway, upstream,
 async def test_models_endpoint_lists_the_granted_model(gateway, events):
     g = register(gateway, events)
     async with aiohttp.ClientSession() as s:
-        async with s.get(g.tcp_url + "/v1/models",
-                         headers={"Authorization": f"Bearer {g.token}"}) as r:
+        async with s.get(g.tcp_url + "/v1/models", headers={"Authorization": f"Bearer {g.token}"}) as r:
             assert (await r.json())["data"][0]["id"] == "gpt-4.1-mini"
 
 

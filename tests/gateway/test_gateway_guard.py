@@ -1,5 +1,6 @@
 """What the gateway refuses: wrong tokens (401), calls past a usage limit (429 and
 limit.reached), and an unreachable upstream (502 and infra.error, not the agent's fault)."""
+
 from __future__ import annotations
 
 import socket
@@ -60,8 +61,7 @@ async def test_token_limit_crossed_then_refused_with_429(gateway, upstream, even
     r = await call(CHAT, ASK, token=g.token, url=g.tcp_url)
     assert r.status == 429
     err = r.json()["error"]
-    assert (err["type"], err["limit"], err["used"], err["allowed"]) == (
-        "usage_limit", "tokens", 116, 100)
+    assert (err["type"], err["limit"], err["used"], err["allowed"]) == ("usage_limit", "tokens", 116, 100)
     assert len(upstream.seen) == 2  # the refused call never left the gateway
     assert [e["status"] for e in events.of("model.call")] == [200, 200, 429]
     assert len(events.of("limit.reached")) == 1  # once per limit
@@ -86,8 +86,7 @@ async def test_cost_limit_on_a_priced_model(gateway, upstream, events):
 
 async def test_cost_limit_on_an_unpriced_model_is_a_usage_error(gateway, events):
     with pytest.raises(UsageError, match="no price"):
-        gateway.register("x", model="openai/my-own-model", limits=UsageLimits(cost_usd=1.0),
-                         emit=events)
+        gateway.register("x", model="openai/my-own-model", limits=UsageLimits(cost_usd=1.0), emit=events)
     with pytest.raises(UsageError, match="provider"):
         gateway.register("y", model="gpt-4", limits=UsageLimits(), emit=events)
 

@@ -5,6 +5,7 @@ text delta every 50 ms); the client reads the first event and hangs up. The upst
 its stream closed within 1 s (the gateway used to read on to the end: 179 s once), and
 the call is metered with the usage seen so far, marked ``client_gone``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -29,8 +30,10 @@ async def test_hang_up_closes_the_upstream_within_a_second(tmp_path):
     async def endless(request: web.Request) -> web.StreamResponse:
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await resp.prepare(request)
-        first = {"choices": [{"index": 0, "delta": {"role": "assistant"}}],
-                 "usage": {"prompt_tokens": 9, "completion_tokens": 1}}
+        first = {
+            "choices": [{"index": 0, "delta": {"role": "assistant"}}],
+            "usage": {"prompt_tokens": 9, "completion_tokens": 1},
+        }
         await resp.write(f"data: {json.dumps(first)}\n\n".encode())
         try:
             for i in range(6000):  # 5 minutes of deltas unless the reader goes away
@@ -50,15 +53,22 @@ async def test_hang_up_closes_the_upstream_within_a_second(tmp_path):
     await site.start()
     port = site._server.sockets[0].getsockname()[1]
     root = Path(tempfile.mkdtemp(prefix="gw-", dir="/tmp"))
-    gw = Gateway(root=root, env={"OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "OPENAI_API_KEY": "k"},
-                 prices=PRICES, transcript_dir=tmp_path / "t")
+    gw = Gateway(
+        root=root,
+        env={"OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "OPENAI_API_KEY": "k"},
+        prices=PRICES,
+        transcript_dir=tmp_path / "t",
+    )
     await gw.start()
     events = Events()
     try:
         g = register(gw, events)
         async with aiohttp.ClientSession() as s:
-            r = await s.post(g.tcp_url + CHAT, json={"model": "x", "stream": True, "messages": []},
-                             headers={"Authorization": f"Bearer {g.token}"})
+            r = await s.post(
+                g.tcp_url + CHAT,
+                json={"model": "x", "stream": True, "messages": []},
+                headers={"Authorization": f"Bearer {g.token}"},
+            )
             await asyncio.wait_for(r.content.readuntil(b"\n\n"), 5)
             r.close()  # the agent hangs up
             hung_up = time.monotonic()

@@ -1,5 +1,6 @@
 """Usage limits parsed from an agent file or plan, and the price table (built-in plus the
 user's file; unknown models have no cost)."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,15 +16,18 @@ def test_limits_parse_good():
     assert lim.as_dict() == {"tokens": 400000, "calls": 150, "cost_usd": 5.0}
 
 
-@pytest.mark.parametrize("mapping, needle", [
-    ({"tokenz": 5}, "unknown key 'tokenz'"),
-    ({"tokens": -1}, "limits.tokens"),
-    ({"tokens": "lots"}, "limits.tokens"),
-    ({"calls": True}, "limits.calls"),
-    ({"calls": 1.5}, "limits.calls"),
-    ({"cost_usd": "5$"}, "limits.cost_usd"),
-    ([1, 2], "expected a mapping"),
-])
+@pytest.mark.parametrize(
+    "mapping, needle",
+    [
+        ({"tokenz": 5}, "unknown key 'tokenz'"),
+        ({"tokens": -1}, "limits.tokens"),
+        ({"tokens": "lots"}, "limits.tokens"),
+        ({"calls": True}, "limits.calls"),
+        ({"calls": 1.5}, "limits.calls"),
+        ({"cost_usd": "5$"}, "limits.cost_usd"),
+        ([1, 2], "expected a mapping"),
+    ],
+)
 def test_limits_parse_bad_names_the_key(mapping, needle):
     with pytest.raises(UsageError) as err:
         UsageLimits.parse(mapping, "a.yaml: limits")
@@ -47,8 +51,7 @@ def test_builtin_prices_known_and_unknown(tmp_path):
 
 def test_user_file_extends_and_overrides(tmp_path):
     f = tmp_path / "prices.yaml"
-    f.write_text("openai/my-finetune: {input: 3.0, output: 12}\n"
-                 "openai/gpt-4.1-mini: {input: 1, output: 2}\n")
+    f.write_text("openai/my-finetune: {input: 3.0, output: 12}\nopenai/gpt-4.1-mini: {input: 1, output: 2}\n")
     t = PriceTable.load({"GAUNTLET_PRICES": str(f)})
     assert t.cost("openai/my-finetune", 1_000_000, 0) == pytest.approx(3.0)
     assert t.cost("openai/gpt-4.1-mini", 1_000_000, 1_000_000) == pytest.approx(3.0)
@@ -62,14 +65,17 @@ def test_default_user_file_in_home_config(tmp_path):
     assert PriceTable.load({"HOME": str(tmp_path)}).get("anthropic/claude-x") is not None
 
 
-@pytest.mark.parametrize("text, needle", [
-    ("gpt-4: {input: 1, output: 2}\n", "provider/model"),
-    ("openai/x: {input: 1}\n", "openai/x"),
-    ("openai/x: {input: -1, output: 2}\n", "openai/x.input"),
-    ("openai/x: {input: cheap, output: 2}\n", "openai/x.input"),
-    ("- a\n- b\n", "expected a mapping"),
-    ("openai/x: {input: [1, output: 2}\n", "not valid YAML"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("gpt-4: {input: 1, output: 2}\n", "provider/model"),
+        ("openai/x: {input: 1}\n", "openai/x"),
+        ("openai/x: {input: -1, output: 2}\n", "openai/x.input"),
+        ("openai/x: {input: cheap, output: 2}\n", "openai/x.input"),
+        ("- a\n- b\n", "expected a mapping"),
+        ("openai/x: {input: [1, output: 2}\n", "not valid YAML"),
+    ],
+)
 def test_bad_user_file_names_file_and_key(tmp_path, text, needle):
     f = tmp_path / "p.yaml"
     f.write_text(text)

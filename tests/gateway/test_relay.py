@@ -1,5 +1,6 @@
 """relay.py as a real process: TCP on loopback -> the attempt's unix socket, streamed,
 many connections at once, and in front of an agent it execs."""
+
 from __future__ import annotations
 
 import asyncio
@@ -30,13 +31,11 @@ async def test_relay_forwards_streamed_and_concurrent_calls(gateway, upstream, e
         url = f"http://127.0.0.1:{port}"
         r = await call(CHAT, {**ASK, "stream": True}, token=g.token, url=url)
         assert r.status == 200 and r.sse()[-1] == "[DONE]"
-        replies = await asyncio.gather(*[call(CHAT, ASK, token=g.token, url=url)
-                                         for _ in range(20)])
+        replies = await asyncio.gather(*[call(CHAT, ASK, token=g.token, url=url) for _ in range(20)])
         assert [x.status for x in replies] == [200] * 20
         async with aiohttp.ClientSession() as s:  # keep-alive: many calls on one link
             for _ in range(5):
-                async with s.post(url + CHAT, json=ASK,
-                                  headers={"Authorization": f"Bearer {g.token}"}) as resp:
+                async with s.post(url + CHAT, json=ASK, headers={"Authorization": f"Bearer {g.token}"}) as resp:
                     assert resp.status == 200 and (await resp.json())["usage"]
         assert len(events.of("model.call")) == 26
         assert gateway.usage("a1").tokens == 26 * 17
@@ -71,14 +70,13 @@ def _listening(port: int) -> bool:
         return False
 
 
-async def test_wrapped_agent_reaches_the_gateway_and_the_relay_ends_with_it(
-        gateway, upstream, events):
+async def test_wrapped_agent_reaches_the_gateway_and_the_relay_ends_with_it(gateway, upstream, events):
     g = register(gateway, events)
     port = _free_port()
-    argv = wrap_agent_argv([sys.executable, "-c", AGENT_ONE_CALL], port, str(g.socket_path),
-                           relay=RELAY_PATH, python=sys.executable)
-    proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE,
-                                                env=g.sandbox_env(port))
+    argv = wrap_agent_argv(
+        [sys.executable, "-c", AGENT_ONE_CALL], port, str(g.socket_path), relay=RELAY_PATH, python=sys.executable
+    )
+    proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE, env=g.sandbox_env(port))
     out, _ = await asyncio.wait_for(proc.communicate(), 20)  # EOF: the relay holds no stdout
     assert proc.returncode == 0
     assert out.startswith(b"200 ") and b"data: [DONE]" in out

@@ -6,6 +6,7 @@ foreign uid, spend one attempt's token on another attempt's listener, connect to
 attempt's gateway socket. Each is refused; the presented-elsewhere case is an
 ``integrity.finding`` of the attempt that presented it.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -16,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.gateway import (RELAY_PATH, RELAY_PORT, SANDBOX_RELAY_DIR, SANDBOX_SOCKET_DIR,
-                           wrap_agent_argv)
+from arena.gateway import RELAY_PATH, RELAY_PORT, SANDBOX_RELAY_DIR, SANDBOX_SOCKET_DIR, wrap_agent_argv
 from arena.sandbox import Limits, Mount, get_backend
 from gw_kit import call, register
 
@@ -26,13 +26,19 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="foreign uids need roo
 CHAT = "/v1/chat/completions"
 ASK = {"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "hi"}]}
 FOREIGN_UID = 43210  # no sandbox's, no host agent's
+HOST_USER_UID = 1000  # the first account useradd gives on a Debian host
 PY = "/usr/bin/python3"  # readable by any uid (the arena's interpreter may not be)
 
 
 def as_uid(uid: int, code: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups", PY, "-c", code, *args],
-        capture_output=True, text=True, timeout=20, cwd="/", input=stdin)
+        capture_output=True,
+        text=True,
+        timeout=20,
+        cwd="/",
+        input=stdin,
+    )
 
 
 # Every /proc entry a foreign uid can read, scanned for the token.
@@ -73,27 +79,34 @@ except OSError as e:
 
 
 @pytest.mark.parametrize("backend_name", ["local", pytest.param("docker", marks=pytest.mark.docker)])
-async def test_running_sandboxed_agents_token_is_not_readable_by_another_uid(
-        backend_name, gateway, events, tmp_path):
+async def test_running_sandboxed_agents_token_is_not_readable_by_another_uid(backend_name, gateway, events, tmp_path):
     g = register(gateway, events, tcp=False)
     ws = tmp_path / "ws"
     ws.mkdir()
-    sb = await get_backend(backend_name).create(ws, Limits(wall_s=30), mounts=[
-        Mount(g.socket_dir, SANDBOX_SOCKET_DIR, True),
-        Mount(Path(RELAY_PATH).parent, SANDBOX_RELAY_DIR, True)])
+    sb = await get_backend(backend_name).create(
+        ws,
+        Limits(wall_s=30),
+        mounts=[Mount(g.socket_dir, SANDBOX_SOCKET_DIR, True), Mount(Path(RELAY_PATH).parent, SANDBOX_RELAY_DIR, True)],
+    )
     gateway.allow_uid("a1", sb.uid)
     try:
         # the agent holds its token in its environment and waits until told to go
         flag = ws / "go"
-        agent = ["python3", "-c", "import os, time\n"
-                 "assert os.environ['OPENAI_API_KEY'].startswith('gw-')\n"
-                 "while not os.path.exists('/workspace/go'): time.sleep(0.02)\n"]
-        run = asyncio.ensure_future(sb.exec(wrap_agent_argv(agent, RELAY_PORT),
-                                            env=g.sandbox_env(RELAY_PORT), timeout=30))
+        agent = [
+            "python3",
+            "-c",
+            "import os, time\n"
+            "assert os.environ['OPENAI_API_KEY'].startswith('gw-')\n"
+            "while not os.path.exists('/workspace/go'): time.sleep(0.02)\n",
+        ]
+        run = asyncio.ensure_future(
+            sb.exec(wrap_agent_argv(agent, RELAY_PORT), env=g.sandbox_env(RELAY_PORT), timeout=30)
+        )
         # a process running inside the sandbox already: the token is somewhere on the host
         for _ in range(500):
-            found = await asyncio.to_thread(subprocess.run, [PY, "-c", SCAN_PROC],
-                                            capture_output=True, text=True, input=g.token)
+            found = await asyncio.to_thread(
+                subprocess.run, [PY, "-c", SCAN_PROC], capture_output=True, text=True, input=g.token
+            )
             if int(found.stdout) > 0:
                 break
             await asyncio.sleep(0.02)
@@ -159,9 +172,12 @@ async def test_gateway_socket_refuses_a_foreign_uid(gateway, events):
     # even were the socket's mode widened, the peer's uid is checked on every request
     os.chmod(g.socket_path, 0o666)
     os.chmod(gateway.root, 0o755)
-    code = CONNECT_UNIX.replace("print('connected')", "s.sendall(b'GET /v1/models HTTP/1.0\\r\\n"
-                                "Authorization: Bearer ' + sys.argv[2].encode() + b'\\r\\n\\r\\n'); "
-                                "print(s.recv(100).split()[1].decode())")
+    code = CONNECT_UNIX.replace(
+        "print('connected')",
+        "s.sendall(b'GET /v1/models HTTP/1.0\\r\\n"
+        "Authorization: Bearer ' + sys.argv[2].encode() + b'\\r\\n\\r\\n'); "
+        "print(s.recv(100).split()[1].decode())",
+    )
     got = await asyncio.to_thread(as_uid, FOREIGN_UID, code, str(g.socket_path), g.token)
     assert got.stdout.strip() == "401", got.stderr
     ok = await asyncio.to_thread(as_uid, sandbox_uid, code, str(g.socket_path), g.token)
@@ -170,27 +186,34 @@ async def test_gateway_socket_refuses_a_foreign_uid(gateway, events):
 
 
 @pytest.mark.docker
-@pytest.mark.xfail(strict=True, reason="known hole (issue 26): Docker's sandbox uid 1000 is "
-                   "also a host uid; a host process of uid 1000 reads the agent's environ")
 async def test_docker_token_is_not_readable_by_host_uid_1000(gateway, events, tmp_path):
+    """Docker's sandbox uid is one no host account has: the first host user (uid 1000, who
+    shared it until issue 26) cannot read the agent's /proc/<pid>/environ, its token."""
+    import pwd
+
     g = register(gateway, events, tcp=False)
     ws = tmp_path / "ws"
     ws.mkdir()
-    sb = await get_backend("docker").create(ws, Limits(wall_s=30), mounts=[
-        Mount(g.socket_dir, SANDBOX_SOCKET_DIR, True),
-        Mount(Path(RELAY_PATH).parent, SANDBOX_RELAY_DIR, True)])
+    sb = await get_backend("docker").create(
+        ws,
+        Limits(wall_s=30),
+        mounts=[Mount(g.socket_dir, SANDBOX_SOCKET_DIR, True), Mount(Path(RELAY_PATH).parent, SANDBOX_RELAY_DIR, True)],
+    )
     gateway.allow_uid("a1", sb.uid)
+    with pytest.raises(KeyError):
+        pwd.getpwuid(sb.uid)  # no host account of that uid
+    assert sb.uid != HOST_USER_UID
     try:
-        agent = ["python3", "-c", "import os, time\n"
-                 "while not os.path.exists('/workspace/go'): time.sleep(0.02)\n"]
+        agent = ["python3", "-c", "import os, time\nwhile not os.path.exists('/workspace/go'): time.sleep(0.02)\n"]
         run = asyncio.ensure_future(sb.exec(agent, env=g.sandbox_env(RELAY_PORT), timeout=30))
         for _ in range(500):
-            found = await asyncio.to_thread(subprocess.run, [PY, "-c", SCAN_PROC],
-                                            capture_output=True, text=True, input=g.token)
+            found = await asyncio.to_thread(
+                subprocess.run, [PY, "-c", SCAN_PROC], capture_output=True, text=True, input=g.token
+            )
             if int(found.stdout.split()[0]) > 0:
                 break
             await asyncio.sleep(0.02)
-        thief = await asyncio.to_thread(as_uid, sb.uid, SCAN_PROC, stdin=g.token)
+        thief = await asyncio.to_thread(as_uid, HOST_USER_UID, SCAN_PROC, stdin=g.token)
         (ws / "go").write_text("")
         await run
         assert thief.stdout.strip() == "0", thief.stderr

@@ -1,5 +1,6 @@
 """The transcript: every call kept in order, capped per call and per attempt, gzipped,
 and written by the gateway for real calls."""
+
 from __future__ import annotations
 
 import gzip

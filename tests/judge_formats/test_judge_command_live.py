@@ -1,6 +1,7 @@
 """Issue 23: a package's judge command in any language, live: the real judge runs a shell
 command in the real sandbox (local; Docker when present) that writes a result file of
 each format; the verdict is the file's tests, a malformed file is an infra_error naming it."""
+
 from __future__ import annotations
 
 import shutil
@@ -14,20 +15,26 @@ from arena.judge import Judge, take_snapshot
 from arena.sandbox import get_backend
 
 MANIFEST = {
-    "schema": "gauntlet.challenge/v1", "id": "shell-judge", "title": "Shell judge", "category": "debug-gauntlet",
-    "format": "sprint", "weight_class": "lightweight", "time_limit": "10m", "iterations": 2,
+    "schema": "gauntlet.challenge/v1",
+    "id": "shell-judge",
+    "title": "Shell judge",
+    "category": "debug-gauntlet",
+    "format": "sprint",
+    "weight_class": "lightweight",
+    "time_limit": "10m",
+    "iterations": 2,
     "deliverables": [{"name": "fix", "kind": "tests", "weight": 1.0}],
 }
 # The judge-side script reads the submission's answer.txt and writes its verdict in FORMAT.
 WRITERS = {
     "reward": 'if [ "$(cat answer.txt)" = 42 ]; then echo 1 > "$OUT"; else echo 0 > "$OUT"; fi',
     "ctrf": 'ok=failed; [ "$(cat answer.txt)" = 42 ] && ok=passed\n'
-            'printf \'{"results":{"tests":[{"name":"test_answer","status":"%s","message":"not 42"},'
-            '{"name":"test_exists","status":"passed"}]}}\' "$ok" > "$OUT"',
+    'printf \'{"results":{"tests":[{"name":"test_answer","status":"%s","message":"not 42"},'
+    '{"name":"test_exists","status":"passed"}]}}\' "$ok" > "$OUT"',
     "tap": 'echo 1..2; if [ "$(cat answer.txt)" = 42 ]; then echo "ok 1 - answer"; '
-           'else echo "not ok 1 - answer # wrong"; fi; echo "ok 2 - exists"',
+    'else echo "not ok 1 - answer # wrong"; fi; echo "ok 2 - exists"',
     "junit": 'r=""; [ "$(cat answer.txt)" = 42 ] || r="<failure message=\\"not 42\\"/>"\n'
-             'echo "<testsuite><testcase classname=\\"c\\" name=\\"test_answer\\">$r</testcase></testsuite>" > "$OUT"',
+    'echo "<testsuite><testcase classname=\\"c\\" name=\\"test_answer\\">$r</testcase></testsuite>" > "$OUT"',
 }
 
 
@@ -36,12 +43,20 @@ def package(root: Path, fmt: str, writer: str | None = None) -> Path:
     (root / "starter" / "answer.txt").write_text("41\n")
     (root / "tests" / "static").mkdir(parents=True)
     (root / "tests" / "static" / "check.sh").write_text(
-        "#!/bin/sh\ncd \"$GAUNTLET_JUDGE_WORKSPACE\"\n" + (writer or WRITERS[fmt]) + "\n")
+        '#!/bin/sh\ncd "$GAUNTLET_JUDGE_WORKSPACE"\n' + (writer or WRITERS[fmt]) + "\n"
+    )
     (root / "briefing.md").write_text("Put 42 in answer.txt.\n")
     path = "stdout" if fmt == "tap" else {"reward": "reward.txt", "ctrf": "ctrf.json", "junit": "out.xml"}[fmt]
     out = "" if fmt == "tap" else "OUT={report} "
-    m = dict(MANIFEST, judge={"command": f"{out}sh /judge/tests/1/static/check.sh", "timeout": "30s",
-                              "isolation": "none", "results": {"format": fmt, "path": path}})
+    m = dict(
+        MANIFEST,
+        judge={
+            "command": f"{out}sh /judge/tests/1/static/check.sh",
+            "timeout": "30s",
+            "isolation": "none",
+            "results": {"format": fmt, "path": path},
+        },
+    )
     (root / "challenge.yaml").write_text(yaml.safe_dump(m))
     return root
 
@@ -84,7 +99,8 @@ async def test_a_malformed_result_file_is_an_infra_error_naming_it(tmp_path):
     root = package(tmp_path / "pkg", "reward", writer='echo "all good" > "$OUT"')
     before, _ = await verdicts("local", root, tmp_path)
     assert before.infra_error == (
-        "judge: reward result file reward.txt: 'all good' is not a number: expected one number such as 0 or 1")
+        "judge: reward result file reward.txt: 'all good' is not a number: expected one number such as 0 or 1"
+    )
     assert before.tests == []
 
 

@@ -1,4 +1,5 @@
 """A sandboxed command agent's output is published line by line while it runs."""
+
 from __future__ import annotations
 
 import asyncio
@@ -16,8 +17,7 @@ from tests.observe.test_observe import BACKENDS
 class Ctx:
     def __init__(self, sandbox) -> None:
         self.sandbox, self.published = sandbox, []
-        self.sandbox_env = {"GAUNTLET_WORKSPACE": "/workspace", "GAUNTLET_BRIEFING": "b",
-                            "GAUNTLET_SOCKET": "s"}
+        self.sandbox_env = {"GAUNTLET_WORKSPACE": "/workspace", "GAUNTLET_BRIEFING": "b", "GAUNTLET_SOCKET": "s"}
         self.first = asyncio.Event()
 
     def publish(self, kind, data) -> None:
@@ -35,9 +35,14 @@ async def test_agent_output_is_published_before_the_agent_exits(backend, tmp_pat
     ws.mkdir()
     sb = await get_backend(backend).create(ws, Limits(wall_s=60))
     try:
-        agent = CommandAgent("x", AgentFile("streamer", ["sh", "-c", (
-            "echo thinking; while [ ! -e /workspace/go ]; do sleep 0.02; done; echo done")],
-            "sandbox"))
+        agent = CommandAgent(
+            "x",
+            AgentFile(
+                "streamer",
+                ["sh", "-c", ("echo thinking; while [ ! -e /workspace/go ]; do sleep 0.02; done; echo done")],
+                "sandbox",
+            ),
+        )
         ctx = Ctx(sb)
         task = asyncio.ensure_future(agent.run(ctx))
         await asyncio.wait_for(ctx.first.wait(), 30)

@@ -1,4 +1,5 @@
 """Observed telemetry with REAL sandboxes (local bubblewrap; Docker when its image is there)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -16,16 +17,20 @@ pytestmark = pytest.mark.skipif(__import__("os").geteuid() != 0, reason="observa
 
 def _has_image() -> bool:
     try:
-        out = subprocess.run(["docker", "images", "-q", "gauntlet-base"], capture_output=True,
-                             text=True, timeout=20)
+        out = subprocess.run(["docker", "images", "-q", "gauntlet-base"], capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return bool(out.stdout.strip())
 
 
-BACKENDS = [pytest.param("local", id="local"),
-            pytest.param("docker", id="docker", marks=[pytest.mark.docker, pytest.mark.skipif(
-                not _has_image(), reason="gauntlet-base image not built")])]
+BACKENDS = [
+    pytest.param("local", id="local"),
+    pytest.param(
+        "docker",
+        id="docker",
+        marks=[pytest.mark.docker, pytest.mark.skipif(not _has_image(), reason="gauntlet-base image not built")],
+    ),
+]
 
 
 @pytest.fixture
@@ -47,10 +52,10 @@ class Run:
     async def __aenter__(self) -> "Run":
         self.observer = await ProcessObserver().start()
         assert self.observer.available and self.observer.reads_available, self.observer.notes
-        self.sb = await get_backend(self.backend).create(self.ws, Limits(wall_s=60),
-                                                         mounts=self.observation.mounts())
-        self._cm = self.observation.observe(self.sb, self.ws, lambda k, d: self.events.append((k, d)),
-                                            observer=self.observer)
+        self.sb = await get_backend(self.backend).create(self.ws, Limits(wall_s=60), mounts=self.observation.mounts())
+        self._cm = self.observation.observe(
+            self.sb, self.ws, lambda k, d: self.events.append((k, d)), observer=self.observer
+        )
         await self._cm.__aenter__()
         return self
 
@@ -125,9 +130,12 @@ async def test_output_lines_arrive_before_the_program_exits(backend, workspace, 
             lines.append((stream, line))
             first.set()
 
-        task = asyncio.ensure_future(run.exec(
-            "echo first; echo oops >&2; while [ ! -e /workspace/go ]; do sleep 0.02; done; echo second",
-            on_output=on_output))
+        task = asyncio.ensure_future(
+            run.exec(
+                "echo first; echo oops >&2; while [ ! -e /workspace/go ]; do sleep 0.02; done; echo second",
+                on_output=on_output,
+            )
+        )
         await asyncio.wait_for(first.wait(), 30)
         await asyncio.sleep(0.1)  # real I/O: let stderr's line arrive too
         assert not task.done()
@@ -140,14 +148,15 @@ async def test_output_lines_arrive_before_the_program_exits(backend, workspace, 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 async def test_pytest_run_is_recognised_with_its_counts(backend, workspace, tmp_path):
-    (workspace / "test_x.py").write_text(textwrap.dedent("""
+    (workspace / "test_x.py").write_text(
+        textwrap.dedent("""
         def test_one(): assert 1
         def test_two(): assert 2
         def test_three(): assert 0
-    """))
+    """)
+    )
     async with Run(backend, workspace, tmp_path) as run:
-        res = await run.exec("python3 -m pytest -q -p no:cacheprovider test_x.py; "
-                             "python3 -c 'print(1)'")
+        res = await run.exec("python3 -m pytest -q -p no:cacheprovider test_x.py; python3 -c 'print(1)'")
         assert b"1 failed, 2 passed" in res.stdout, res.stdout
         await run.settle()
         runs = [c for c in run.commands() if c["ran_tests"]]
@@ -168,8 +177,7 @@ async def test_a_sandbox_it_cannot_tell_apart_gives_one_note_not_a_crash(workspa
         observation = SandboxObservation()
         notes: list[str] = []
         observation.on_note = notes.append
-        async with observation.observe(Opaque(), workspace, lambda k, d: events.append(k),
-                                       observer=obs):
+        async with observation.observe(Opaque(), workspace, lambda k, d: events.append(k), observer=obs):
             pass
         assert events == [] and len(notes) == 1 and "unavailable" in notes[0]
     finally:

@@ -1,4 +1,5 @@
 """Test-run recognition and the plugin's report reader (no sandbox needed)."""
+
 from __future__ import annotations
 
 import json
@@ -9,13 +10,23 @@ import pytest
 from arena.observe.testruns import command_event, is_pytest, parse_pytest_summary, read_report
 
 
-@pytest.mark.parametrize("argv,expected", [
-    (["pytest"], True), (["/usr/bin/pytest", "-q"], True), (["py.test", "tests"], True),
-    (["python", "-m", "pytest"], True), (["python3", "-m", "pytest", "-x"], True),
-    (["/usr/bin/python3.11", "-X", "dev", "-m", "pytest"], True), (["python3", "-mpytest"], True),
-    (["python3", "script.py", "-m", "pytest"], False), (["python3", "-c", "import pytest"], False),
-    (["python3", "-m", "pip"], False), (["cat", "pytest"], False), ([], False),
-])
+@pytest.mark.parametrize(
+    "argv,expected",
+    [
+        (["pytest"], True),
+        (["/usr/bin/pytest", "-q"], True),
+        (["py.test", "tests"], True),
+        (["python", "-m", "pytest"], True),
+        (["python3", "-m", "pytest", "-x"], True),
+        (["/usr/bin/python3.11", "-X", "dev", "-m", "pytest"], True),
+        (["python3", "-mpytest"], True),
+        (["python3", "script.py", "-m", "pytest"], False),
+        (["python3", "-c", "import pytest"], False),
+        (["python3", "-m", "pip"], False),
+        (["cat", "pytest"], False),
+        ([], False),
+    ],
+)
 def test_is_pytest(argv, expected):
     assert is_pytest(argv) is expected
 
@@ -29,13 +40,11 @@ def test_parse_pytest_summary():
 
 
 def test_report_reader_trusts_only_small_ints(tmp_path):
-    (tmp_path / "7.json").write_text(json.dumps({"pid": 7, "start": 99, "passed": 3, "failed": 1,
-                                                 "errors": 1}))
+    (tmp_path / "7.json").write_text(json.dumps({"pid": 7, "start": 99, "passed": 3, "failed": 1, "errors": 1}))
     assert read_report(tmp_path, 7, 100) is None  # another run that had pid 7
     assert read_report(tmp_path, 7, 99) == {"start": 99, "passed": 3, "failed": 1, "errors": 1}
     assert not (tmp_path / "7.json").exists()  # consumed
-    (tmp_path / "8.json").write_text(json.dumps({"start": 1, "passed": "3", "failed": 0,
-                                                 "errors": 0}))
+    (tmp_path / "8.json").write_text(json.dumps({"start": 1, "passed": "3", "failed": 0, "errors": 0}))
     assert read_report(tmp_path, 8, 1) is None
     (tmp_path / "9.json").write_text("x" * 10000)
     assert read_report(tmp_path, 9, None) is None
@@ -47,11 +56,16 @@ def test_report_reader_trusts_only_small_ints(tmp_path):
 
 
 def test_command_event_shape(tmp_path):
-    (tmp_path / "5.json").write_text(json.dumps({"pid": 5, "start": 4, "passed": 2, "failed": 1,
-                                                 "errors": 0}))
-    rec = {"argv": ["pytest", "-k", "a b"], "exit_code": 1, "duration_s": 0.5, "pid": 123,
-           "nspid": 5, "start": 4}
+    (tmp_path / "5.json").write_text(json.dumps({"pid": 5, "start": 4, "passed": 2, "failed": 1, "errors": 0}))
+    rec = {"argv": ["pytest", "-k", "a b"], "exit_code": 1, "duration_s": 0.5, "pid": 123, "nspid": 5, "start": 4}
     assert command_event(rec, tmp_path) == {
-        "argv": ["pytest", "-k", "a b"], "command": "pytest -k 'a b'", "exit_code": 1,
-        "duration_s": 0.5, "observed": True, "ran_tests": True, "passed": 2, "failed": 1,
-        "pid": 123}
+        "argv": ["pytest", "-k", "a b"],
+        "command": "pytest -k 'a b'",
+        "exit_code": 1,
+        "duration_s": 0.5,
+        "observed": True,
+        "ran_tests": True,
+        "passed": 2,
+        "failed": 1,
+        "pid": 123,
+    }

@@ -2,6 +2,7 @@
 (agent files with a `model:`) and a fake provider of the test's own: the host's key is
 nowhere in the sandbox, a token limit ends the attempt, an upstream that is down is an
 infra error, short programs, reads and live output are observed, host agents are marked."""
+
 from __future__ import annotations
 
 import asyncio
@@ -54,8 +55,12 @@ SCAN = CALL + textwrap.dedent("""
 
 
 def _agent(tmp_path, name, program, *args, where="sandbox", limits=None):
-    data = {"name": name, "where": where, "model": "openai/fake-model",
-            "command": ["python3", "-u", "-c", program, *args]}
+    data = {
+        "name": name,
+        "where": where,
+        "model": "openai/fake-model",
+        "command": ["python3", "-u", "-c", program, *args],
+    }
     if limits:
         data["limits"] = limits
     path = tmp_path / f"{name}.yaml"
@@ -91,10 +96,9 @@ async def test_host_key_is_nowhere_in_the_sandbox_while_the_upstream_sees_it(tmp
     a, status, events = await _run(tmp_path, _agent(tmp_path, "scanner", SCAN, HOST_KEY), sandbox)
     out = _out(events)
     assert status == "finished", out
-    assert 'HITS []' in out, out
+    assert "HITS []" in out, out
     assert "CALL 200 hello from the fake model" in out, out
-    assert provider.requests and all(r["headers"]["Authorization"] == f"Bearer {HOST_KEY}"
-                                     for r in provider.requests)
+    assert provider.requests and all(r["headers"]["Authorization"] == f"Bearer {HOST_KEY}" for r in provider.requests)
     call = of(events, ev.MODEL_CALL)
     assert len(call) == len(provider.requests) and call[0].data["status"] == 200
     assert call[0].data["input_tokens"] >= 1 and call[0].data["output_tokens"] >= 1

@@ -5,6 +5,7 @@ gateway, run as root with its workspace tools allowed by name (it refuses to ski
 permissions as root), with a stand-in provider of the test's own replaying recorded answers
 (tests/fakes/scripts/claude_code.yaml): a host-key scan, read, test, edit, submit, finish.
 Cache-read and cache-creation tokens are counted in the input tokens."""
+
 from __future__ import annotations
 
 import json
@@ -24,9 +25,38 @@ HOST_KEY = "sk-ant-host-claude-SECRET-55"  # the script's scan looks for exactly
 pytestmark = pytest.mark.slow
 
 
+def _docker_answers() -> bool:
+    try:
+        return subprocess.run(["docker", "version"], capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+# On Docker, the agent's image puts /gauntlet/bin back on PATH for login shells (Codex's
+# exec_command and Claude Code's Bash tool run them; Debian's /etc/profile resets PATH).
+# --time-scale 10: the sprint's 30 s double-submit window holds the feedback in attempt time
+# (3 real s instead of 30); the idle limit and judging run in real seconds anyway.
+BACKENDS = [
+    "local",
+    pytest.param(
+        "docker",
+        marks=[
+            pytest.mark.docker,
+            pytest.mark.skipif(not _docker_answers(), reason="Docker does not answer (`docker version` failed)"),
+        ],
+    ),
+]
+
+
 def _cli(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gauntlet_tui", *args], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _tool_result(body: dict) -> str:
@@ -38,13 +68,29 @@ def _tool_result(body: dict) -> str:
     return ""
 
 
-def test_claude_code_takes_off_by_one_through_the_messages_api(tmp_path):
+@pytest.mark.parametrize("sandbox", BACKENDS)
+def test_claude_code_takes_off_by_one_through_the_messages_api(tmp_path, sandbox):
     db = tmp_path / "g.db"
     with AnthropicProvider(yaml.safe_load(SCRIPT.read_text())["turns"]) as fp:
-        env = dict(os.environ, ANTHROPIC_BASE_URL=fp.base_url, ANTHROPIC_API_KEY=HOST_KEY,
-                   GAUNTLET_SOCKETS=str(tmp_path / "s"))
-        run = _cli("run", "off-by-one", "--agent", "claude-code", "--model", "anthropic/fake-model",
-                   "--sandbox", "local", "--headless", "--store", str(db), env=env)
+        env = dict(
+            os.environ, ANTHROPIC_BASE_URL=fp.base_url, ANTHROPIC_API_KEY=HOST_KEY, GAUNTLET_SOCKETS=str(tmp_path / "s")
+        )
+        run = _cli(
+            "run",
+            "off-by-one",
+            "--agent",
+            "claude-code",
+            "--model",
+            "anthropic/fake-model",
+            "--sandbox",
+            sandbox,
+            "--time-scale",
+            "10",
+            "--headless",
+            "--store",
+            str(db),
+            env=env,
+        )
         requests, usages = list(fp.requests), list(fp.usages)
     assert run.returncode == 0, run.stdout + run.stderr
     aid = run.stdout.strip().splitlines()[-1]
@@ -57,9 +103,10 @@ def test_claude_code_takes_off_by_one_through_the_messages_api(tmp_path):
     assert scan.split() == ["0", "SCAN-DONE"], scan  # no file, no environ holds the host key
     calls = [e for e in events if e["kind"] == "model.call"]
     assert len(calls) == len(requests)
-    assert [(c["input_tokens"], c["output_tokens"]) for c in calls] == \
-        [(u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"], u["output_tokens"])
-         for u in usages]
+    assert [(c["input_tokens"], c["output_tokens"]) for c in calls] == [
+        (u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"], u["output_tokens"])
+        for u in usages
+    ]
     assert all(c["status"] == 200 and c["provider"] == "anthropic" for c in calls)
     assert show["usage"]["calls"] == len(calls)
     assert [e["name"] for e in events if e["kind"] == "model.tool_call"].count("Bash") >= 4

@@ -5,6 +5,7 @@ API and replays recorded answers (tests/fakes/scripts/codex.yaml): it looks for 
 key in the sandbox, reads the code, runs the tests, edits, submits and finishes. The store
 holds one model.call per request with the stand-in's token counts (cached and reasoning
 tokens too), observed commands and reads, and a judged submission."""
+
 from __future__ import annotations
 
 import json
@@ -24,21 +25,63 @@ HOST_KEY = "sk-host-codex-SECRET-77"  # the script's scan looks for exactly this
 pytestmark = pytest.mark.slow
 
 
+def _docker_answers() -> bool:
+    try:
+        return subprocess.run(["docker", "version"], capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+# On Docker, the agent's image puts /gauntlet/bin back on PATH for login shells (Codex's
+# exec_command and Claude Code's Bash tool run them; Debian's /etc/profile resets PATH).
+# --time-scale 10: the sprint's 30 s double-submit window holds the feedback in attempt time
+# (3 real s instead of 30); the idle limit and judging run in real seconds anyway.
+BACKENDS = [
+    "local",
+    pytest.param(
+        "docker",
+        marks=[
+            pytest.mark.docker,
+            pytest.mark.skipif(not _docker_answers(), reason="Docker does not answer (`docker version` failed)"),
+        ],
+    ),
+]
+
+
 def _cli(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gauntlet_tui", *args], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
-# Docker is left out: there Codex's exec_command runs a login shell whose /etc/profile PATH
-# lacks /gauntlet/bin ("gauntlet-agent: not found"), so it cannot submit yet (issue 21).
-@pytest.mark.parametrize("sandbox", ["local"])
+@pytest.mark.parametrize("sandbox", BACKENDS)
 def test_codex_takes_off_by_one_through_the_responses_api(tmp_path, sandbox):
     db = tmp_path / "g.db"
     with ResponsesProvider(yaml.safe_load(SCRIPT.read_text())["turns"]) as fp:
-        env = dict(os.environ, OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY=HOST_KEY,
-                   GAUNTLET_SOCKETS=str(tmp_path / "s"))
-        run = _cli("run", "off-by-one", "--agent", "codex", "--model", "openai/fake-model",
-                   "--sandbox", sandbox, "--headless", "--store", str(db), env=env)
+        env = dict(
+            os.environ, OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY=HOST_KEY, GAUNTLET_SOCKETS=str(tmp_path / "s")
+        )
+        run = _cli(
+            "run",
+            "off-by-one",
+            "--agent",
+            "codex",
+            "--model",
+            "openai/fake-model",
+            "--sandbox",
+            sandbox,
+            "--time-scale",
+            "10",
+            "--headless",
+            "--store",
+            str(db),
+            env=env,
+        )
         requests, usages = list(fp.requests), list(fp.usages)
     assert run.returncode == 0, run.stdout + run.stderr
     aid = run.stdout.strip().splitlines()[-1]
@@ -56,8 +99,9 @@ def test_codex_takes_off_by_one_through_the_responses_api(tmp_path, sandbox):
     # one model.call per request, with the stand-in's own token counts
     calls = [e for e in events if e["kind"] == "model.call"]
     assert len(calls) == len(requests)
-    assert [(c["input_tokens"], c["output_tokens"]) for c in calls] == \
-        [(u["input_tokens"], u["output_tokens"]) for u in usages]
+    assert [(c["input_tokens"], c["output_tokens"]) for c in calls] == [
+        (u["input_tokens"], u["output_tokens"]) for u in usages
+    ]
     assert all(c["cached_input_tokens"] == 3 and c["reasoning_tokens"] == 2 and c["status"] == 200 for c in calls)
     assert show["usage"]["calls"] == len(calls)
     assert show["usage"]["tokens"] == sum(u["input_tokens"] + u["output_tokens"] for u in usages)

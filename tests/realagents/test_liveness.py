@@ -3,6 +3,7 @@ activity, a real agent's idle limit counts real seconds whatever the time scale,
 still under way when the attempt ends is recorded (cancelled) before attempt.finished,
 never billed and stored after it. Real agent processes in the local sandbox, a stand-in
 provider that answers when the test says so, the attempt clock stepped by the test."""
+
 from __future__ import annotations
 
 import asyncio
@@ -31,8 +32,16 @@ CALL = textwrap.dedent("""
 
 def _agent(tmp_path, program: str) -> str:
     path = tmp_path / "agent.yaml"
-    path.write_text(yaml.safe_dump({"name": "waiter", "where": "sandbox", "model": "openai/fake-model",
-                                    "command": ["python3", "-u", "-c", program]}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": "waiter",
+                "where": "sandbox",
+                "model": "openai/fake-model",
+                "command": ["python3", "-u", "-c", program],
+            }
+        )
+    )
     return str(path)
 
 
@@ -40,6 +49,7 @@ async def _until(pred, what: str, timeout: float = 60.0) -> None:
     async def wait():
         while not pred():
             await asyncio.sleep(0.01)
+
     try:
         await asyncio.wait_for(wait(), timeout)
     except asyncio.TimeoutError:
@@ -97,8 +107,10 @@ async def test_the_idle_limit_of_a_real_agent_counts_real_seconds_at_any_time_sc
             a = arena.attempt(load_challenge(pkg), _agent(tmp_path, prog), time_scale=20)
             task = asyncio.create_task(arena.run_one(a))
             await _until(lambda: a.ready, "the attempt to start")
-            await _until(lambda: any(e.data.get("text") == "IMPORTING" for e in of(a.events, ev.AGENT_OUTPUT)),
-                         "the agent's first line")
+            await _until(
+                lambda: any(e.data.get("text") == "IMPORTING" for e in of(a.events, ev.AGENT_OUTPUT)),
+                "the agent's first line",
+            )
             await _step(clock, a, 15)  # 15 real s = 300 attempt s at 20x: not hung
             assert not a.over, a.reason
             await _step(clock, a, 6)  # past 20 real seconds of silence

@@ -2,6 +2,7 @@
 stop `gauntlet run` with exit 2 before an attempt is stored, naming the variable; a cost
 limit on an unpriced model likewise; `gauntlet doctor` has a line per provider and per
 built-in agent. Real CLI processes, a stand-in provider that checks keys."""
+
 from __future__ import annotations
 
 import os
@@ -21,16 +22,34 @@ KEY = "sk-preflight-right-key"
 
 
 def _env(**kw: str | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OPENAI_", "ANTHROPIC_")) and k != "GAUNTLET_PRICES"}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_")) and k != "GAUNTLET_PRICES"
+    }
     env.update({k: v for k, v in kw.items() if v is not None})
     return env
 
 
 def _run(tmp_path, *agent: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gauntlet_tui", "run", "off-by-one", *agent,
-                           "--sandbox", "local", "--headless", "--store", str(tmp_path / "g.db")],
-                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gauntlet_tui",
+            "run",
+            "off-by-one",
+            *agent,
+            "--sandbox",
+            "local",
+            "--headless",
+            "--store",
+            str(tmp_path / "g.db"),
+        ],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def _attempts(tmp_path) -> int:
@@ -75,8 +94,11 @@ def test_an_unreachable_base_url_exits_2_naming_the_variable(tmp_path):
 
 def test_a_cost_limit_on_an_unpriced_model_exits_2_before_any_attempt(tmp_path, fp):
     agent = tmp_path / "capped.yaml"
-    agent.write_text(yaml.safe_dump({"name": "capped", "adapter": "mini-swe-agent", "model": "openai/fake-model",
-                                     "limits": {"cost_usd": 1.0}}))
+    agent.write_text(
+        yaml.safe_dump(
+            {"name": "capped", "adapter": "mini-swe-agent", "model": "openai/fake-model", "limits": {"cost_usd": 1.0}}
+        )
+    )
     r = _run(tmp_path, "--agent", str(agent), env=_env(OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY=KEY))
     assert r.returncode == 2, r.stdout + r.stderr
     assert "limits.cost_usd" in r.stderr and "has no price" in r.stderr
@@ -92,8 +114,14 @@ def test_the_checks_say_what_answers(fp):
 
 
 def test_doctor_has_a_line_per_provider_and_per_agent(tmp_path, fp):
-    r = subprocess.run([sys.executable, "-m", "gauntlet_tui", "doctor"], cwd=ROOT, capture_output=True, text=True,
-                       env=_env(OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY="sk-wrong"), timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", "doctor"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=_env(OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY="sk-wrong"),
+        timeout=120,
+    )
     lines = r.stdout.splitlines()
     openai = [ln for ln in lines if "provider openai" in ln]
     assert openai and openai[0].startswith("--") and "refused OPENAI_API_KEY (HTTP 401)" in openai[0], r.stdout

@@ -1,6 +1,7 @@
 """The attempt view of a real agent: its model, tokens and calls against the limits, live,
 and the model calls, tool calls and observed commands in the activity stream (pilot; an SVG
 screenshot is written for a look by eye)."""
+
 from __future__ import annotations
 
 import sys
@@ -15,17 +16,44 @@ from arena import events as ev  # noqa: E402
 
 async def test_attempt_view_shows_model_usage_and_observed_activity(tmp_path):
     rig = Rig()
-    rig.start("a-0000000b", "sprint", challenge="off-by-one", title="The Off-By-One",
-              agent="mini-swe-agent@openai/gpt-4.1-mini",
-              extra={"model": "openai/gpt-4.1-mini", "limits": {"tokens": 400000, "calls": 150}})
+    rig.start(
+        "a-0000000b",
+        "sprint",
+        challenge="off-by-one",
+        title="The Off-By-One",
+        agent="mini-swe-agent@openai/gpt-4.1-mini",
+        extra={"model": "openai/gpt-4.1-mini", "limits": {"tokens": 400000, "calls": 150}},
+    )
     pub = lambda t, kind, data: rig.bus.publish("a-0000000b", t, kind, data)  # noqa: E731
-    pub(3.0, ev.MODEL_CALL, {"provider": "openai", "model": "gpt-4.1-mini", "input_tokens": 1800,
-                            "output_tokens": 240, "latency_ms": 812.0, "status": 200, "cost_usd": 0.0011})
+    pub(
+        3.0,
+        ev.MODEL_CALL,
+        {
+            "provider": "openai",
+            "model": "gpt-4.1-mini",
+            "input_tokens": 1800,
+            "output_tokens": 240,
+            "latency_ms": 812.0,
+            "status": 200,
+            "cost_usd": 0.0011,
+        },
+    )
     pub(3.0, ev.MODEL_TOOL_CALL, {"name": "bash"})
     pub(3.2, ev.FILE_READ, {"path": "sorter.py", "observed": True})
-    pub(3.3, ev.COMMAND_RUN, {"argv": ["python3", "-m", "pytest", "-q"], "command": "python3 -m pytest -q",
-                             "exit_code": 1, "duration_s": 0.4, "observed": True, "ran_tests": True,
-                             "passed": 6, "failed": 3})
+    pub(
+        3.3,
+        ev.COMMAND_RUN,
+        {
+            "argv": ["python3", "-m", "pytest", "-q"],
+            "command": "python3 -m pytest -q",
+            "exit_code": 1,
+            "duration_s": 0.4,
+            "observed": True,
+            "ran_tests": True,
+            "passed": 6,
+            "failed": 3,
+        },
+    )
     pub(3.4, ev.AGENT_OUTPUT, {"stream": "stdout", "text": "6 passed, 3 failed"})
     rig.time.set(4)
     app = rig.app(theme="gauntlet-dark")

@@ -4,6 +4,7 @@ OpenAI-compatible provider of the test's own replaying recorded answers. Their c
 through the gateway (the provider sees the host's key, never the attempt's token), they run
 commands, edit files, submit and read feedback; the store holds model.call events with
 token counts and observed command.run / file.read events; the scorecard uses them."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,14 @@ pytestmark = pytest.mark.slow
 
 
 def _cli(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gauntlet_tui", *args], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.mark.parametrize("sandbox", ["local", pytest.param("docker", marks=pytest.mark.docker)])
@@ -32,10 +39,23 @@ def _cli(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.Co
 def test_real_agent_takes_off_by_one_through_the_gateway(tmp_path, agent, script, sandbox):
     db = tmp_path / "g.db"
     with FakeProvider.from_yaml(SCRIPTS / script) as fp:
-        env = dict(os.environ, OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY=HOST_KEY,
-                   GAUNTLET_SOCKETS=str(tmp_path / "s"))
-        run = _cli("run", "off-by-one", "--agent", agent, "--model", "openai/fake-model",
-                   "--sandbox", sandbox, "--headless", "--store", str(db), env=env)
+        env = dict(
+            os.environ, OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY=HOST_KEY, GAUNTLET_SOCKETS=str(tmp_path / "s")
+        )
+        run = _cli(
+            "run",
+            "off-by-one",
+            "--agent",
+            agent,
+            "--model",
+            "openai/fake-model",
+            "--sandbox",
+            sandbox,
+            "--headless",
+            "--store",
+            str(db),
+            env=env,
+        )
         requests = list(fp.requests)
     assert run.returncode == 0, run.stdout + run.stderr
     aid = run.stdout.strip().splitlines()[-1]

@@ -1,4 +1,5 @@
 """Small attempt scenarios for rule tests: one call per iteration."""
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -8,12 +9,27 @@ from eventkit import Attempt, passing
 from arena.scoring import judge_attempt
 
 
-def iteration(a: Attempt, passed: int | Iterable[int], *, total: int = 100, files=("src/app.py",),
-              reads=("src/app.py",), test_runs: int = 1, dur: float = 300.0, read_feedback: bool = True,
-              edit_delay: float = 30.0, similarity: float = 0.6, identical: bool = False,
-              build_ok: bool = True, adversarial: list[bool] | None = None, hidden: list[bool] | None = None,
-              module: str = "app",
-              phase: int = 1, phase_tests: dict | None = None, edits_per_file: int = 1) -> Attempt:
+def iteration(
+    a: Attempt,
+    passed: int | Iterable[int],
+    *,
+    total: int = 100,
+    files=("src/app.py",),
+    reads=("src/app.py",),
+    test_runs: int = 1,
+    dur: float = 300.0,
+    read_feedback: bool = True,
+    edit_delay: float = 30.0,
+    similarity: float = 0.6,
+    identical: bool = False,
+    build_ok: bool = True,
+    adversarial: list[bool] | None = None,
+    hidden: list[bool] | None = None,
+    module: str = "app",
+    phase: int = 1,
+    phase_tests: dict | None = None,
+    edits_per_file: int = 1,
+) -> Attempt:
     start = a.t
     if read_feedback and a.n > 0:
         a.read_feedback(after=2)
@@ -27,9 +43,19 @@ def iteration(a: Attempt, passed: int | Iterable[int], *, total: int = 100, file
         a.edit(p, after=1)
     for _ in range(test_runs):
         a.run_tests(1, 1, after=5)
-    a.submit(static=passing(total, passed), adversarial=adversarial or (), hidden=hidden or (), module=module, files=list(files),
-             similarity=similarity, identical=identical, build_ok=build_ok, at=max(a.t, start + dur),
-             phase=phase, phase_tests=phase_tests)
+    a.submit(
+        static=passing(total, passed),
+        adversarial=adversarial or (),
+        hidden=hidden or (),
+        module=module,
+        files=list(files),
+        similarity=similarity,
+        identical=identical,
+        build_ok=build_ok,
+        at=max(a.t, start + dur),
+        phase=phase,
+        phase_tests=phase_tests,
+    )
     return a
 
 

@@ -11,6 +11,7 @@ three identifiers from the tests, one submits without touching anything. None of
 improves the objective, so none may total more than its objective share (weight ×
 objective) plus 5, the do-nothing one exactly its share, and the package's naive agent
 outranks the first two."""
+
 from __future__ import annotations
 
 import asyncio
@@ -42,22 +43,28 @@ r = subprocess.run(["gauntlet-agent", "submit"], capture_output=True, text=True)
 print(r.stdout[-2000:], r.stderr[-2000:])
 sys.exit(r.returncode)
 """
-COMMENT = """
+COMMENT = (
+    """
 import os, pathlib, subprocess, sys
 ws = pathlib.Path(os.environ["GAUNTLET_WORKSPACE"])
 for p in sorted(ws.rglob("*.py")):
     p.write_text(p.read_text() + "\\n# reviewed\\n")
-""" + SUBMIT
+"""
+    + SUBMIT
+)
 IDLE = "import subprocess, sys\n" + SUBMIT
 
 
 def _identifiers_program(line: str, files: list[str]) -> str:
-    return textwrap.dedent(f"""
+    return (
+        textwrap.dedent(f"""
         import os, pathlib, subprocess, sys
         ws = pathlib.Path(os.environ["GAUNTLET_WORKSPACE"])
         for name in {files!r}:
             (ws / name).write_text({line!r} + "\\n")
-    """) + SUBMIT
+    """)
+        + SUBMIT
+    )
 
 
 def _three_identifiers(challenge) -> list[str]:
@@ -76,7 +83,9 @@ def _three_identifiers(challenge) -> list[str]:
 def command_agents(challenge, into: Path) -> dict[str, str]:
     """name -> agent file path for the three no-op command agents."""
     terms = _three_identifiers(challenge)
-    files = ["NOTES.md"] + [d.name for d in challenge.manifest.deliverables if d.kind == "file" and d.name != "NOTES.md"]
+    files = ["NOTES.md"] + [
+        d.name for d in challenge.manifest.deliverables if d.kind == "file" and d.name != "NOTES.md"
+    ]
     programs = {
         "comment-only": COMMENT,
         "identifier-list": _identifiers_program(" ".join(f"`{t}`" for t in terms), files),
@@ -94,15 +103,8 @@ def test_there_are_bundled_challenges():
     assert len(BUNDLED) >= 2, [str(p) for p in BUNDLED]
 
 
-# task-store's naive agent totals below the null agent under the work-scaled verdicts (its
-# scored submission gains nothing over the starter): a known defect of the package's agents,
-# issue 20 item 5 left open; strict, so fixing it turns this into a pass that must be kept.
-ORDERED = [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="task-store's naive below null (issue 20)"))
-           if p.name == "task-store" else p for p in BUNDLED]
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("package", ORDERED, ids=[p.name for p in BUNDLED])
+@pytest.mark.parametrize("package", BUNDLED, ids=[p.name for p in BUNDLED])
 async def test_scripted_agents_order(tmp_path, package):
     copy = tmp_path / package.name
     shutil.copytree(package, copy)

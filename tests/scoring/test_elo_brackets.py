@@ -1,6 +1,7 @@
 """Elo per bracket (seed 002: "ELO ≥ X (within bracket)"), and the figures docs/judging.md
 quotes for it ("a steady 70 on new middleweight challenges settles near 1300 ... a steady 55
 (the class median) below 1200"), read from the doc and compared with compute_ratings."""
+
 from __future__ import annotations
 
 import re
@@ -28,8 +29,10 @@ def test_the_docs_elo_figures_match_the_code():
 
 
 def test_an_attempt_moves_only_its_challenges_bracket():
-    xs = [RatedAttempt("a1", "agent", "light", "lightweight", 90.0, order="1"),
-          RatedAttempt("a2", "agent", "middle", "middleweight", 20.0, order="2")]
+    xs = [
+        RatedAttempt("a1", "agent", "light", "lightweight", 90.0, order="1"),
+        RatedAttempt("a2", "agent", "middle", "middleweight", 20.0, order="2"),
+    ]
     row = compute_ratings(xs).agents["agent"]
     assert row.elos["lightweight"] > CHALLENGE_START["lightweight"]  # a 90 against an even challenge
     assert row.elos["middleweight"] < CHALLENGE_START["middleweight"]  # entered at 1150, lost ground

@@ -1,4 +1,5 @@
 """`gauntlet judge`, `gauntlet report` and `gauntlet leaderboard` against a real SQLite store."""
+
 from __future__ import annotations
 
 import asyncio
@@ -15,8 +16,9 @@ from gauntlet_tui.cli import main
 from store import Store
 
 
-def _attempt(aid: str, scores: list[int], *, agent="scripted:elite", challenge="off-by-one",
-             weight_class="lightweight") -> list:
+def _attempt(
+    aid: str, scores: list[int], *, agent="scripted:elite", challenge="off-by-one", weight_class="lightweight"
+) -> list:
     a = Attempt("standard", attempt=aid, agent=agent, challenge=challenge, weight_class=weight_class)
     for s in scores:
         iteration(a, s)
@@ -33,6 +35,7 @@ def _store(path, attempts: list[list]) -> None:
             await st.flush()
         finally:
             await st.close()
+
     asyncio.run(go())
 
 
@@ -47,8 +50,20 @@ def test_judge_json_is_contract_shape_and_stable(db, capsys):
     assert main(["judge", "a-00000001", "--json", "--store", str(db)]) == 0
     first = capsys.readouterr().out
     doc = json.loads(first)
-    for key in ("attempt", "challenge", "agent", "format", "weight_class", "trajectory", "components",
-                "weights", "total", "process_adjustments", "flags", "phases"):
+    for key in (
+        "attempt",
+        "challenge",
+        "agent",
+        "format",
+        "weight_class",
+        "trajectory",
+        "components",
+        "weights",
+        "total",
+        "process_adjustments",
+        "flags",
+        "phases",
+    ):
         assert key in doc
     assert doc["attempt"] == "a-00000001" and doc["trajectory"] == [62.0, 84.0, 93.0]
     assert set(doc["components"]) == {"objective", "process", "strategy", "integrity"}
@@ -76,12 +91,20 @@ def test_judge_missing_store_exit_2(tmp_path, capsys):
 
 
 def test_judge_as_real_process(db):
-    p = subprocess.run([sys.executable, "-m", "gauntlet_tui", "judge", "a-00000001", "--json", "--store", str(db)],
-                       capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", "judge", "a-00000001", "--json", "--store", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["total"] > 0
-    p = subprocess.run([sys.executable, "-m", "gauntlet_tui", "judge", "a-ffffffff", "--store", str(db)],
-                       capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", "judge", "a-ffffffff", "--store", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 2 and "a-ffffffff" in p.stderr and "Traceback" not in p.stderr
 
 
@@ -147,6 +170,7 @@ def test_leaderboard_json_and_text(tmp_path, capsys):
             return await st.ratings("agents")
         finally:
             await st.close()
+
     rows = {r["name"]: r for r in asyncio.run(stored())}
     assert rows["scripted:elite"]["rating"] == agents["scripted:elite"]["elo"]
 

@@ -6,6 +6,7 @@ coverage pass, which is what the timed run used to be). The judge's timeout is t
 between the two: the traced run overruns it, the judge's verdict does not, and the
 coverage still arrives from the untimed pass.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -13,12 +14,12 @@ import time
 from pathlib import Path
 
 from arena.judge import Judge, JudgeSpec, take_snapshot
-from arena.judge.expected import collect_expected
+from arena.judge.verdict.expected import collect_expected
 from arena.results import JudgeResult
 from arena.sandbox import get_backend
 from arena.sandbox.base import Limits
 
-WORK = '''
+WORK = """
 def churn(n):
     total = 0
     for i in range(n):
@@ -29,7 +30,7 @@ def churn(n):
         else:
             total ^= i
     return total
-'''
+"""
 N = 3_000_000  # ~0.5 s a test plain in the local sandbox, ~2x that traced
 
 
@@ -40,11 +41,18 @@ def _challenge(root: Path, timeout: float) -> tuple[JudgeSpec, Path]:
     (root / "tests" / "test_work.py").write_text(
         "from work import churn\n\n"
         f"def test_churn_a():\n    assert isinstance(churn({N}), int)\n\n"
-        f"def test_churn_b():\n    assert isinstance(churn({N}), int)\n")
-    spec = JudgeSpec(command="python -m pytest -q -p no:cacheprovider --junitxml={report} {tests}",
-                     timeout_s=timeout, categories={}, image="gauntlet-base",
-                     limits=Limits(cpus=1, memory_mb=512, pids=128, wall_s=timeout, network=False),
-                     deliverables=[], starter=None, test_dirs={1: {"static": [root / "tests"]}})
+        f"def test_churn_b():\n    assert isinstance(churn({N}), int)\n"
+    )
+    spec = JudgeSpec(
+        command="python -m pytest -q -p no:cacheprovider --junitxml={report} {tests}",
+        timeout_s=timeout,
+        categories={},
+        image="gauntlet-base",
+        limits=Limits(cpus=1, memory_mb=512, pids=128, wall_s=timeout, network=False),
+        deliverables=[],
+        starter=None,
+        test_dirs={1: {"static": [root / "tests"]}},
+    )
     return spec, root / "ws"
 
 
@@ -76,8 +84,7 @@ async def test_a_suite_that_passes_plain_passes_under_a_timeout_the_traced_run_e
         assert old.timed_out, (plain_s, traced_s, timeout)
 
         # Now: the timed run is plain and passes; coverage comes from the untimed pass.
-        now_spec = dataclasses.replace(spec, timeout_s=timeout,
-                                       limits=dataclasses.replace(spec.limits, wall_s=timeout))
+        now_spec = dataclasses.replace(spec, timeout_s=timeout, limits=dataclasses.replace(spec.limits, wall_s=timeout))
         r = await judge.run(now_spec, snap, submission=1)
         assert r.infra_error is None and not r.timed_out, r
         assert [t.outcome for t in r.tests] == ["passed", "passed"], (plain_s, traced_s, timeout)
@@ -88,7 +95,8 @@ async def test_a_suite_that_passes_plain_passes_under_a_timeout_the_traced_run_e
 
 
 async def test_a_coverage_pass_over_its_budget_gives_no_coverage_and_says_so(tmp_path, monkeypatch):
-    from arena.judge import coverage_pass
+    from arena.judge.run import coverage_pass
+
     spec, ws = _challenge(tmp_path / "c", 60.0)
     snap = take_snapshot(ws, tmp_path / "snaps")
     monkeypatch.setattr(coverage_pass, "BUDGET_BASE_S", 0.0)
@@ -104,8 +112,10 @@ async def test_a_coverage_pass_over_its_budget_gives_no_coverage_and_says_so(tmp
 
 
 def test_the_budget_is_bounded_by_the_timeout_and_the_timed_run():
-    from arena.judge import coverage_pass
-    spec = JudgeSpec(command="pytest", timeout_s=60.0, categories={}, image="x", limits=Limits(),
-                     deliverables=[], starter=None)
+    from arena.judge.run import coverage_pass
+
+    spec = JudgeSpec(
+        command="pytest", timeout_s=60.0, categories={}, image="x", limits=Limits(), deliverables=[], starter=None
+    )
     assert coverage_pass.budget(spec, 2.0) == 11.0  # 5 + 3 x 2
     assert coverage_pass.budget(spec, 100.0) == 180.0  # at most 3 x judge.timeout

@@ -5,6 +5,7 @@ attempt at 95 on the same challenge that won all ten head-to-heads: the 95 ranks
 a two-sided interval; an agent with no same-class opponent is listed unrated with its mean total
 and games; frontier attempts rank no one; a copied agent (same identity, another file) is one
 row. Real judged event logs in a real SQLite store, the real CLI entry point."""
+
 from __future__ import annotations
 
 import json
@@ -32,13 +33,17 @@ def db(tmp_path_factory):
     logs.append(_attempt("a-ace00001", 95, "ace"))
     logs.append(_attempt("a-mid00001", 80, "mid"))  # between the two: a mixed record
     logs.append(_attempt("a-lone0001", 60, "loner", "mw-alone", "middleweight"))  # no same-class opponent
-    logs += [_attempt("a-fron0001", 90, "bench", "fr-0", "frontier"),
-             _attempt("a-fron0002", 20, "ace", "fr-0", "frontier"),
-             _attempt("a-fron0003", 99, "frontier-only", "fr-1", "frontier"),
-             _attempt("a-fron0004", 10, "loner", "fr-1", "frontier")]
-    logs += [_attempt("a-m41c0001", 85, "m41", "lw-copy", spec="/agents/a/agent.yaml"),
-             _attempt("a-m41c0002", 85, "m41", "lw-copy", spec="/agents/b/renamed.yaml"),
-             _attempt("a-othr0001", 50, "other", "lw-copy")]
+    logs += [
+        _attempt("a-fron0001", 90, "bench", "fr-0", "frontier"),
+        _attempt("a-fron0002", 20, "ace", "fr-0", "frontier"),
+        _attempt("a-fron0003", 99, "frontier-only", "fr-1", "frontier"),
+        _attempt("a-fron0004", 10, "loner", "fr-1", "frontier"),
+    ]
+    logs += [
+        _attempt("a-m41c0001", 85, "m41", "lw-copy", spec="/agents/a/agent.yaml"),
+        _attempt("a-m41c0002", 85, "m41", "lw-copy", spec="/agents/b/renamed.yaml"),
+        _attempt("a-othr0001", 50, "other", "lw-copy"),
+    ]
     _store(path, logs)
     return path
 

@@ -2,12 +2,13 @@
 quotes a judge-side code line that the agent's workspace does not contain; the agent's own
 output (here a grep returning the wrong lines of the test's input) is never withheld and
 never booked as tampering. Real files, a real snapshot."""
+
 from __future__ import annotations
 
 import textwrap
 
-from arena.judge.snapshot import take_snapshot
-from arena.judge.redact import Redactor, redact_result
+from arena.judge.verdict.snapshot import take_snapshot
+from arena.judge.verdict.redact import Redactor, redact_result
 from arena.results import JudgeResult, TestResult
 
 
@@ -17,6 +18,7 @@ def _texts(snap) -> list[str]:
 
 def _result(t: TestResult) -> JudgeResult:
     return JudgeResult(submission=1, snapshot_hash="x", tests=[t])
+
 
 HIDDEN = textwrap.dedent('''
     from grep import grep
@@ -30,8 +32,10 @@ HIDDEN = textwrap.dedent('''
         expected_refusals = [line for line in LOG.splitlines() if "refused" in line]
         assert grep("refused", LOG) == expected_refusals
 ''')
-WRONG_OUTPUT = ("AssertionError: assert ['alpha connection refused at port 8080', "
-                "'beta all good here today, nothing to see'] == ['alpha connection refused at port 8080']")
+WRONG_OUTPUT = (
+    "AssertionError: assert ['alpha connection refused at port 8080', "
+    "'beta all good here today, nothing to see'] == ['alpha connection refused at port 8080']"
+)
 
 
 def _fixture(tmp_path):
@@ -49,8 +53,13 @@ def test_grep_style_message_quoting_agent_output_is_not_redacted(tmp_path):
     judge, snap = _fixture(tmp_path)
     red = Redactor.from_files([], [judge], _texts(snap))
     assert "alpha connection refused at port 8080" not in red.lines  # test data, not judge code
-    t = TestResult(id="hidden/test_grep_hidden.py::test_grep_finds_refusals", name="test_grep_finds_refusals",
-                   suite="hidden", outcome="failed", message=WRONG_OUTPUT)
+    t = TestResult(
+        id="hidden/test_grep_hidden.py::test_grep_finds_refusals",
+        name="test_grep_finds_refusals",
+        suite="hidden",
+        outcome="failed",
+        message=WRONG_OUTPUT,
+    )
     result = _result(t)
     assert redact_result(result, red) == [] and result.integrity == []  # no finding, no redaction
     assert t.message == WRONG_OUTPUT
@@ -61,8 +70,13 @@ def test_message_quoting_judge_code_is_redacted(tmp_path):
     red = Redactor.from_files([], [judge], _texts(snap))
     code = 'expected_refusals = [line for line in LOG.splitlines() if "refused" in line]'
     assert code in red.lines
-    t = TestResult(id="hidden/x::y", name="y", suite="hidden", outcome="failed",
-                   message=f"NameError in\n    {code}\nE   NameError: LOG")
+    t = TestResult(
+        id="hidden/x::y",
+        name="y",
+        suite="hidden",
+        outcome="failed",
+        message=f"NameError in\n    {code}\nE   NameError: LOG",
+    )
     result = _result(t)
     assert redact_result(result, red) == ["message of hidden/x::y"]
     assert code not in t.message and "withheld" in t.message
@@ -73,7 +87,8 @@ def test_message_quoting_judge_code_is_redacted(tmp_path):
 def test_lines_the_workspace_holds_are_not_the_judges(tmp_path):
     judge, snap = _fixture(tmp_path)
     (snap.path / "copied.py").write_text(
-        'expected_refusals = [line for line in LOG.splitlines() if "refused" in line]\n')
+        'expected_refusals = [line for line in LOG.splitlines() if "refused" in line]\n'
+    )
     snap.files.append("copied.py")
     red = Redactor.from_files([], [judge], _texts(snap))
     assert not any(ln.startswith("expected_refusals =") for ln in red.lines)
@@ -87,7 +102,9 @@ def test_redaction_finding_costs_no_integrity():
     from arena.scoring import judge_attempt
 
     a = Attempt("standard")
-    a.wait(300).submit(static=passing(10, 8), integrity=[{"severity": "info", "check": "judge.leak_redacted",
-                                                           "detail": "1 failure message(s) withheld"}])
+    a.wait(300).submit(
+        static=passing(10, 8),
+        integrity=[{"severity": "info", "check": "judge.leak_redacted", "detail": "1 failure message(s) withheld"}],
+    )
     card = judge_attempt(a.finish())
     assert card.components["integrity"] == 100.0

@@ -1,4 +1,5 @@
 """submission_score, score_preview and the objective component of the scorecard."""
+
 from __future__ import annotations
 
 import pytest
@@ -20,8 +21,9 @@ def test_suite_weights_renormalised_over_present_suites():
     s = submission_score(make_result(1, static=passing(4, 4), hidden=passing(4, 2)), TESTS_ONLY)
     assert s == pytest.approx(81.2, abs=0.06)
     # with adversarial 0/2 too: (0.5 + 0.15 + 0) / 1.0
-    s = submission_score(make_result(1, static=passing(4, 4), hidden=passing(4, 2),
-                                     adversarial=passing(2, 0)), TESTS_ONLY)
+    s = submission_score(
+        make_result(1, static=passing(4, 4), hidden=passing(4, 2), adversarial=passing(2, 0)), TESTS_ONLY
+    )
     assert s == 65.0
 
 
@@ -155,15 +157,20 @@ def test_composite_uses_format_weights():
 
 
 def test_marathon_phases_in_scorecard():
-    phases = [{"id": "extension", "reveal_at": 0.35, "advance_threshold": 0.6},
-              {"id": "adaptation", "reveal_at": 0.65, "advance_threshold": 0.6, "pivot": "moderate"}]
+    phases = [
+        {"id": "extension", "reveal_at": 0.35, "advance_threshold": 0.6},
+        {"id": "adaptation", "reveal_at": 0.65, "advance_threshold": 0.6, "pivot": "moderate"},
+    ]
     a = Attempt("marathon", time_limit_s=6000, budget=8, phases=phases)
     a.wait(1500).submit(static=passing(10, 8))
     a.reveal(2, "extension", at=2100)
     a.wait(600).submit(static=passing(10, 9), phase_tests={2: passing(10, 7)}, phase=2)
     card = judge_attempt(a.finish())
     assert [(p.id, p.objective, p.reached) for p in card.phases] == [
-        ("foundation", 90.0, True), ("extension", 70.0, True), ("adaptation", 0.0, False)]
+        ("foundation", 90.0, True),
+        ("extension", 70.0, True),
+        ("adaptation", 0.0, False),
+    ]
     # issue 20: phase 3 was never revealed (the attempt ended before its time mark): it is
     # listed, not averaged in with a zero
     assert card.components["objective"] == pytest.approx((90 + 70) / 2, abs=0.05)
@@ -181,8 +188,13 @@ def test_accepts_manifest_deliverable_models():
 def test_result_with_missing_keys_is_read_with_defaults():
     """A stored result missing optional keys (an older writer) still judges; the fast path
     falls back to defaults instead of raising."""
-    raw = {"submission": 1, "tests": [{"id": "static/t.py::a", "outcome": "passed", "suite": "static"},
-                                      {"id": "static/t.py::b", "outcome": "failed"}]}
+    raw = {
+        "submission": 1,
+        "tests": [
+            {"id": "static/t.py::a", "outcome": "passed", "suite": "static"},
+            {"id": "static/t.py::b", "outcome": "failed"},
+        ],
+    }
     assert submission_score(raw, TESTS_ONLY) == 50.0
     a = Attempt("standard")
     a.wait(300).submit(raw)

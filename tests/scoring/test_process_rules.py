@@ -1,4 +1,5 @@
 """Every Process Judge rule: a scenario that fires it and one that must not."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,31 +19,48 @@ CASES = {
     "identical_submission": (dict(scores=[50, 50], per={1: dict(identical=True)}), dict(scores=[50, 55]), -5),
     "persistent_build_failure": (
         dict(scores=[50, 50, 80], per={0: dict(build_ok=False), 1: dict(build_ok=False)}),
-        dict(scores=[50, 80], per={0: dict(build_ok=False)}), -10),
+        dict(scores=[50, 80], per={0: dict(build_ok=False)}),
+        -10,
+    ),
     "one_shot": (dict(scores=[90]), dict(scores=[89]), 8),
     "one_shot ": (dict(scores=[90]), dict(scores=[95, 96]), 8),  # two iterations: not a one-shot
     "shotgun_debugging": (
         dict(scores=[50, 51], per={1: dict(files=[f"src/m{i}.py" for i in range(8)])}),
-        dict(scores=[50, 53]), -4),
+        dict(scores=[50, 53]),
+        -4,
+    ),
     "scope_creep": (
         dict(scores=[50, 51], per={1: dict(files=["src/app.py", "src/logger.py", "src/metrics.py"])}),
-        dict(scores=[50, 51], per={1: dict(files=["src/app.py"])}), -2),
+        dict(scores=[50, 51], per={1: dict(files=["src/app.py"])}),
+        -2,
+    ),
     "regression_blindness": (dict(scores=[50, set(range(2, 60))]), dict(scores=[50, 60]), -6),
-    "copy_paste_loop": (dict(scores=[50, 50], per={1: dict(similarity=0.95)}),
-                        dict(scores=[50, 50], per={1: dict(similarity=0.5)}), -5),
+    "copy_paste_loop": (
+        dict(scores=[50, 50], per={1: dict(similarity=0.95)}),
+        dict(scores=[50, 50], per={1: dict(similarity=0.5)}),
+        -5,
+    ),
     "diagnostic_first": (dict(scores=[50, 70]), dict(scores=[50, 70], reads=()), 3),
-    "targeted_fixes": (dict(scores=[50, 60]),
-                       dict(scores=[50, 60], per={1: dict(files=["src/app.py", "src/a.py", "src/b.py",
-                                                                 "src/c.py"])}), 3),
+    "targeted_fixes": (
+        dict(scores=[50, 60]),
+        dict(scores=[50, 60], per={1: dict(files=["src/app.py", "src/a.py", "src/b.py", "src/c.py"])}),
+        3,
+    ),
     "test_driven_iteration": (dict(scores=[50, 70], per={1: dict(test_runs=2)}), dict(scores=[50, 70]), 2),
     # runs before the first edit are not validation of a change
-    "test_driven_iteration ": (dict(scores=[50, 70], per={1: dict(test_runs=2)}),
-                               dict(scores=[50, 70], per={1: dict(test_runs=2, files=())}), 2),
+    "test_driven_iteration ": (
+        dict(scores=[50, 70], per={1: dict(test_runs=2)}),
+        dict(scores=[50, 70], per={1: dict(test_runs=2, files=())}),
+        2,
+    ),
     "progressive_refinement": (dict(scores=[60, 80, 90]), dict(scores=[60, 70, 90]), 3),
     "no_regressions": (dict(scores=[50, 60, 70]), dict(scores=[60, set(range(1, 60)), 70]), 4),
     "no_local_validation": (dict(scores=[50, 60], test_runs=0), dict(scores=[50, 60]), -4),
-    "edits_without_reading": (dict(scores=[50, 60], reads=(), read_feedback=False, edit_delay=2),
-                              dict(scores=[50, 60]), -2),
+    "edits_without_reading": (
+        dict(scores=[50, 60], reads=(), read_feedback=False, edit_delay=2),
+        dict(scores=[50, 60]),
+        -2,
+    ),
 }
 
 
@@ -114,8 +132,7 @@ def test_identical_is_not_also_a_copy_paste_loop():
 # seed 001: -30..+20 is "a 3-10 point swing" of the total: 50 component points × weight
 # 0.15-0.2 = 7.5-10 total points (the old (raw + 30) × 2 was 15-20 points and paid 60 for 0;
 # a null attempt gets 0 through the work gate, not through this mapping)
-@pytest.mark.parametrize("raw,component", [(-30, 50.0), (-45, 50.0), (0, 80.0), (20, 100.0), (35, 100.0),
-                                           (-5, 75.0)])
+@pytest.mark.parametrize("raw,component", [(-30, 50.0), (-45, 50.0), (0, 80.0), (20, 100.0), (35, 100.0), (-5, 75.0)])
 def test_process_mapping(raw, component):
     assert to_component(raw) == component
 

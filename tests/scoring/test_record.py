@@ -1,4 +1,5 @@
 """Seed 001's per-iteration telemetry record, derived from events."""
+
 from __future__ import annotations
 
 from eventkit import Attempt, passing

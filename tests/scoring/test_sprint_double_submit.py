@@ -2,6 +2,7 @@
 judged but its feedback is never delivered, so two submissions within 30 s yield exactly
 one feedback document. A real attempt (local sandbox, real judge runs, real store) on a
 manual clock; the test plays the agent, sending two concurrent submits over the protocol."""
+
 from __future__ import annotations
 
 import asyncio

@@ -1,5 +1,6 @@
 """Seed 003 Stage 2.5's missing judges (quality, security, deliverables, the judge model) and
 issue 12 item 9 (Marathon per-phase budgets; a phase never reached is not scored)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -12,9 +13,9 @@ from eventkit import Attempt, make_result, passing
 
 from arena import rules
 from arena.formats import rules_for
-from arena.judge.snapshot import take_snapshot
-from arena.judge.static_checks import quality_report, security_report
-from arena.judge.verdict import deliverables
+from arena.judge.verdict.snapshot import take_snapshot
+from arena.judge.static.static_checks import quality_report, security_report
+from arena.judge.verdict.verdict import deliverables
 from arena.challenge.models import Deliverable
 from arena.results import JudgeResult
 from arena.scoring import judge_attempt
@@ -24,10 +25,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from fakes.provider import FakeProvider  # noqa: E402
 
 STARTER = "def add(a, b):\n    return a + b\n\n\ndef pairs(xs, ys):\n    return list(zip(xs, ys))\n"
-BAD = ("import os\nimport subprocess\n\n\ndef add(a, b):\n    return a + b\n\n\n"
-       "def pairs(xs, ys):\n    return list(zip(xs, ys))\n\n\n"
-       "def run(cmd, seen=[]):  # noqa\n    seen.append(cmd)\n"
-       "    return subprocess.call('ls ' + cmd, shell=True)  # nosec\n")
+BAD = (
+    "import os\nimport subprocess\n\n\ndef add(a, b):\n    return a + b\n\n\n"
+    "def pairs(xs, ys):\n    return list(zip(xs, ys))\n\n\n"
+    "def run(cmd, seen=[]):  # noqa\n    seen.append(cmd)\n"
+    "    return subprocess.call('ls ' + cmd, shell=True)  # nosec\n"
+)
 
 
 @pytest.fixture
@@ -102,8 +105,9 @@ def test_file_deliverable_must_mention(tmp_path):
     (ws / "NOTES.md").write_text("x")
     spec = type("S", (), {})()
     spec.deliverables = [("NOTES.md", "file")]
-    spec.deliverable_specs = [Deliverable(name="NOTES.md", kind="file", weight=1.0,
-                                          must_mention=["_find_runs", "_run_end"])]
+    spec.deliverable_specs = [
+        Deliverable(name="NOTES.md", kind="file", weight=1.0, must_mention=["_find_runs", "_run_end"])
+    ]
     res = JudgeResult(submission=1, snapshot_hash="h")
     assert deliverables(spec, take_snapshot(ws, tmp_path / "s1"), res) == {"NOTES.md": 0.0}  # "x" fails
     (ws / "NOTES.md").write_text("The root cause was in `_FIND_RUNS`.")
@@ -117,8 +121,10 @@ def test_median_with_outlier_discarded():
     assert median_discard([0.5]) == 0.5
 
 
-DL = [{"name": "fix", "kind": "tests", "weight": 0.8},
-      {"name": "NOTES.md", "kind": "file", "weight": 0.2, "check": "one paragraph per bug with its root cause"}]
+DL = [
+    {"name": "fix", "kind": "tests", "weight": 0.8},
+    {"name": "NOTES.md", "kind": "file", "weight": 0.2, "check": "one paragraph per bug with its root cause"},
+]
 
 
 def _notes_attempt():
@@ -141,8 +147,9 @@ def test_judge_model_readings_through_the_gateway_are_stored(tmp_path, monkeypat
     turns = [{"content": "80 - good"}, {"content": "Score: 90"}, {"content": "10"}]
     with FakeProvider(turns) as fp:
         env = {"OPENAI_BASE_URL": fp.base_url, "OPENAI_API_KEY": "host-key"}
-        readings = asyncio.run(take_readings(events, tmp_path / "snaps", model="openai/judge-1",
-                                             gateway_root=tmp_path / "gw", env=env))
+        readings = asyncio.run(
+            take_readings(events, tmp_path / "snaps", model="openai/judge-1", gateway_root=tmp_path / "gw", env=env)
+        )
         assert len(fp.requests) == 3 and "root cause" in str(fp.requests[0]["body"])
     assert readings["deliverable:NOTES.md"]["readings"] == [0.8, 0.9, 0.1]
     assert readings["deliverable:NOTES.md"]["score"] == pytest.approx(0.85)
@@ -173,6 +180,8 @@ def test_marathon_agent_stuck_in_phase_1_scored_on_phase_1_only():
     a = Attempt("marathon", time_limit_s=6000, budget=8, phases=phases)
     a.wait(1500).submit(static=passing(10, 5))
     card = judge_attempt(a.finish())
-    assert [(p.id, p.objective, p.reached) for p in card.phases] == [("foundation", 50.0, True),
-                                                                     ("extension", 0.0, False)]
+    assert [(p.id, p.objective, p.reached) for p in card.phases] == [
+        ("foundation", 50.0, True),
+        ("extension", 0.0, False),
+    ]
     assert card.components["objective"] == 50.0  # not (50 + 0) / 2

@@ -1,4 +1,5 @@
 """Every Strategy and Integrity rule: a scenario that fires it and one that must not."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,12 +8,22 @@ from scenarios import flags, iteration, process, run, strategy
 
 from arena.scoring import judge_attempt
 
-PHASES = [{"id": "extension", "reveal_at": 0.35, "advance_threshold": 0.6},
-          {"id": "adaptation", "reveal_at": 0.65, "advance_threshold": 0.6, "pivot": "moderate"}]
+PHASES = [
+    {"id": "extension", "reveal_at": 0.35, "advance_threshold": 0.6},
+    {"id": "adaptation", "reveal_at": 0.65, "advance_threshold": 0.6, "pivot": "moderate"},
+]
 
 
-def marathon(p1: int, p2: int, p3: int | None, *, keep_p1: int = 100, reveal3: float = 3900,
-             last_at: float | None = None):
+def marathon(
+    p1: int,
+    p2: int,
+    p3: int | None,
+    *,
+    keep_p1: int = 100,
+    reveal3: float = 3900,
+    last_at: float | None = None,
+    closed_after: float | None = None,
+):
     """Three phases of 100 tests; ``pN`` = tests of phase N passing while N is current."""
     a = Attempt("marathon", time_limit_s=6000, budget=8, phases=PHASES)
     iteration(a, p1, dur=1800)
@@ -20,9 +31,14 @@ def marathon(p1: int, p2: int, p3: int | None, *, keep_p1: int = 100, reveal3: f
     iteration(a, keep_p1, dur=1500, phase=2, phase_tests={2: passing(100, p2)})
     if p3 is not None:
         a.reveal(3, "adaptation", at=reveal3)
-        iteration(a, keep_p1, dur=max(600, (last_at or 0) - a.t), phase=3,
-                  phase_tests={2: passing(100, p2), 3: passing(100, p3)})
-    return judge_attempt(a.finish())
+        iteration(
+            a,
+            keep_p1,
+            dur=max(600, (last_at or 0) - a.t),
+            phase=3,
+            phase_tests={2: passing(100, p2), 3: passing(100, p3)},
+        )
+    return judge_attempt(a.finish(closed_after=closed_after))
 
 
 # --- strategy: the final submission (seed 001: iteration behaviour is Process's alone) ---------
@@ -73,8 +89,14 @@ def test_no_submission_no_strategy():
 
 def test_marathon_rules_quiet_outside_marathon():
     got = strategy(run([50, 60, 70]))
-    for rule in ("phase_time_allocation", "degradation", "sustained_quality", "cross_phase_regressions",
-                 "pivot_pre_quality", "pivot_adaptation"):
+    for rule in (
+        "phase_time_allocation",
+        "degradation",
+        "sustained_quality",
+        "cross_phase_regressions",
+        "pivot_pre_quality",
+        "pivot_adaptation",
+    ):
         assert rule not in got
 
 
@@ -117,8 +139,9 @@ def test_pivot_rules_quiet_without_pivot_phase():
     got = strategy(marathon(80, 80, None))
     assert "pivot_pre_quality" in got  # pre quality is known; phase 3 (pivot) not revealed
     assert "pivot_adaptation" not in got
-    a = Attempt("marathon", time_limit_s=6000, budget=8,
-                phases=[{"id": "extension", "reveal_at": 0.35, "pivot": "none"}])  # the runner writes "none"
+    a = Attempt(
+        "marathon", time_limit_s=6000, budget=8, phases=[{"id": "extension", "reveal_at": 0.35, "pivot": "none"}]
+    )  # the runner writes "none"
     iteration(a, 80, dur=1800)
     got = strategy(judge_attempt(a.finish()))
     assert "pivot_pre_quality" not in got and "pivot_adaptation" not in got
@@ -157,8 +180,11 @@ def test_judge_tampering_from_result_integrity():
     from eventkit import make_result
 
     a = Attempt("standard")
-    res = make_result(1, static=passing(10, 10), integrity=[{"severity": "error", "check": "junit_forged",
-                                                             "detail": "report written by the submission"}])
+    res = make_result(
+        1,
+        static=passing(10, 10),
+        integrity=[{"severity": "error", "check": "junit_forged", "detail": "report written by the submission"}],
+    )
     a.wait(300).submit(res)
     card = judge_attempt(a.finish())
     assert flags(card)["judge_tampering"] == -40
@@ -203,3 +229,6 @@ def test_ending_before_a_phase_opens_is_not_a_way_to_dodge_it():
     stayed = marathon(90, 80, 70)
     assert "abandoned_phases" not in strategy(stayed)
     assert stayed.components["strategy"] > quit_early.components["strategy"]
+    # the end is when the attempt ended, not when its record closed after a slow teardown
+    slow_close = marathon(90, 80, None, closed_after=1200)  # closes past phase 3's mark
+    assert strategy(slow_close)["abandoned_phases"] == -30

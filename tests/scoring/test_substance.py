@@ -1,9 +1,10 @@
-"""The offline substance check of file deliverables (arena/judge/substance.py, issue 20)."""
+"""The offline substance check of file deliverables (arena/judge/verdict/substance.py, issue 20)."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from arena.judge.substance import original_prose, statements, substance_score
+from arena.judge.verdict.substance import original_prose, statements, substance_score
 
 TERMS = ["_find_runs", "_run_end", "test_reverse_is_ascending_backwards"]
 OFF_BY_ONE = Path(__file__).resolve().parents[2] / "arena" / "bundled" / "off-by-one"
@@ -11,9 +12,11 @@ OFF_BY_ONE = Path(__file__).resolve().parents[2] / "arena" / "bundled" / "off-by
 
 def test_a_list_of_identifiers_earns_nothing():
     briefing = (OFF_BY_ONE / "briefing.md").read_text()
-    for text in ("_find_runs _run_end test_reverse_is_ascending_backwards\n",
-                 "- _find_runs\n- _run_end\n- test_reverse_is_ascending_backwards\n",
-                 "# _find_runs\n\n`_run_end`, `test_reverse_is_ascending_backwards`\n"):
+    for text in (
+        "_find_runs _run_end test_reverse_is_ascending_backwards\n",
+        "- _find_runs\n- _run_end\n- test_reverse_is_ascending_backwards\n",
+        "# _find_runs\n\n`_run_end`, `test_reverse_is_ascending_backwards`\n",
+    ):
         assert substance_score(text, TERMS, briefing) == 0.0, text
 
 
@@ -38,8 +41,9 @@ def test_code_blocks_are_not_prose_and_items_are_statements():
 
 
 def test_docs_state_the_thresholds_the_code_has():
-    from arena.judge import substance
+    from arena.judge.verdict import substance
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "judging.md").read_text()
-    assert (f"at least {substance.MIN_WORDS} words, at least {substance.MIN_PLAIN} of them plain words"
-            in " ".join(doc.split()))
+    assert f"at least {substance.MIN_WORDS} words, at least {substance.MIN_PLAIN} of them plain words" in " ".join(
+        doc.split()
+    )

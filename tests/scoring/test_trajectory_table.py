@@ -7,23 +7,45 @@ differ: monotonic (+2 per non-regressing step, -5 per regression), wasted (-3 pe
 under 2 points), rapid convergence (never for 4 of 4), progressive refinement, and the
 Integrity judge's suspicious jump.
 """
+
 from __future__ import annotations
 
 import pytest
 from scenarios import run
 
-TRAJECTORY_RULES = ("monotonic_improvement", "trajectory_regression", "wasted_iterations", "rapid_convergence",
-                    "progressive_refinement")
+TRAJECTORY_RULES = (
+    "monotonic_improvement",
+    "trajectory_regression",
+    "wasted_iterations",
+    "rapid_convergence",
+    "progressive_refinement",
+)
 
 # trajectory, the seed's reading, what the formulas give (trajectory points, integrity flags), why
 TABLE = [
-    ([45, 72, 88, 91], "+bonus", 10, [], "+2 × 3 steps, progressive refinement +4 (1 per submission: rising, diminishing)"),
+    (
+        [45, 72, 88, 91],
+        "+bonus",
+        10,
+        [],
+        "+2 × 3 steps, progressive refinement +4 (1 per submission: rising, diminishing)",
+    ),
     ([45, 80, 78, 92], "-small", -1, [], "+2, -5, +2"),
     ([45, 44, 46, 48], "-major", -4, [], "-5, +2, +2 and one wasted step (44 → 45 moved 1): -3"),
-    ([88, 90, 91, 91], "+bonus", 0, [],
-     "the seed says +bonus; its formulas give +6 - 6: two steps under 2 points are wasted (-3 each)"),
-    ([20, 20, 85, 85], "-flag", 0, ["suspicious_jump"],
-     "+6 - 6 (two flat steps wasted) and the flag: +65 right after a stagnant step"),
+    (
+        [88, 90, 91, 91],
+        "+bonus",
+        0,
+        [],
+        "the seed says +bonus; its formulas give +6 - 6: two steps under 2 points are wasted (-3 each)",
+    ),
+    (
+        [20, 20, 85, 85],
+        "-flag",
+        0,
+        ["suspicious_jump"],
+        "+6 - 6 (two flat steps wasted) and the flag: +65 right after a stagnant step",
+    ),
 ]
 
 

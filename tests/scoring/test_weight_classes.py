@@ -1,11 +1,17 @@
 """Seed 002 promotion and relegation, with thresholds at their edges; Elo; normalisation."""
+
 from __future__ import annotations
 
 import pytest
 
 from arena.scoring.ratings import RatedAttempt, compute_ratings, expected
 from arena.scoring.weight_classes import (
-    AgentClassState, ClassAttempt, apply_attempt, normalize_class, percentile_rank, promotion_check,
+    AgentClassState,
+    ClassAttempt,
+    apply_attempt,
+    normalize_class,
+    percentile_rank,
+    promotion_check,
     relegation_triggers,
 )
 
@@ -17,14 +23,17 @@ def state(cls: str, scores: list[float], *, distinct: bool = True, improved: boo
 
 
 # --- promotion ------------------------------------------------------------------------------
-@pytest.mark.parametrize("scores,ok", [
-    ([80, 80, 80], True),            # mean exactly 80, 3 challenges
-    ([80, 80, 79.9], False),         # mean just under 80
-    ([100, 100, 60], True),          # 60 is not "below 60"
-    ([100, 100, 59.9], False),       # one score below 60 in the last 5
-    ([59, 100, 100, 100, 100, 100], True),  # the 59 fell out of the last 5
-    ([90, 90], False),               # only 2 challenges completed
-])
+@pytest.mark.parametrize(
+    "scores,ok",
+    [
+        ([80, 80, 80], True),  # mean exactly 80, 3 challenges
+        ([80, 80, 79.9], False),  # mean just under 80
+        ([100, 100, 60], True),  # 60 is not "below 60"
+        ([100, 100, 59.9], False),  # one score below 60 in the last 5
+        ([59, 100, 100, 100, 100, 100], True),  # the 59 fell out of the last 5
+        ([90, 90], False),  # only 2 challenges completed
+    ],
+)
 def test_lightweight_to_middleweight(scores, ok):
     assert promotion_check(state("lightweight", scores), elo=1000)[0] is ok
 
@@ -33,13 +42,16 @@ def test_lightweight_counts_distinct_challenges():
     assert not promotion_check(state("lightweight", [90, 90, 90], distinct=False), 1000)[0]
 
 
-@pytest.mark.parametrize("scores,elo,ok", [
-    ([55, 55, 55, 55, 70], 1200, True),     # every threshold exactly met (mean 58)
-    ([50, 50, 50, 50, 70], 1200, False),    # mean 54 < 55
-    ([55, 55, 55, 55, 70], 1199.9, False),  # Elo under 1200
-    ([60, 60, 60, 60, 69.9], 1300, False),  # no score ≥ 70
-    ([70, 60, 60, 60], 1300, False),        # only 4 challenges
-])
+@pytest.mark.parametrize(
+    "scores,elo,ok",
+    [
+        ([55, 55, 55, 55, 70], 1200, True),  # every threshold exactly met (mean 58)
+        ([50, 50, 50, 50, 70], 1200, False),  # mean 54 < 55
+        ([55, 55, 55, 55, 70], 1199.9, False),  # Elo under 1200
+        ([60, 60, 60, 60, 69.9], 1300, False),  # no score ≥ 70
+        ([70, 60, 60, 60], 1300, False),  # only 4 challenges
+    ],
+)
 def test_middleweight_to_contender(scores, elo, ok):
     assert promotion_check(state("middleweight", scores), elo)[0] is ok
 
@@ -56,11 +68,14 @@ def test_contender_to_heavyweight_needs_recoveries():
     assert not promotion_check(state("contender", [45] * 6 + [44.9], improved=True), 1700)[0]
 
 
-@pytest.mark.parametrize("scores,elo,ok", [
-    ([40, 40, 40, 40, 55], 2000, True),
-    ([40, 40, 40, 40, 54.9], 2000, False),
-    ([40, 40, 40, 40, 55], 1999, False),
-])
+@pytest.mark.parametrize(
+    "scores,elo,ok",
+    [
+        ([40, 40, 40, 40, 55], 2000, True),
+        ([40, 40, 40, 40, 54.9], 2000, False),
+        ([40, 40, 40, 40, 55], 1999, False),
+    ],
+)
 def test_heavyweight_to_frontier(scores, elo, ok):
     assert promotion_check(state("heavyweight", scores), elo)[0] is ok
 
@@ -72,7 +87,7 @@ def test_frontier_has_no_promotion():
 # --- relegation -------------------------------------------------------------------------------
 def test_elo_trigger_more_than_200_below_threshold():
     st = state("contender", [40])
-    assert relegation_triggers(st, 999.9, [40])       # threshold into contender is 1200
+    assert relegation_triggers(st, 999.9, [40])  # threshold into contender is 1200
     assert not relegation_triggers(st, 1000.0, [40])  # exactly 200 below is not "more than"
 
 
@@ -190,7 +205,15 @@ def test_percentile_normalisation_within_class():
     assert rows["p3"]["weighted_percentile"] == pytest.approx(70.0 * 1.6)
 
 
-@pytest.mark.parametrize("value,name", [(3, "contender"), ("3", "contender"), ("Heavyweight", "heavyweight"),
-                                        ("frontier", "frontier"), (None, "lightweight")])
+@pytest.mark.parametrize(
+    "value,name",
+    [
+        (3, "contender"),
+        ("3", "contender"),
+        ("Heavyweight", "heavyweight"),
+        ("frontier", "frontier"),
+        (None, "lightweight"),
+    ],
+)
 def test_class_by_name_or_number(value, name):
     assert normalize_class(value) == name

@@ -2,6 +2,7 @@
 Integrity count ``min(1, share / 0.5)``, ``share`` being the part of the starter's gap to 100
 that the final objective closed; the starter's objective comes from the attempt's own
 ``starter.judged`` event (arena/attempt/starter.py)."""
+
 from __future__ import annotations
 
 import pytest

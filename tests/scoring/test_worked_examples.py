@@ -7,6 +7,7 @@ prose, the test asserts the formula's number and states both and why.
 The judge's result for each submission has 100 static tests so that the objective equals
 the example's score exactly (62 → 62 of 100 passing).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -31,22 +32,19 @@ def example1_events():
     a.edit("src/registration.py", after=240).edit("src/registration.py", after=240)
     a.edit("src/responses.py", after=200)
     a.run_tests(16, 8, after=30)
-    a.submit(static=passing(100, 62), module=MOD, files=["src/registration.py", "src/responses.py"],
-             at=18 * 60)
+    a.submit(static=passing(100, 62), module=MOD, files=["src/registration.py", "src/responses.py"], at=18 * 60)
     # Iteration 1 (12 min): read feedback, diagnose, 2 targeted edits, tests 22/24.
     start = a.t
     a.read_feedback(after=30).read("src/registration.py", after=60).read("src/responses.py", after=60)
     a.edit("src/registration.py", after=180).edit("src/responses.py", after=180)
     a.run_tests(22, 2, after=60)
-    a.submit(static=passing(100, 84), module=MOD, files=["src/registration.py", "src/responses.py"],
-             at=start + 12 * 60)
+    a.submit(static=passing(100, 84), module=MOD, files=["src/registration.py", "src/responses.py"], at=start + 12 * 60)
     # Iteration 2 (8 min): unique constraint + off-by-one, tests 24/24.
     start = a.t
     a.read_feedback(after=20).read("src/models.py", after=40).read("src/registration.py", after=40)
     a.edit("src/models.py", after=120).edit("src/registration.py", after=120)
     a.run_tests(24, 0, after=60)
-    a.submit(static=passing(100, 93), module=MOD, files=["src/models.py", "src/registration.py"],
-             at=start + 8 * 60)
+    a.submit(static=passing(100, 93), module=MOD, files=["src/models.py", "src/registration.py"], at=start + 8 * 60)
     return a.finish()
 
 
@@ -64,8 +62,14 @@ def test_example_1_good_standard_pattern():
     card = judge_attempt(example1_events())
     assert card.trajectory == [62.0, 84.0, 93.0]
     pts = _points(card)
-    assert pts == {"monotonic_improvement": 4, "no_regressions": 4, "targeted_fixes": 3, "time_distribution": 2,
-                   "diagnostic_first": 4, "progressive_refinement": 3}
+    assert pts == {
+        "monotonic_improvement": 4,
+        "no_regressions": 4,
+        "targeted_fixes": 3,
+        "time_distribution": 2,
+        "diagnostic_first": 4,
+        "progressive_refinement": 3,
+    }
     example_total, ours = EXAMPLES["1"]
     assert card.process_raw == ours and ours - example_total == (4 - 6) - 5 + 4 + 3
     assert card.components["process"] == 100.0  # +20 (the top of -30..+20) → 80 + 20
@@ -78,8 +82,16 @@ def example2_events():
     a.submit(static=passing(100, 38), module=MOD, files=["src/registration.py"], at=10 * 60)
     # Iteration 1 (15 min): glance at feedback, rewrite: 8 files changed, only 3 relevant.
     start = a.t
-    eight = ["src/registration.py", "src/registration_email.py", "src/registration_errors.py",
-             "src/logger.py", "src/config.py", "src/utils.py", "src/db.py", "src/cache.py"]
+    eight = [
+        "src/registration.py",
+        "src/registration_email.py",
+        "src/registration_errors.py",
+        "src/logger.py",
+        "src/config.py",
+        "src/utils.py",
+        "src/db.py",
+        "src/cache.py",
+    ]
     a.wait(20)
     for f in eight:
         a.edit(f, added=40, removed=30, after=30)
@@ -87,12 +99,15 @@ def example2_events():
     # Iteration 2 (18 min): break 3 previously passing tests, no local tests.
     start = a.t
     a.read_feedback(after=10).edit("src/registration.py", after=60)
-    a.submit(static=passing(100, set(range(3, 51))), module=MOD, files=["src/registration.py"],
-             at=start + 18 * 60)
+    a.submit(static=passing(100, set(range(3, 51))), module=MOD, files=["src/registration.py"], at=start + 18 * 60)
     # Iteration 3 (20 min): panic, massive rewrite, tests run once (19/24).
     start = a.t
-    four = ["src/registration.py", "src/registration_email.py", "src/registration_errors.py",
-            "src/registration_forms.py"]
+    four = [
+        "src/registration.py",
+        "src/registration_email.py",
+        "src/registration_errors.py",
+        "src/registration_forms.py",
+    ]
     a.wait(10)
     for f in four:
         a.edit(f, added=120, removed=100, after=60)
@@ -117,8 +132,14 @@ def test_example_2_bad_standard_pattern():
     card = judge_attempt(example2_events())
     assert card.trajectory == [38.0, 51.0, 48.0, 71.0]
     pts = _points(card)
-    assert pts == {"monotonic_improvement": 4, "trajectory_regression": -5, "shotgun_debugging": -4,
-                   "regression_blindness": -9, "no_local_validation": -6, "time_distribution": -2}
+    assert pts == {
+        "monotonic_improvement": 4,
+        "trajectory_regression": -5,
+        "shotgun_debugging": -4,
+        "regression_blindness": -9,
+        "no_local_validation": -6,
+        "time_distribution": -2,
+    }
     example_total, ours = EXAMPLES["2"]
     assert card.process_raw == ours
     assert ours - example_total == 4 + 3
@@ -172,8 +193,10 @@ def test_docs_worked_example_table_matches_the_code():
     """docs/judging.md states each example's seed total and what the formulas give; the code
     must give the same (issue 20, item 7: the docs cannot drift)."""
     assert _docs_table() == EXAMPLES
-    got = {k: int(judge_attempt(f()).process_raw) for k, f in
-           (("1", example1_events), ("2", example2_events), ("3", example3_events))}
+    got = {
+        k: int(judge_attempt(f()).process_raw)
+        for k, f in (("1", example1_events), ("2", example2_events), ("3", example3_events))
+    }
     assert got == {k: ours for k, (_, ours) in EXAMPLES.items()}
 
 

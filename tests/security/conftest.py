@@ -3,6 +3,7 @@
 Docker cases carry ``@pytest.mark.docker`` and FAIL (never skip) when no engine or image
 is there: creating the backend raises.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -4,9 +4,10 @@ Each submission's honest code earns everything but ``test_mul`` (its ``mul`` is 
 in-process, each got a full green verdict. Under process isolation (the default) each
 must score exactly what the honest code earns.
 """
+
 from __future__ import annotations
 
-PATCH = '''
+PATCH = """
 import sys
 import _pytest.reports as _r
 
@@ -31,10 +32,10 @@ if _plugin is not None:
         _real_emit(**kw)
 
     _plugin._emit = _lying_emit
-'''
+"""
 
 # The same patch, every name the scan looks for built from pieces at run time.
-PIECES = '''
+PIECES = """
 import importlib, sys
 _m = importlib.import_module("_py" + "test.rep" + "orts")
 _T = getattr(_m, "Test" + "Report")
@@ -60,10 +61,10 @@ if _plugin is not None:
         _real(**kw)
 
     setattr(_plugin, "_em" + "it", _lying)
-'''
+"""
 
 # An import hook that loads the judge's test modules with every assert removed.
-NO_ASSERTS = '''
+NO_ASSERTS = """
 import ast, importlib.abc, importlib.util, sys
 
 
@@ -96,9 +97,9 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 sys.meta_path.insert(0, _Finder())
 for _k in [k for k in sys.modules if k.split(".")[-1].startswith("test_")]:
     del sys.modules[_k]
-'''
+"""
 
-ALWAYS_EQUAL = '''
+ALWAYS_EQUAL = """
 class _Yes:
     def __eq__(self, other):
         return True
@@ -108,7 +109,7 @@ class _Yes:
 
     def __hash__(self):
         return 0
-'''
+"""
 
 
 def _cases():
@@ -122,6 +123,3 @@ def _cases():
         Case("forgery_tests_loaded_without_asserts", {"calc.py": calc("    return 0", prelude=NO_ASSERTS)}, **honest),
         Case("forgery_always_equal", {"calc.py": calc("    return _Yes()", prelude=ALWAYS_EQUAL)}, **honest),
     ]
-
-
-

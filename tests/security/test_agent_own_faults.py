@@ -14,6 +14,7 @@
 Every hostile program runs only inside the sandbox under test, with its limits (the
 package's ``sandbox.memory: 128m``, the default 512 MB / 20,000-inode workspace quota).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -93,9 +94,17 @@ async def _scripted(tmp_path, sandbox: str, steps: list):
 
 @pytest.mark.parametrize("sandbox", BACKENDS)
 async def test_a_full_workspace_is_enospc_not_an_oom_kill(tmp_path, sandbox):
-    status, events = await _scripted(tmp_path, sandbox, [
-        {"overlay": "agents/fixed"}, "submit", {"overlay": "agents/tools"},
-        {"run": "python3 /workspace/fill.py"}, {"run": "echo alive"}])
+    status, events = await _scripted(
+        tmp_path,
+        sandbox,
+        [
+            {"overlay": "agents/fixed"},
+            "submit",
+            {"overlay": "agents/tools"},
+            {"run": "python3 /workspace/fill.py"},
+            {"run": "echo alive"},
+        ],
+    )
     runs = [(e.data["command"], e.data["exit_code"]) for e in of(events, ev.COMMAND_RUN)]
     assert runs == [("python3 /workspace/fill.py", 0), ("echo alive", 0)], runs  # not 137
     fin = events[-1].data
@@ -104,9 +113,18 @@ async def test_a_full_workspace_is_enospc_not_an_oom_kill(tmp_path, sandbox):
 
 @pytest.mark.parametrize("sandbox", BACKENDS)
 async def test_inodes_spent_by_the_agent_fail_its_overlay_as_its_own_failure(tmp_path, sandbox):
-    status, events = await _scripted(tmp_path, sandbox, [
-        {"overlay": "agents/half"}, "submit", {"overlay": "agents/tools"},
-        {"run": "python3 /workspace/many.py"}, {"overlay": "agents/extra"}, "submit"])
+    status, events = await _scripted(
+        tmp_path,
+        sandbox,
+        [
+            {"overlay": "agents/half"},
+            "submit",
+            {"overlay": "agents/tools"},
+            {"run": "python3 /workspace/many.py"},
+            {"overlay": "agents/extra"},
+            "submit",
+        ],
+    )
     assert [e.data["exit_code"] for e in of(events, ev.COMMAND_RUN)] == [0]  # it reached ENOSPC
     fin = events[-1].data
     assert status == "finished" and fin["status"] == "finished", fin
@@ -116,8 +134,11 @@ async def test_inodes_spent_by_the_agent_fail_its_overlay_as_its_own_failure(tmp
 
 
 # -- a malformed tool call relayed from the upstream ---------------------------------------
-BAD_BODY = {"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", "tool_calls": 7}}],
-            "usage": {"prompt_tokens": 11, "completion_tokens": 3}}
+BAD_BODY = {
+    "id": "x",
+    "choices": [{"index": 0, "message": {"role": "assistant", "tool_calls": 7}}],
+    "usage": {"prompt_tokens": 11, "completion_tokens": 3},
+}
 BAD_CHUNK = {"choices": [{"index": [0], "delta": {"tool_calls": [{"index": {}, "function": {"name": "sh"}}]}}]}
 USAGE_CHUNK = {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2}}
 AGENT = textwrap.dedent("""
@@ -163,8 +184,16 @@ async def test_a_malformed_tool_call_from_the_upstream_is_the_agents_failure(tmp
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-host-malformed")
     agent = tmp_path / "agent.yaml"
-    agent.write_text(yaml.safe_dump({"name": "tripper", "where": "sandbox", "model": "openai/fake-model",
-                                     "command": ["python3", "-u", "-c", AGENT, CALC_FIXED]}))
+    agent.write_text(
+        yaml.safe_dump(
+            {
+                "name": "tripper",
+                "where": "sandbox",
+                "model": "openai/fake-model",
+                "command": ["python3", "-u", "-c", AGENT, CALC_FIXED],
+            }
+        )
+    )
     ch = load_challenge(_package(tmp_path, {}))
     arena = await open_arena(tmp_path, None, sandbox=sandbox)  # real time, 60x: the Sprint window is 0.5 s
     try:
@@ -178,7 +207,9 @@ async def test_a_malformed_tool_call_from_the_upstream_is_the_agents_failure(tmp
     assert "SUBMITTED True" in out and out.count("ANSWER 200") == 2, out
     calls = [e.data for e in of(events, ev.MODEL_CALL)]
     assert [(c["status"], c["input_tokens"], c["output_tokens"], c.get("malformed")) for c in calls] == [
-        (200, 11, 3, True), (200, 5, 2, True)], calls
+        (200, 11, 3, True),
+        (200, 5, 2, True),
+    ], calls
     assert not of(events, ev.INFRA_ERROR)
     fin = events[-1].data
     assert status == "finished" and fin["reason"].startswith("agent failed"), fin

@@ -8,6 +8,7 @@ item 4). The hostile code runs only inside the sandbox under test, with its limi
 - 40,000 ``message`` requests: at most the bound is stored, one event per bound;
 - 100,000 idle files in a workspace: the shared watcher costs a small share of a core.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -31,7 +32,7 @@ from attempt_kit import drive, make_package, of, open_arena, stored  # noqa: E40
 BACKENDS = ["local", pytest.param("docker", marks=pytest.mark.docker)]
 
 TICK = 0.02
-FLOOD = r'''
+FLOOD = r"""
 import os, socket, sys, time
 PROCS, PER, HOLD = 24, 1000, 6.0
 kids = []
@@ -56,8 +57,8 @@ for pid in kids:
     os.waitpid(pid, 0)
 total = sum(int(open(f"/tmp/held-{p}").read()) for p in kids)
 open("/workspace/flood.out", "w").write(str(total))
-'''
-MESSAGES = r'''
+"""
+MESSAGES = r"""
 import socket
 s = socket.socket(socket.AF_UNIX)
 s.connect("/gauntlet/agent.sock")
@@ -72,7 +73,7 @@ for i in range(40000):
             code = b"ok" if b'"ok":true' in line else line.split(b'"code":"')[1].split(b'"')[0]
             codes[code] = codes.get(code, 0) + 1
 open("/workspace/codes.out", "w").write(repr(sorted(codes.items())))
-'''
+"""
 
 
 async def _watch_loop(stop: asyncio.Event, fds: list[int]) -> float:
@@ -87,10 +88,14 @@ async def _watch_loop(stop: asyncio.Event, fds: list[int]) -> float:
 
 
 def _package(tmp_path: Path, name: str, script: str) -> Path:
-    pkg = make_package(tmp_path / "pkg", fmt="sprint", agents={
-        "hostile": [{"overlay": "agents/hostile"}, {"run": "python3 /workspace/hostile.py"}],
-        "honest": [{"overlay": "agents/half"}, "submit", {"overlay": "agents/fixed"}, "submit"],
-    })
+    pkg = make_package(
+        tmp_path / "pkg",
+        fmt="sprint",
+        agents={
+            "hostile": [{"overlay": "agents/hostile"}, {"run": "python3 /workspace/hostile.py"}],
+            "honest": [{"overlay": "agents/half"}, "submit", {"overlay": "agents/fixed"}, "submit"],
+        },
+    )
     (pkg / "agents" / "hostile").mkdir()
     (pkg / "agents" / "hostile" / "hostile.py").write_text(script)
     return pkg
@@ -148,7 +153,7 @@ async def test_message_flood_is_bounded_with_one_event(tmp_path, sandbox):
     assert len(events) < lim.events_burst + 100
 
 
-IDLE_PROBE = r'''
+IDLE_PROBE = r"""
 import asyncio, json, sys, time
 from pathlib import Path
 from arena.telemetry.watch import MAX_BACKOFF, WorkspaceWatcher
@@ -169,7 +174,7 @@ async def main(root, ws):
     print(json.dumps({"share": cpu / wall, "hits": hits}))
 
 asyncio.run(main(sys.argv[1], sys.argv[2]))
-'''
+"""
 
 
 async def test_watcher_idle_cost_with_100k_files(tmp_path):
@@ -182,8 +187,14 @@ async def test_watcher_idle_cost_with_100k_files(tmp_path):
     # The cost is measured in a fresh process: this one's CPU time also counts whatever
     # threads earlier tests left behind, which is not the watcher's.
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", IDLE_PROBE, str(tmp_path), str(ws),
-        cwd=str(Path(__file__).resolve().parents[2]), stdout=asyncio.subprocess.PIPE)
+        sys.executable,
+        "-c",
+        IDLE_PROBE,
+        str(tmp_path),
+        str(ws),
+        cwd=str(Path(__file__).resolve().parents[2]),
+        stdout=asyncio.subprocess.PIPE,
+    )
     out, _ = await proc.communicate()
     assert proc.returncode == 0
     probe = json.loads(out)

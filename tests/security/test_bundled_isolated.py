@@ -10,6 +10,7 @@ races, the reference), every test's outcome is the same in both modes. Every sub
 of every scripted agent of all three packages was compared once the same way (37 of 37
 identical; see docs/judge.md).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -26,9 +27,16 @@ STATES = [
     ("rate-limiter", "standard", 3, {"test_adv_many_distinct_users_keep_state_bounded"}),
     ("rate-limiter", "standard", 4, {"test_adv_denied_flood_does_not_grow_memory"}),
     ("rate-limiter", "reference", 1, set()),
-    ("task-store", "elite", 3, {"test_adv_no_lost_updates_with_retry_loops",
-                                "test_adv_same_version_exactly_one_writer_wins",
-                                "test_adv_tenant_writers_race_on_one_version"}),
+    (
+        "task-store",
+        "elite",
+        3,
+        {
+            "test_adv_no_lost_updates_with_retry_loops",
+            "test_adv_same_version_exactly_one_writer_wins",
+            "test_adv_tenant_writers_race_on_one_version",
+        },
+    ),
     ("task-store", "reference", 3, set()),
 ]
 

@@ -2,6 +2,7 @@
 (``python -m gauntlet_tui run ... --headless``) while its judge container runs an endless
 loop submission leaves no container and no mount of that process 5 s later (the reaper,
 arena/sandbox/reaper.py), on both backends."""
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,11 @@ def _containers(pid: int) -> list:
 
 def _leftovers(pid: int, sandbox: str, store_dir: Path) -> list[str]:
     tag = f"/{pid}-"
-    mounts = [ln.split()[4] for ln in Path("/proc/self/mountinfo").read_text().splitlines()
-              if tag in ln.split()[4] or ln.split()[4].startswith(str(store_dir))]
+    mounts = [
+        ln.split()[4]
+        for ln in Path("/proc/self/mountinfo").read_text().splitlines()
+        if tag in ln.split()[4] or ln.split()[4].startswith(str(store_dir))
+    ]
     out = [f"mount {m}" for m in mounts]
     out += [f"cgroup {g}" for g in cgroups.stale_groups() if registry.owner_of(g) == pid]
     if registry.STATE_ROOT.is_dir():
@@ -45,7 +49,7 @@ def _leftovers(pid: int, sandbox: str, store_dir: Path) -> list[str]:
 def _judging(pid: int, sandbox: str) -> bool:
     if sandbox == "docker":
         # A pooled judge container's PID 1 is the bootstrap (``run.py``, arena/judge/
-        # launcher.py) waiting for its request; once the request came it has forked the
+        # in_sandbox/launcher.py) waiting for its request; once the request came it has forked the
         # run (and, under process isolation, the submission's worker): judging means a
         # container of this arena running more than its bootstrap, or an exec'd pytest.
         for c in _containers(pid):
@@ -67,10 +71,26 @@ def test_kill_9_of_the_arena_leaves_nothing_after_5_s(tmp_path, sandbox):
     (pkg / "agents" / "loop" / "calc.py").write_text("while True:\n    pass\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("GAUNTLET_NO_REAPER", None)
-    proc = subprocess.Popen([sys.executable, "-m", "gauntlet_tui", "run", str(pkg), "--agent",
-                             "scripted:loop", "--sandbox", sandbox, "--headless",
-                             "--store", str(tmp_path / "g.db")], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gauntlet_tui",
+            "run",
+            str(pkg),
+            "--agent",
+            "scripted:loop",
+            "--sandbox",
+            sandbox,
+            "--headless",
+            "--store",
+            str(tmp_path / "g.db"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 90
         while not _judging(proc.pid, sandbox):  # real I/O: the judge container starting

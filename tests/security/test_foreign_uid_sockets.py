@@ -7,6 +7,7 @@ A real attempt runs (both backends) with an agent inside its sandbox that talks 
 0600; a peer of another uid is refused even were the mode wider); the agent's own
 requests still work; nothing of the foreign process is stored.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="foreign uids need roo
 BACKENDS = ["local", pytest.param("docker", marks=pytest.mark.docker)]
 PY = "/usr/bin/python3"
 
-AGENT = r'''
+AGENT = r"""
 import json, os, socket, time
 s = socket.socket(socket.AF_UNIX)
 s.connect("/gauntlet/agent.sock")
@@ -41,9 +42,9 @@ for _ in range(1500):  # at most 30 s for the test's foreign uid to try
     if os.path.exists("/workspace/go"):
         break
     time.sleep(0.02)
-'''
+"""
 
-INJECT = r'''
+INJECT = r"""
 import socket, sys
 s = socket.socket(socket.AF_UNIX)
 try:
@@ -59,20 +60,27 @@ try:
     print("reply", s.recv(200).decode().strip() or "none")
 except OSError as e:
     print(type(e).__name__)
-'''
+"""
 
 
 def _inject(uid: int, path: Path) -> str:
-    r = subprocess.run(["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
-                        PY, "-c", INJECT, str(path)], capture_output=True, text=True, timeout=20)
+    r = subprocess.run(
+        ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups", PY, "-c", INJECT, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
     assert r.returncode == 0, r.stderr
     return r.stdout.strip()
 
 
 @pytest.mark.parametrize("sandbox", BACKENDS)
 async def test_foreign_uid_cannot_speak_for_a_running_attempt(tmp_path, sandbox):
-    pkg = make_package(tmp_path / "pkg", fmt="sprint", agents={
-        "talker": [{"overlay": "agents/talker"}, {"run": "python3 /workspace/talker.py"}]})
+    pkg = make_package(
+        tmp_path / "pkg",
+        fmt="sprint",
+        agents={"talker": [{"overlay": "agents/talker"}, {"run": "python3 /workspace/talker.py"}]},
+    )
     (pkg / "agents" / "talker").mkdir()
     (pkg / "agents" / "talker" / "talker.py").write_text(AGENT)
     ch = load_challenge(pkg)

@@ -6,6 +6,7 @@ plants a hard link, and leaves FIFOs; the arena's next host-side writes (overlay
 delete, copy_in) and reads (watcher, snapshot) run as root on the host. No byte may
 land outside the workspace, and nothing may block on a FIFO.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -73,20 +74,28 @@ def test_write_tree_replaces_links_fifos_and_hard_links(tmp_path):
 
 def _plant(hfile: Path, hdir: Path, victim: Path) -> str:
     """The shell an agent runs in its sandbox: links to host paths, a hard link, FIFOs."""
-    return (f"rm -f calc.py && ln -s {hfile} calc.py && mkdir -p sub && rm -rf sub && "
-            f"ln -s {hdir} sub && ln -s {victim} gone.txt && mkfifo pipe && "
-            f"rm -f test_calc.py && mkfifo test_calc.py")
+    return (
+        f"rm -f calc.py && ln -s {hfile} calc.py && mkdir -p sub && rm -rf sub && "
+        f"ln -s {hdir} sub && ln -s {victim} gone.txt && mkfifo pipe && "
+        f"rm -f test_calc.py && mkfifo test_calc.py"
+    )
 
 
 @pytest.mark.parametrize("sandbox", ["local", pytest.param("docker", marks=pytest.mark.docker)])
 async def test_overlay_and_delete_never_write_through_agent_links(tmp_path, sandbox):
     hfile, hdir, victim = _host_targets(tmp_path)
-    pkg = make_package(tmp_path / "pkg", fmt="sprint", agents={"planter": [
-        {"run": _plant(hfile, hdir, victim)},
-        {"overlay": "agents/deep"},
-        {"delete": ["gone.txt", "sub/absent.py"]},
-        "submit",
-    ]})
+    pkg = make_package(
+        tmp_path / "pkg",
+        fmt="sprint",
+        agents={
+            "planter": [
+                {"run": _plant(hfile, hdir, victim)},
+                {"overlay": "agents/deep"},
+                {"delete": ["gone.txt", "sub/absent.py"]},
+                "submit",
+            ]
+        },
+    )
     deep = pkg / "agents" / "deep"
     (deep / "sub").mkdir(parents=True)
     (deep / "calc.py").write_text(CALC_FIXED)
@@ -112,7 +121,7 @@ async def test_overlay_and_delete_never_write_through_agent_links(tmp_path, sand
 
 
 async def test_fifos_never_block_watcher_or_snapshot(tmp_path):
-    from arena.judge.snapshot import take_snapshot
+    from arena.judge.verdict.snapshot import take_snapshot
     from arena.telemetry.watch import WorkspaceWatcher
 
     ws = tmp_path / "ws"
@@ -139,14 +148,34 @@ def test_fifo_attempt_stops_on_sigint(tmp_path, sandbox):
     import subprocess
     import time
 
-    pkg = make_package(tmp_path / "pkg", fmt="sprint", agents={"fifo": [
-        {"run": "mkfifo pipe && rm -f calc.py && mkfifo calc.py"}, {"wait": "10m"}, "submit"]})
+    pkg = make_package(
+        tmp_path / "pkg",
+        fmt="sprint",
+        agents={"fifo": [{"run": "mkfifo pipe && rm -f calc.py && mkfifo calc.py"}, {"wait": "10m"}, "submit"]},
+    )
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}  # this checkout's arena, not an installed one
     store = tmp_path / "g.db"
-    p = subprocess.Popen([sys.executable, "-m", "gauntlet_tui", "run", str(pkg), "--agent", "scripted:fifo",
-                          "--sandbox", sandbox, "--headless", "--store", str(store)],
-                         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gauntlet_tui",
+            "run",
+            str(pkg),
+            "--agent",
+            "scripted:fifo",
+            "--sandbox",
+            sandbox,
+            "--headless",
+            "--store",
+            str(store),
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 60
         ws_root = tmp_path / "g.db.d" / "workspaces"

@@ -5,6 +5,7 @@ file or sandbox state left behind, the arena process still here) and earn exactl
 its honest code earns — or, where the submission patches the runner inside its own
 process, the integrity finding must be raised.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,15 @@ from hostile import (
     write_submission,
 )
 
-HOST_MARKERS = ("/etc/GHOSTILE-w", "/usr/GHOSTILE-w", "/GHOSTILE-w", "/root/GHOSTILE-w",
-                "/tmp/GHOSTILE-left", "/tmp/GHOSTILE-huge", "/tmp/GHOSTILE-many")
+HOST_MARKERS = (
+    "/etc/GHOSTILE-w",
+    "/usr/GHOSTILE-w",
+    "/GHOSTILE-w",
+    "/root/GHOSTILE-w",
+    "/tmp/GHOSTILE-left",
+    "/tmp/GHOSTILE-huge",
+    "/tmp/GHOSTILE-many",
+)
 
 
 def ghostile_processes() -> list[str]:
@@ -77,8 +85,9 @@ def assert_nothing_left_behind(work: Path, pid: int | None = None):
     assert str(work) not in mounts, "judge tmpfs left mounted"
     assert f"{registry.STATE_ROOT}/{pid}-" not in mounts, "a pool's scratch tmpfs left mounted"
     if registry.STATE_ROOT.is_dir():
-        assert [d.name for d in registry.STATE_ROOT.iterdir()
-                if d.name.startswith(f"{pid}-")] == [], "sandbox state left behind"
+        assert [d.name for d in registry.STATE_ROOT.iterdir() if d.name.startswith(f"{pid}-")] == [], (
+            "sandbox state left behind"
+        )
     assert [s for s in registry.live_ids() if s.startswith(f"{os.getpid()}-")] == []
     assert our_containers() == []
     deadline = 50
@@ -131,7 +140,7 @@ async def test_arena_keeps_judging_after_the_hostile_runs(backend, calc_challeng
     assert_nothing_left_behind(work)
 
 
-INTERRUPTED = r'''
+INTERRUPTED = r"""
 import asyncio, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
@@ -145,7 +154,7 @@ async def main():
     await Judge(get_backend(sys.argv[4]), work_root=Path(sys.argv[3]) / "work").run(ch, snap, submission=1)
 
 asyncio.run(main())
-'''
+"""
 
 
 @pytest.mark.parametrize("backend_name", ["local", pytest.param("docker", marks=pytest.mark.docker)])
@@ -161,8 +170,7 @@ def test_an_interrupted_arena_leaves_nothing_behind(backend_name, tmp_path):
     ws = write_submission(tmp_path / "sub", bomb.files)
     (tmp_path / "work").mkdir()
     root = Path(__file__).resolve().parents[2]
-    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED, str(root), str(ws), str(tmp_path),
-                             backend_name])
+    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED, str(root), str(ws), str(tmp_path), backend_name])
     try:
         for _ in range(300):  # until the bomb is running
             if ghostile_processes():

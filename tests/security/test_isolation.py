@@ -5,6 +5,7 @@ lambdas and generators passed into the submission, the submission's own exceptio
 classes under ``pytest.raises``, objects returned as handles, and a callback the
 submission tries to climb out of (to the test module's globals).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -15,7 +16,7 @@ import pytest
 from hostile import calc, make_in_process
 from test_hostile_submissions import assert_nothing_left_behind, judge_files
 
-STATIC = '''
+STATIC = """
 import pytest
 
 import calc
@@ -61,9 +62,11 @@ def test_handles():
 
 def test_callback_cannot_reach_globals():
     assert calc.climb(lambda: 1) == "refused"
-'''
+"""
 
-SUBMISSION = calc("    return a * b", prelude='''
+SUBMISSION = calc(
+    "    return a * b",
+    prelude="""
 class BadInput(ValueError):
     pass
 
@@ -97,7 +100,8 @@ def climb(cb):
         except Exception:
             pass
     return "refused"
-''')
+""",
+)
 
 
 @pytest.fixture
@@ -124,8 +128,7 @@ async def test_ordinary_tests_work_across_the_boundary(backend, rich_calc, tmp_p
 
 
 async def test_in_process_mode_is_marked(backend, calc_in_process, tmp_path):
-    result, _, work = await judge_files(tmp_path, backend, calc_in_process,
-                                        {"calc.py": calc("    return a * b")})
+    result, _, work = await judge_files(tmp_path, backend, calc_in_process, {"calc.py": calc("    return a * b")})
     assert result.isolation == "in_process"
     assert all(t.outcome == "passed" for t in result.tests)
     assert '"isolation":"in_process"' in result.model_dump_json()
@@ -137,7 +140,9 @@ async def test_in_process_mode_is_marked(backend, calc_in_process, tmp_path):
 # (module state starts over); in-process, one interpreter keeps it across all suites. The
 # untimed coverage pass runs everything in one process: its coverage still counts what
 # each suite ran (a line only the hidden suite reaches is covered).
-COUNTER = calc("    return a * b", prelude='''
+COUNTER = calc(
+    "    return a * b",
+    prelude="""
 N = [0]
 
 
@@ -150,15 +155,16 @@ def only_hidden(x):
     if x > 0:
         return "positive"
     return "not positive"
-''')
+""",
+)
 
 SUITES = {
     "static/test_calc_static.py": "from calc import bump\n\n\ndef test_first():\n    assert bump() == 1\n\n\n"
-                                  "def test_second_in_the_same_process():\n    assert bump() == 2\n",
+    "def test_second_in_the_same_process():\n    assert bump() == 2\n",
     "hidden/test_calc_hidden.py": "import calc\n\n\ndef test_hidden_fresh():\n"
-                                  "    assert calc.only_hidden(1) == 'positive'\n    assert calc.bump() == 1\n",
+    "    assert calc.only_hidden(1) == 'positive'\n    assert calc.bump() == 1\n",
     "adversarial/test_calc_adversarial.py": "from calc import bump\n\n\ndef test_edge_fresh():\n"
-                                            "    assert bump() == 1\n",
+    "    assert bump() == 1\n",
 }
 
 
@@ -178,8 +184,12 @@ async def test_each_later_suite_gets_a_fresh_process(backend, tmp_path):
     result, _, work = await judge_files(tmp_path, backend, ch, {"calc.py": COUNTER})
     assert result.infra_error is None and result.isolation == "process"
     outcomes = {t.name: t.outcome for t in result.tests}
-    assert outcomes == {"test_first": "passed", "test_second_in_the_same_process": "passed",
-                        "test_hidden_fresh": "passed", "test_edge_fresh": "passed"}, result.tests
+    assert outcomes == {
+        "test_first": "passed",
+        "test_second_in_the_same_process": "passed",
+        "test_hidden_fresh": "passed",
+        "test_edge_fresh": "passed",
+    }, result.tests
     isolated_coverage = result.coverage
     assert_nothing_left_behind(work)
     # The same tests in one interpreter: the counter goes on across suites.

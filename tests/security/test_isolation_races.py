@@ -12,6 +12,7 @@ backends (issue 11: the bundled rate-limiter and task-store now run isolated).
 - the submission's exceptions keep what their ``__init__`` stored; a standard-library
   exception (``dataclasses.FrozenInstanceError``) is the trusted side's own class.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -101,7 +102,7 @@ def test_memory_tracing_not_stoppable_inside():
     assert grown < 30_000, grown
 '''
 
-HONEST = '''
+HONEST = """
 import collections
 import dataclasses
 import threading
@@ -146,25 +147,41 @@ class Keeper:
 class Tamper:
     def work(self):
         return None
-'''
+"""
 
 # The same API with each flaw the tests are there to catch.
-FLAWED = HONEST.replace('''        with self._lock:
+FLAWED = (
+    HONEST.replace(
+        """        with self._lock:
             if expected != self.value:
                 raise Conflict(expected, self.value)
-            self.value += 1''', '''        if expected != self.value:
+            self.value += 1""",
+        """        if expected != self.value:
             raise Conflict(expected, self.value)
-        self.value += 1''').replace('''        while len(self.seen) > 50:
-            self.seen.popitem(last=False)''', '''        pass''').replace('''    def work(self):
-        return None''', '''    def work(self):
+        self.value += 1""",
+    )
+    .replace(
+        """        while len(self.seen) > 50:
+            self.seen.popitem(last=False)""",
+        """        pass""",
+    )
+    .replace(
+        """    def work(self):
+        return None""",
+        """    def work(self):
         import tracemalloc
         self.junk = [bytes(1000) for _ in range(300)]
-        tracemalloc.clear_traces()  # what a forged reading needs: the growth forgotten''')
+        tracemalloc.clear_traces()  # what a forged reading needs: the growth forgotten""",
+    )
+)
 
 SUITE = "static/test_calc_static.py::"
 ALWAYS = {SUITE + "test_exception_attributes_and_stdlib_classes", SUITE + "test_memory_handles_let_go"}
-CAUGHT = {SUITE + "test_race_threads_one_winner", SUITE + "test_memory_bounded_keeper",
-          SUITE + "test_memory_tracing_not_stoppable_inside"}
+CAUGHT = {
+    SUITE + "test_race_threads_one_winner",
+    SUITE + "test_memory_bounded_keeper",
+    SUITE + "test_memory_tracing_not_stoppable_inside",
+}
 
 
 @pytest.fixture(scope="module")
@@ -185,8 +202,9 @@ def outcomes(result) -> dict:
 
 
 async def test_honest_store_passes_every_race_and_memory_test(backend, race_calc, tmp_path):
-    result, _, work = await judge_files(tmp_path, backend, race_calc,
-                                        {"calc.py": calc("    return a * b"), "store.py": HONEST})
+    result, _, work = await judge_files(
+        tmp_path, backend, race_calc, {"calc.py": calc("    return a * b"), "store.py": HONEST}
+    )
     assert result.infra_error is None and result.isolation == "process"
     got = outcomes(result)
     assert set(got) == ALWAYS | CAUGHT
@@ -195,8 +213,9 @@ async def test_honest_store_passes_every_race_and_memory_test(backend, race_calc
 
 
 async def test_flawed_store_is_caught(backend, race_calc, tmp_path):
-    result, _, work = await judge_files(tmp_path, backend, race_calc,
-                                        {"calc.py": calc("    return a * b"), "store.py": FLAWED})
+    result, _, work = await judge_files(
+        tmp_path, backend, race_calc, {"calc.py": calc("    return a * b"), "store.py": FLAWED}
+    )
     assert result.infra_error is None and result.isolation == "process"
     got = outcomes(result)
     assert {k for k, v in got.items() if v[0] == "passed"} == ALWAYS, got

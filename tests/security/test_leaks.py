@@ -2,11 +2,12 @@
 
 In-process (``judge.isolation: in_process``), where the submission can read the hidden and
 adversarial test files (through the calling test's own path), each case tries to carry
-them out in a feedback field, however encoded: the one filter (arena/judge/redact.py)
+them out in a feedback field, however encoded: the one filter (arena/judge/verdict/redact.py)
 must withhold it and raise ``judge.leak_redacted``, and the honest part of the code must
 still earn its score. Under process isolation (the default) the worker cannot read them
-at all (Landlock: arena/judge/landlock.py), by any path. Both backends.
+at all (Landlock: arena/judge/in_sandbox/landlock.py), by any path. Both backends.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,24 +30,44 @@ _READ_HIDDEN = """
 """
 
 LEAKS = {
-    "zlib_base64": calc(_READ_HIDDEN + """
+    "zlib_base64": calc(
+        _READ_HIDDEN
+        + """
     import base64, zlib
-    return base64.b64encode(zlib.compress(blob)).decode()"""),
-    "lzma_base85": calc(_READ_HIDDEN + """
+    return base64.b64encode(zlib.compress(blob)).decode()"""
+    ),
+    "lzma_base85": calc(
+        _READ_HIDDEN
+        + """
     import base64, lzma
-    return base64.b85encode(lzma.compress(blob)).decode()"""),
-    "hex_in_chunks": calc(_READ_HIDDEN + """
-    return "leak:" + blob.hex()[:200]"""),
-    "reversed": calc(_READ_HIDDEN + """
-    return blob.decode()[::-1]"""),
-    "raised_verbatim": calc(_READ_HIDDEN + """
-    raise ValueError(blob.decode())"""),
-    "double_base64_gzip": calc(_READ_HIDDEN + """
+    return base64.b85encode(lzma.compress(blob)).decode()"""
+    ),
+    "hex_in_chunks": calc(
+        _READ_HIDDEN
+        + """
+    return "leak:" + blob.hex()[:200]"""
+    ),
+    "reversed": calc(
+        _READ_HIDDEN
+        + """
+    return blob.decode()[::-1]"""
+    ),
+    "raised_verbatim": calc(
+        _READ_HIDDEN
+        + """
+    raise ValueError(blob.decode())"""
+    ),
+    "double_base64_gzip": calc(
+        _READ_HIDDEN
+        + """
     import base64, gzip
-    return base64.b64encode(base64.b64encode(gzip.compress(blob))).decode()"""),
+    return base64.b64encode(base64.b64encode(gzip.compress(blob))).decode()"""
+    ),
 }
 
-IMPORT_ERROR_QUOTING = calc("    return a * b", prelude='''
+IMPORT_ERROR_QUOTING = calc(
+    "    return a * b",
+    prelude="""
 import os as _os, sys as _sys
 for _depth in range(1, 60):  # the judge test module importing this one
     try:
@@ -57,15 +78,19 @@ for _depth in range(1, 60):  # the judge test module importing this one
         _root = _os.path.dirname(_os.path.dirname(_f))
         _hidden = _os.path.join(_root, "hidden", "test_calc_hidden.py")
         raise ImportError("cannot import calc (" + _hidden + "):\\n" + open(_hidden).read())
-''')
+""",
+)
 
 
 def _hidden_material(challenge) -> tuple[list[str], list[str]]:
     lines, names = [], []
     for rel in ("tests/hidden/test_calc_hidden.py", "tests/adversarial/test_calc_adversarial.py"):
         text = (challenge.root / rel).read_text()
-        lines += [ln.strip() for ln in text.splitlines() if len(ln.strip()) >= 12
-                  and not ln.strip().startswith(("def ", "from ", "import "))]
+        lines += [
+            ln.strip()
+            for ln in text.splitlines()
+            if len(ln.strip()) >= 12 and not ln.strip().startswith(("def ", "from ", "import "))
+        ]
         names += re.findall(r"def (test\w+)", text) + [rel.rsplit("/", 1)[1][:-3]]
     assert lines and names
     return lines, names
@@ -73,8 +98,14 @@ def _hidden_material(challenge) -> tuple[list[str], list[str]]:
 
 def feedback_fields(result) -> list[str]:
     """Every text field of a result that carries what the run printed or raised."""
-    return ([t.message for t in result.tests] + result.build.errors + result.build.warnings
-            + result.lint.issues + result.notices + [result.infra_error or ""])
+    return (
+        [t.message for t in result.tests]
+        + result.build.errors
+        + result.build.warnings
+        + result.lint.issues
+        + result.notices
+        + [result.infra_error or ""]
+    )
 
 
 def assert_no_hidden_text(result, challenge):
@@ -152,8 +183,7 @@ async def test_import_error_quoting_the_hidden_module(backend, calc_in_process, 
 
 
 async def test_honest_messages_pass_unchanged(backend, calc_challenge, tmp_path):
-    result, _, work = await judge_files(tmp_path, backend, calc_challenge,
-                                        {"calc.py": calc("    return a * b + 1")})
+    result, _, work = await judge_files(tmp_path, backend, calc_challenge, {"calc.py": calc("    return a * b + 1")})
     mul = next(t for t in result.tests if t.id == MUL)
     assert mul.outcome == "failed" and mul.message == "assert 43 == 42\n +  where 43 = mul(6, 7)", mul.message
     assert "judge.leak_redacted" not in {f.check for f in result.integrity}

@@ -1,6 +1,7 @@
 """File names are data: a name with undecodable bytes (0xFF) or terminal escape codes,
 made by agent code in its sandbox, is stored losslessly, never refuses an event, and the
 attempt is judged and rated; ``printable`` strips control sequences for every edge."""
+
 from __future__ import annotations
 
 import asyncio
@@ -39,10 +40,13 @@ def test_printable_strips_control_sequences_and_keeps_names():
 
 @pytest.mark.parametrize("sandbox", ["local", pytest.param("docker", marks=pytest.mark.docker)])
 async def test_undecodable_and_escape_names_are_judged_and_rated(tmp_path, sandbox):
-    make = "printf 'x = 1\\n' > \"$(printf 'bad\\377name.py')\" && " \
-           "printf 'y = 2\\n' > \"$(printf 'esc\\033[31mred\\033]0;owned\\007.py')\""
-    pkg = make_package(tmp_path / "pkg", fmt="sprint", agents={"names": [
-        {"run": make}, {"overlay": "agents/fixed"}, "submit"]})
+    make = (
+        "printf 'x = 1\\n' > \"$(printf 'bad\\377name.py')\" && "
+        "printf 'y = 2\\n' > \"$(printf 'esc\\033[31mred\\033]0;owned\\007.py')\""
+    )
+    pkg = make_package(
+        tmp_path / "pkg", fmt="sprint", agents={"names": [{"run": make}, {"overlay": "agents/fixed"}, "submit"]}
+    )
     clock = ManualTime()
     arena = await open_arena(tmp_path, clock, sandbox=sandbox)
     try:
@@ -76,12 +80,18 @@ async def test_undecodable_and_escape_names_are_judged_and_rated(tmp_path, sandb
     evil = fbe.model_copy(update={"data": {**fbe.data, "feedback": planted}})
     doc = [evil if e is fbe else e for e in events]
     for text in (render_markdown(card, doc), render_html(card, doc)):
-        assert "\x1b" not in text and "\x07" not in text, repr(text[max(0, text.find("\x1b") - 200):text.find("\x1b") + 50])
+        assert "\x1b" not in text and "\x07" not in text, repr(
+            text[max(0, text.find("\x1b") - 200) : text.find("\x1b") + 50]
+        )
         assert "leftright" in text or "left\\u001b" in text
     # the CLI's attempts and show print no control sequence of the agent's
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     for argv in (["attempts"], ["show", a.id]):
-        r = subprocess.run([sys.executable, "-m", "gauntlet_tui", *argv, "--store", str(tmp_path / "g.db")],
-                           capture_output=True, env=env, timeout=60)
+        r = subprocess.run(
+            [sys.executable, "-m", "gauntlet_tui", *argv, "--store", str(tmp_path / "g.db")],
+            capture_output=True,
+            env=env,
+            timeout=60,
+        )
         assert r.returncode == 0, r.stderr
         assert b"\x1b" not in r.stdout and a.id.encode() in r.stdout

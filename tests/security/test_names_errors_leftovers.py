@@ -2,6 +2,7 @@
 escaped, never sent to the terminal), no host upstream URL in the gateway's 502 to the
 agent, a deeply nested JSON body is a clean 400 (no traceback on the operator's terminal),
 and no ``gw-<pid>/`` directory is left in the sockets directory after an arena run."""
+
 from __future__ import annotations
 
 import asyncio
@@ -65,18 +66,31 @@ async def test_the_502_to_the_agent_names_no_host_upstream(tmp_path):
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()  # nothing listens there: unreachable
-    gw = await _gateway(tmp_path, {"OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "OPENAI_API_KEY": "k",
-                                   "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}", "ANTHROPIC_API_KEY": "k"})
+    gw = await _gateway(
+        tmp_path,
+        {
+            "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
+            "OPENAI_API_KEY": "k",
+            "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
+            "ANTHROPIC_API_KEY": "k",
+        },
+    )
     events = Events()
     try:
         g = register(gw, events)
         ga = register(gw, events, attempt="a2", model="anthropic/claude-sonnet-4-20250514")
         async with aiohttp.ClientSession() as c:
             bodies = []
-            for url, tok, path in ((g.tcp_url, g.token, "/v1/chat/completions"), (g.tcp_url, g.token, "/v1/responses"),
-                                   (ga.tcp_url, ga.token, "/v1/messages/count_tokens")):
-                async with c.post(url + path, json={"model": "m", "messages": []},
-                                  headers={"Authorization": f"Bearer {tok}", "x-api-key": tok}) as r:
+            for url, tok, path in (
+                (g.tcp_url, g.token, "/v1/chat/completions"),
+                (g.tcp_url, g.token, "/v1/responses"),
+                (ga.tcp_url, ga.token, "/v1/messages/count_tokens"),
+            ):
+                async with c.post(
+                    url + path,
+                    json={"model": "m", "messages": []},
+                    headers={"Authorization": f"Bearer {tok}", "x-api-key": tok},
+                ) as r:
                     assert r.status == 502, path
                     bodies.append(await r.text())
     finally:
@@ -97,8 +111,11 @@ async def test_a_deeply_nested_json_body_is_a_clean_400(tmp_path, caplog):
         g = register(gw, events)
         async with aiohttp.ClientSession() as c:
             for path in ("/v1/chat/completions", "/v1/responses"):
-                async with c.post(g.tcp_url + path, data=nested, headers={
-                        "Authorization": f"Bearer {g.token}", "Content-Type": "application/json"}) as r:
+                async with c.post(
+                    g.tcp_url + path,
+                    data=nested,
+                    headers={"Authorization": f"Bearer {g.token}", "Content-Type": "application/json"},
+                ) as r:
                     assert r.status == 400, (path, r.status)
                     assert "not a JSON object" in await r.text()
         await asyncio.sleep(0)  # the transcript writer has its turn

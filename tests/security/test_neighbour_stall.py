@@ -2,6 +2,7 @@
 between submissions (quadratic-or-worse for difflib: it once held the loop 43 s) while
 an honest attempt runs beside it in the same arena. Loop lag is measured on the real
 clock by a ticker task; the neighbour must see no stall over 1 s and score as usual."""
+
 from __future__ import annotations
 
 import asyncio
@@ -39,10 +40,14 @@ def test_line_delta_bounded_on_repeated_lines():
 
 
 async def test_repeated_lines_diff_never_stalls_the_neighbour(tmp_path):
-    pkg = make_package(tmp_path / "pkg", fmt="sprint", agents={
-        "repeat": [{"overlay": "agents/rep1"}, "submit", {"overlay": "agents/rep2"}, "submit"],
-        "honest": [{"overlay": "agents/half"}, "submit", {"overlay": "agents/fixed"}, "submit"],
-    })
+    pkg = make_package(
+        tmp_path / "pkg",
+        fmt="sprint",
+        agents={
+            "repeat": [{"overlay": "agents/rep1"}, "submit", {"overlay": "agents/rep2"}, "submit"],
+            "honest": [{"overlay": "agents/half"}, "submit", {"overlay": "agents/fixed"}, "submit"],
+        },
+    )
     for name, text in (("rep1", "x\n" * 12000), ("rep2", "x\ny\n" * 6000)):  # 24 KB each
         (pkg / "agents" / name).mkdir()
         (pkg / "agents" / name / "big.txt").write_text(text)
@@ -63,7 +68,10 @@ async def test_repeated_lines_diff_never_stalls_the_neighbour(tmp_path):
     assert statuses == ["finished", "finished"]
     assert lag < 1.0, f"event loop stalled {lag:.2f} s"
     received = of(rep_events, ev.SUBMISSION_RECEIVED)
-    assert len(received) == 2 and (received[1].data["diff"]["lines_added"], received[1].data["diff"]["lines_removed"]) == (6000, 6000)
+    assert len(received) == 2 and (
+        received[1].data["diff"]["lines_added"],
+        received[1].data["diff"]["lines_removed"],
+    ) == (6000, 6000)
     fb = [e.data["feedback"]["tests"] for e in of(honest_events, ev.FEEDBACK_DELIVERED)]
     assert [f["failed"] for f in fb] == [fb[0]["failed"], 0] and fb[0]["failed"] > 0
     assert honest_events[-1].data["scored_submission"] == 2

@@ -2,6 +2,7 @@
 a writable workspace and /tmp are bounded in bytes and inodes (ENOSPC inside the
 sandbox, never the host disk), the workspace is kept on disk at close (at most the
 quota), and each local sandbox runs as a uid of its own, freed at close."""
+
 from __future__ import annotations
 
 import os
@@ -15,18 +16,20 @@ from arena.sandbox.quota import UID_BASE, UID_COUNT, _uid_dir
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="quotas need root (mount)")
 BACKENDS = ["local", pytest.param("docker", marks=pytest.mark.docker)]
 LIMITS = Limits(wall_s=60, tmpfs_mb=8, tmp_inodes=256, workspace_mb=16, workspace_inodes=300)
-FILL = ("import os, sys\n"
-        "d = sys.argv[1]\n"
-        "def big():\n"
-        "    try:\n"
-        "        with open(os.path.join(d, 'big'), 'wb') as f:\n"
-        "            for _ in range(64): f.write(b'x' * (1 << 20)); f.flush()\n"
-        "    except OSError as e: return e.errno\n"
-        "def many():\n"
-        "    try:\n"
-        "        for i in range(5000): open(os.path.join(d, f'n{i}'), 'w').close()\n"
-        "    except OSError as e: return e.errno\n"
-        "print(big(), os.path.getsize(os.path.join(d, 'big')) >> 20, many())\n")
+FILL = (
+    "import os, sys\n"
+    "d = sys.argv[1]\n"
+    "def big():\n"
+    "    try:\n"
+    "        with open(os.path.join(d, 'big'), 'wb') as f:\n"
+    "            for _ in range(64): f.write(b'x' * (1 << 20)); f.flush()\n"
+    "    except OSError as e: return e.errno\n"
+    "def many():\n"
+    "    try:\n"
+    "        for i in range(5000): open(os.path.join(d, f'n{i}'), 'w').close()\n"
+    "    except OSError as e: return e.errno\n"
+    "print(big(), os.path.getsize(os.path.join(d, 'big')) >> 20, many())\n"
+)
 
 
 def _mounted(path: Path) -> bool:

@@ -2,12 +2,14 @@
 / ``GAUNTLET_DOCKER_RUNTIME`` run Docker sandboxes under another OCI runtime. An unknown
 runtime is a clear SandboxError naming it and the registered ones, and leaves nothing;
 with ``runsc`` registered (daemon.json here), a sandbox really runs under gVisor."""
+
 from __future__ import annotations
 
 import pytest
 
 from arena.sandbox import Limits, SandboxError, get_backend
 from arena.sandbox import registry
+from arena.sandbox.image import SANDBOX_UID
 
 
 @pytest.mark.docker
@@ -47,4 +49,4 @@ async def test_runsc_sandbox_runs_under_gvisor(tmp_path):
     out = r.stdout.decode()
     assert r.exit_code == 0, r.stderr
     assert "gVisor" in out or out.splitlines()[-2] == "4.4.0"  # gVisor's kernel, not the host's
-    assert out.splitlines()[-1] == "1000" and (tmp_path / "x").read_text() == "hi\n"
+    assert out.splitlines()[-1] == str(SANDBOX_UID) and (tmp_path / "x").read_text() == "hi\n"

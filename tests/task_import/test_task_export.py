@@ -1,4 +1,5 @@
 """Issue 23 item 4: gauntlet challenge export harbor PKG DIR, and the round trip back."""
+
 from __future__ import annotations
 
 import shutil
@@ -34,9 +35,15 @@ def test_export_writes_the_harbor_layout(tmp_path):
     assert cfg["agent"]["timeout_sec"] == 900.0 and cfg["verifier"]["timeout_sec"] == 60.0
     assert cfg["metadata"]["gauntlet_id"] == "off-by-one"
     assert (t / "instruction.md").read_text() == (OFF_BY_ONE / "briefing.md").read_text()
-    for rel in ("tests/static/test_sort_static.py", "tests/hidden/test_sort_hidden.py", "tests/test.sh",
-                "solution/solve.sh", "solution/files/sorter.py", "environment/Dockerfile",
-                "environment/starter/sorter.py"):
+    for rel in (
+        "tests/static/test_sort_static.py",
+        "tests/hidden/test_sort_hidden.py",
+        "tests/test.sh",
+        "solution/solve.sh",
+        "solution/files/sorter.py",
+        "environment/Dockerfile",
+        "environment/starter/sorter.py",
+    ):
         assert (t / rel).is_file(), rel
     assert "/logs/verifier" in (t / "tests" / "test.sh").read_text()
     harbor_check(t)
@@ -53,12 +60,16 @@ def test_an_imported_task_round_trips_to_an_equivalent_package(tmp_path):
     a, b = load_challenge(tmp_path / "p1"), load_challenge(tmp_path / "p2")
     assert a.briefing == b.briefing
     assert (a.starter_dir / "calc.py").read_text() == (b.starter_dir / "calc.py").read_text()
-    for rel in ("tests/static/test.sh", "tests/static/test_calc.py",
-                "agents/reference/1/.gauntlet-solution/solve.sh"):
+    for rel in ("tests/static/test.sh", "tests/static/test_calc.py", "agents/reference/1/.gauntlet-solution/solve.sh"):
         assert (a.root / rel).read_text() == (b.root / rel).read_text(), rel
     ma, mb = a.manifest, b.manifest
     assert (ma.format, ma.time_limit_s, ma.judge.command, ma.judge.results, ma.judge.timeout_s) == (
-        mb.format, mb.time_limit_s, mb.judge.command, mb.judge.results, mb.judge.timeout_s)
+        mb.format,
+        mb.time_limit_s,
+        mb.judge.command,
+        mb.judge.results,
+        mb.judge.timeout_s,
+    )
 
 
 def test_marathon_phases_are_refused_by_name(tmp_path):

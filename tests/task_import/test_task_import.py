@@ -1,6 +1,7 @@
 """Issue 23: Harbor and Terminal-Bench tasks imported (gauntlet challenge import), their
 images built with the gauntlet layer, run live with the reference (solve.sh) and the
 no-op through the real CLI on Docker and local, and scored from the store."""
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,19 @@ def gauntlet(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
 
 
 def objective(pkg: Path, agent: str, backend: str, store: Path) -> float:
-    r = gauntlet("run", str(pkg), "--agent", f"scripted:{agent}", "--sandbox", backend, "--time-scale", "100",
-                 "--headless", "--store", str(store))
+    r = gauntlet(
+        "run",
+        str(pkg),
+        "--agent",
+        f"scripted:{agent}",
+        "--sandbox",
+        backend,
+        "--time-scale",
+        "100",
+        "--headless",
+        "--store",
+        str(store),
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     attempt = r.stdout.strip().splitlines()[-1]
     j = gauntlet("judge", attempt, "--json", "--store", str(store))
@@ -52,13 +64,41 @@ def test_import_writes_a_package_with_lineage(tmp_path):
     assert import_task(src, tmp_path / "pkg2")["format"] == "sprint"
 
 
-@pytest.mark.parametrize("mutate,message", [
-    (lambda r: (r / "instruction.md").unlink(), "instruction.md: required file missing"),
-    (lambda r: (r / "tests" / "test.sh").unlink(), "tests/test.sh: required file missing"),
-    (lambda r: (r / "task.toml").write_text("[agent]\ntimeout_sec = 'soon'\n"), "task.toml: key 'agent.timeout_sec'"),
-    (lambda r: (r / "task.toml").write_text("[agent\n"), "task.toml: not valid TOML"),
-    (lambda r: (r / "task.toml").write_text("[[steps]]\nname = 'one'\n"), "task.toml: key 'steps': multi-step"),
-])
+@pytest.mark.parametrize("make", [harbor_python, harbor_c, tb_shell], ids=["harbor-py", "harbor-c", "tb-shell"])
+def test_an_imported_task_passes_validate(tmp_path, make):
+    """Gate 1's generation fields a task format does not carry are info notes for an
+    imported package (its lineage says so), not findings: validate exits 0; the importer
+    fills what it knows (variables, a fingerprint from the task's hash)."""
+    pkg = tmp_path / "pkg"
+    import_task(make(tmp_path / "task"), pkg)
+    r = gauntlet("challenge", "validate", str(pkg), "--json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0 and doc["ok"], doc["findings"]
+    notes = {f["check"] for f in doc["findings"] if f["severity"] == "info"}
+    assert {"spec_completeness", "deliverables", "solution"} <= notes, doc["findings"]
+    m = load_challenge(pkg).manifest
+    assert m.variables["task_format"] in ("harbor", "terminal-bench")
+    assert m.anti_repetition_fingerprint.startswith("import:")
+    # the same package without its lineage is a hand-written one: the findings are back
+    raw = yaml.safe_load((pkg / "challenge.yaml").read_text())
+    del raw["x-import"]
+    (pkg / "challenge.yaml").write_text(yaml.safe_dump(raw))
+    assert gauntlet("challenge", "validate", str(pkg)).returncode == 1
+
+
+@pytest.mark.parametrize(
+    "mutate,message",
+    [
+        (lambda r: (r / "instruction.md").unlink(), "instruction.md: required file missing"),
+        (lambda r: (r / "tests" / "test.sh").unlink(), "tests/test.sh: required file missing"),
+        (
+            lambda r: (r / "task.toml").write_text("[agent]\ntimeout_sec = 'soon'\n"),
+            "task.toml: key 'agent.timeout_sec'",
+        ),
+        (lambda r: (r / "task.toml").write_text("[agent\n"), "task.toml: not valid TOML"),
+        (lambda r: (r / "task.toml").write_text("[[steps]]\nname = 'one'\n"), "task.toml: key 'steps': multi-step"),
+    ],
+)
 def test_a_harbor_task_that_cannot_be_imported_names_the_file_and_field(tmp_path, mutate, message):
     src = harbor_python(tmp_path / "t")
     mutate(src)
@@ -80,7 +120,8 @@ def test_paths_rewritten_as_overridable_variables():
     text = "cd /app && cat /app/x /tests/t.py > /logs/verifier/reward.txt; ls /application /tmp/tests"
     assert rewrite_paths(text, "/app") == (
         "cd ${GAUNTLET_TASK_WORKDIR:-/app} && cat ${GAUNTLET_TASK_WORKDIR:-/app}/x ${GAUNTLET_TASK_TESTS:-/tests}/t.py"
-        " > ${GAUNTLET_TASK_VERIFIER:-/logs/verifier}/reward.txt; ls /application /tmp/tests")
+        " > ${GAUNTLET_TASK_VERIFIER:-/logs/verifier}/reward.txt; ls /application /tmp/tests"
+    )
 
 
 @pytest.mark.skipif(not DOCKER, reason="needs Docker")
@@ -106,8 +147,16 @@ def test_imported_tasks_run_live_reference_100_noop_0(tmp_path, kind, backend):
         pytest.skip("local: the host has no gcc (the task's toolchain is in its image)")
     src = FIXTURES[kind](tmp_path / f"{kind}-task")
     pkg = tmp_path / "pkg"
-    r = gauntlet("challenge", "import", str(src), "--out", str(pkg), "--json",
-                 *(["--no-build"] if backend == "local" else []), timeout=600)
+    r = gauntlet(
+        "challenge",
+        "import",
+        str(src),
+        "--out",
+        str(pkg),
+        "--json",
+        *(["--no-build"] if backend == "local" else []),
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr
     summary = json.loads(r.stdout)
     assert summary["built"] is (backend == "docker")

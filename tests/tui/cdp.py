@@ -6,6 +6,7 @@ The page of ``textual-serve`` draws the terminal on a canvas, so its text is not
 Network domain's frames, i.e. exactly what the browser got) through ``pyte``, a terminal
 emulator, and returns the screen's lines.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -36,8 +37,9 @@ def chromium_path() -> str | None:
 class Browser:
     """One headless Chromium process; ``await Browser.start()``, then ``new_page(url)``."""
 
-    def __init__(self, proc: subprocess.Popen, profile: tempfile.TemporaryDirectory, ws: Any,
-                 session: aiohttp.ClientSession) -> None:
+    def __init__(
+        self, proc: subprocess.Popen, profile: tempfile.TemporaryDirectory, ws: Any, session: aiohttp.ClientSession
+    ) -> None:
         self.proc = proc
         self.profile = profile
         self.ws = ws
@@ -53,11 +55,24 @@ class Browser:
         assert exe, "chromium is not installed"
         profile = tempfile.TemporaryDirectory(prefix="gauntlet-chromium-")
         proc = subprocess.Popen(
-            [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-             "--disable-dev-shm-usage", f"--window-size={width},{height}", "--remote-debugging-port=0",
-             f"--user-data-dir={profile.name}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                exe,
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-extensions",
+                "--disable-background-networking",
+                "--disable-dev-shm-usage",
+                f"--window-size={width},{height}",
+                "--remote-debugging-port=0",
+                f"--user-data-dir={profile.name}",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         port_file = Path(profile.name) / "DevToolsActivePort"
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
@@ -86,8 +101,9 @@ class Browser:
             elif data.get("sessionId") in self._listeners:
                 self._listeners[data["sessionId"]].on_event(data["method"], data.get("params", {}))
 
-    async def send(self, method: str, params: dict | None = None, session: str | None = None,
-                   timeout: float = 15) -> dict:
+    async def send(
+        self, method: str, params: dict | None = None, session: str | None = None, timeout: float = 15
+    ) -> dict:
         i = next(self._ids)
         fut = asyncio.get_running_loop().create_future()
         self._waiting[i] = fut
@@ -180,12 +196,12 @@ class Page:
         if text:
             down["text"] = text
         await self.send("Input.dispatchKeyEvent", down)
-        await self.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": code,
-                                                   "windowsVirtualKeyCode": vk})
+        await self.send(
+            "Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": vk}
+        )
 
     async def focus_terminal(self) -> None:
-        await self.send("Runtime.evaluate", {"expression":
-                                             "document.querySelector('.xterm-helper-textarea').focus()"})
+        await self.send("Runtime.evaluate", {"expression": "document.querySelector('.xterm-helper-textarea').focus()"})
 
     async def screenshot(self, path: Path) -> Path:
         data = (await self.send("Page.captureScreenshot", {"format": "png"}))["data"]

@@ -1,5 +1,6 @@
 """Fixtures for the screen tests: settings in a temp dir, an adapter on a bus and a
 manual clock per attempt, the app without its live refresh timer (tests call tick)."""
+
 from __future__ import annotations
 
 import sys

@@ -2,6 +2,7 @@
 cards follow the engine's views (clock, state colour, score, last feedback), the board
 opens by default under the projector theme and on ``v``, toasts announce warnings,
 cutoff, reveals and infra errors. Snapshots of the board and the standings screen."""
+
 from __future__ import annotations
 
 import tui_scenarios as S
@@ -10,12 +11,20 @@ from tui_scenarios import Rig
 
 def _board_rig() -> Rig:
     rig = Rig()
-    rig.start("a-00000001", "sprint", challenge="off-by-one", title="The Off-By-One",
-              agent="scripted:elite", head_start=700)
-    rig.start("a-00000002", "standard", challenge="rate-limiter", title="Rate Limiter",
-              agent="scripted:naive", head_start=1580)
-    rig.start("a-00000003", "marathon", challenge="task-store", title="Task Store",
-              agent="scripted:standard", head_start=1200)
+    rig.start(
+        "a-00000001", "sprint", challenge="off-by-one", title="The Off-By-One", agent="scripted:elite", head_start=700
+    )
+    rig.start(
+        "a-00000002",
+        "standard",
+        challenge="rate-limiter",
+        title="Rate Limiter",
+        agent="scripted:naive",
+        head_start=1580,
+    )
+    rig.start(
+        "a-00000003", "marathon", challenge="task-store", title="Task Store", agent="scripted:standard", head_start=1200
+    )
     rig.start("a-00000004", "sprint", challenge="off-by-one", title="The Off-By-One", agent="human")
     rig.time.set(65)
     S.submit(rig.bus, "a-00000001", 1, 400, S.doc("sprint", 1, 400), 62.5)
@@ -50,7 +59,7 @@ async def test_cards_follow_the_views_and_v_toggles():
         assert "Next page" not in {k.description for k in board.query("FooterKey")}
         card = board.cards["a-00000002"]
         assert card.has_class("-urgent")  # 1645 s of 1800: past 90%
-        assert "score 58.0" in str(card.query_one(".card-state").render())
+        assert "obj 58.0" in str(card.query_one(".card-state").render())
         assert "#2" in str(card.query_one(".card-feedback").render())
         done = board.cards["a-00000004"]
         assert done.has_class("-over") and "done, 08:45 left" in str(done.query_one(".card-state").render())
@@ -94,20 +103,53 @@ def test_standings_snapshot(snap_compare):
     from gauntlet_tui.screens.standings import StandingsScreen
 
     s = Standings()
-    for ch, rows in {"off-by-one": [("scripted:elite", 92.7, 2), ("scripted:naive", 68.0, 2)],
-                     "rate-limiter": [("scripted:elite", 72.1, 3), ("scripted:naive", 20.3, 3)]}.items():
-        s.by_challenge[ch] = [Placing(f"a-{ch[:4]}{i}", a, ch, "finished", t, n, ch == "rate-limiter")
-                              for i, (a, t, n) in enumerate(rows)]
-    s.ratings = [{"agent": "scripted:elite", "elo": 1083.4, "games": 2, "mean_total": 82.4,
-                  "weight_class": "lightweight"},
-                 {"agent": "scripted:naive", "elo": 1013.8, "games": 2, "mean_total": 44.2,
-                  "weight_class": "lightweight"}]
+    for ch, rows in {
+        "off-by-one": [("scripted:elite", 92.7, 2), ("scripted:naive", 68.0, 2)],
+        "rate-limiter": [("scripted:elite", 72.1, 3), ("scripted:naive", 20.3, 3)],
+    }.items():
+        s.by_challenge[ch] = [
+            Placing(f"a-{ch[:4]}{i}", a, ch, "finished", t, n, ch == "rate-limiter") for i, (a, t, n) in enumerate(rows)
+        ]
+    s.ratings = [
+        {"agent": "scripted:elite", "elo": 1083.4, "games": 2, "mean_total": 82.4, "weight_class": "lightweight"},
+        {"agent": "scripted:naive", "elo": 1013.8, "games": 2, "mean_total": 44.2, "weight_class": "lightweight"},
+    ]
     row = {"weight_class": "lightweight", "under_review": False, "unverified_attempts": 1}  # rate-limiter's
-    s.classes = [{"weight_class": "lightweight", "multiplier": 1.0, "ranked": True, "agents": [
-        {**row, "agent": "scripted:elite", "rank": 1, "rating": 1160.0, "low": 1021.3, "high": 1304.0,
-         "one_sided": "lower", "games": 2, "attempts": 2, "mean_total": 82.4, "elo": 1083.4},
-        {**row, "agent": "scripted:naive", "rank": 2, "rating": 840.0, "low": 696.0, "high": 978.7,
-         "one_sided": "upper", "games": 2, "attempts": 2, "mean_total": 44.2, "elo": 1013.8}]}]
+    s.classes = [
+        {
+            "weight_class": "lightweight",
+            "multiplier": 1.0,
+            "ranked": True,
+            "agents": [
+                {
+                    **row,
+                    "agent": "scripted:elite",
+                    "rank": 1,
+                    "rating": 1160.0,
+                    "low": 1021.3,
+                    "high": 1304.0,
+                    "one_sided": "lower",
+                    "games": 2,
+                    "attempts": 2,
+                    "mean_total": 82.4,
+                    "elo": 1083.4,
+                },
+                {
+                    **row,
+                    "agent": "scripted:naive",
+                    "rank": 2,
+                    "rating": 840.0,
+                    "low": 696.0,
+                    "high": 978.7,
+                    "one_sided": "upper",
+                    "games": 2,
+                    "attempts": 2,
+                    "mean_total": 44.2,
+                    "elo": 1013.8,
+                },
+            ],
+        }
+    ]
     app = GauntletApp(live_refresh=False, theme="gauntlet-projector", board=False, toasts=False)
 
     async def show(pilot):
@@ -126,8 +168,13 @@ async def test_more_attempts_than_fit_are_paged_and_cards_are_reused():
 
     rig = Rig()
     for i in range(40):
-        rig.start(f"a-{i:08d}", ("sprint", "standard", "marathon")[i % 3], title=f"Challenge {i}",
-                  agent=f"scripted:agent{i % 5}", head_start=10 * i)
+        rig.start(
+            f"a-{i:08d}",
+            ("sprint", "standard", "marathon")[i % 3],
+            title=f"Challenge {i}",
+            agent=f"scripted:agent{i % 5}",
+            head_start=10 * i,
+        )
     rig.time.set(30)
     S.submit(rig.bus, "a-00000017", 1, 20, S.doc("standard", 1, 20), 77.0)
     app = rig.app(theme="gauntlet-projector", board=True)
@@ -146,7 +193,7 @@ async def test_more_attempts_than_fit_are_paged_and_cards_are_reused():
         await _ready(pilot)
         assert list(board.cards)[0] == "a-00000016" and "page 2/3" in str(board.query_one("#board-pages").render())
         assert set(board.cards.values()) == set(first.values())  # the same widgets, re-pointed
-        assert "score 77.0" in str(board.cards["a-00000017"].query_one(".card-state").render())
+        assert "obj 77.0" in str(board.cards["a-00000017"].query_one(".card-state").render())
         await pilot.press("pagedown", "pagedown")  # the last page: 8 cards shown, the rest hidden
         await _ready(pilot)
         assert board.page == 2 and len(board.cards) == 8

@@ -1,5 +1,6 @@
 """The TUI commands: bad input is one clear line and exit 2; `gauntlet demo` runs the
 bundled challenges through the real runner at 80x24 and 200x60 without a traceback."""
+
 from __future__ import annotations
 
 import asyncio
@@ -15,8 +16,9 @@ from gauntlet_tui.widgets import AttemptTable
 
 
 def _gauntlet(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "gauntlet_tui", *args], capture_output=True, text=True,
-                          timeout=60, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", *args], capture_output=True, text=True, timeout=60, env=env
+    )
 
 
 def test_replay_of_an_unknown_attempt_is_exit_2_with_one_line(tmp_path):
@@ -25,7 +27,8 @@ def test_replay_of_an_unknown_attempt_is_exit_2_with_one_line(tmp_path):
     out = _gauntlet("replay", "a-deadbeef", "--store", str(db))
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
-        f"gauntlet: ATTEMPT: unknown attempt 'a-deadbeef' in {db} (see `gauntlet attempts`)"]
+        f"gauntlet: ATTEMPT: unknown attempt 'a-deadbeef' in {db} (see `gauntlet attempts`)"
+    ]
 
 
 def test_replay_with_a_missing_store_or_bad_speed_is_exit_2(tmp_path):
@@ -38,24 +41,28 @@ def test_replay_with_a_missing_store_or_bad_speed_is_exit_2(tmp_path):
 def test_demo_with_an_unknown_theme_is_exit_2():
     out = _gauntlet("demo", "--theme", "neon")
     assert out.returncode == 2
-    assert "--theme: unknown theme 'neon': expected one of gauntlet-dark, gauntlet-light, gauntlet-projector" in out.stderr
+    assert (
+        "--theme: unknown theme 'neon': expected one of gauntlet-dark, gauntlet-light, gauntlet-projector" in out.stderr
+    )
 
 
 def test_demo_specs_fit_every_bundled_challenge_into_the_wall_time():
     from arena.challenge import load_challenge
+    from arena.formats import rules_for
 
     specs = demo_specs(wall_s=100)
     assert {str(s.challenge).rsplit("/", 1)[-1] for s in specs} >= {"off-by-one", "rate-limiter", "task-store"}
     for spec in specs:
-        limit = load_challenge(spec.challenge).manifest.time_limit_s
-        assert limit / spec.time_scale == pytest.approx(100, rel=0.01)
+        m = load_challenge(spec.challenge).manifest
+        # time limit and grace pass in 100 s at the scale, and the clock promises it
+        assert (m.time_limit_s + rules_for(m.format).grace_s) / spec.time_scale == pytest.approx(100, rel=0.01)
+        assert spec.ends_within_s == 100 and spec.linger
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("size,wall_s", [((80, 24), 12.0), ((200, 60), 25.0)])
 async def test_demo_runs_to_final_scores_without_a_traceback(tmp_path, size, wall_s):
-    app = GauntletApp(title="Gauntlet demo", store=tmp_path / "g.db",
-                      on_ready=demo_starter("local", wall_s=wall_s))
+    app = GauntletApp(title="Gauntlet demo", store=tmp_path / "g.db", on_ready=demo_starter("local", wall_s=wall_s))
     async with app.run_test(size=size) as pilot:
         table = app.screen.query_one(AttemptTable)
         loop = asyncio.get_running_loop()

@@ -1,5 +1,6 @@
 """The attempt view's clock on a manual clock: style at 79/80/89/90% and after cutoff,
 a notification at each warning and at cutoff, grace shown as grace."""
+
 from __future__ import annotations
 
 import tui_scenarios as S
@@ -68,9 +69,11 @@ async def test_a_notification_at_each_warning_and_at_cutoff(rig):
     app = rig.app()
     async with app.run_test(size=(120, 40)) as pilot:
         await _open(rig, pilot, app)
-        for kind, expected in (("clock.soft_warning", "80% of the time used"),
-                               ("clock.hard_warning", "90% of the time used — hurry"),
-                               ("clock.cutoff", "Time is up — grace period of 30s for a final message")):
+        for kind, expected in (
+            ("clock.soft_warning", "80% of the time used"),
+            ("clock.hard_warning", "90% of the time used — hurry"),
+            ("clock.cutoff", "Time is up — grace period of 30s for a final message"),
+        ):
             S.clock_mark(rig.bus, "a-1", "standard", kind)
             app.tick()
             await pilot.pause()

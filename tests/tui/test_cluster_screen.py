@@ -3,6 +3,7 @@ node, and a line with the cluster's nodes and their used/free slots, from a stat
 provider that returns plain data (here a fake one; the real one is
 arena.cluster.status.ClusterStatus, exercised in tests/test_cluster.py). Also the clock
 of an attempt followed by its events, and the stop handle of a remote attempt."""
+
 from __future__ import annotations
 
 import asyncio
@@ -20,8 +21,11 @@ HEAD = NodeSlots("h" * 56, "head", "10.0.0.2", total=0, free=0, head=True)
 
 
 def _snap(w1_free: int, w2_free: int | None = 0, lost: bool = True, cluster_free: int | None = None) -> ClusterSnapshot:
-    nodes = [HEAD, NodeSlots("a" * 56, "w1", "10.0.0.3", total=2, free=w1_free),
-             NodeSlots("b" * 56, "w2", "10.0.0.4", total=2, free=w2_free)]
+    nodes = [
+        HEAD,
+        NodeSlots("a" * 56, "w1", "10.0.0.3", total=2, free=w1_free),
+        NodeSlots("b" * 56, "w2", "10.0.0.4", total=2, free=w2_free),
+    ]
     if lost:
         nodes.append(NodeSlots("c" * 56, "w3", "10.0.0.5", alive=False, total=2, free=0))
     free = w1_free + (w2_free or 0) if cluster_free is None else cluster_free
@@ -50,8 +54,9 @@ def _cell(table: AttemptTable, attempt: str, col: str) -> str:
 
 async def test_node_column_and_cluster_line(rig, tmp_path):
     rig.start("a-1", "sprint", challenge="off-by-one", title="The Off-By-One", extra=_node("w1"))
-    rig.start("a-2", "standard", challenge="rate-limiter", title="Rate Limiter", agent="scripted:naive",
-              extra=_node("w2"))
+    rig.start(
+        "a-2", "standard", challenge="rate-limiter", title="Rate Limiter", agent="scripted:naive", extra=_node("w2")
+    )
     rig.start("a-3", "sprint", challenge="off-by-one", title="The Off-By-One", agent="scripted:naive")
     status = FakeStatus(_snap(w1_free=1))
     app = rig.app(cluster_status=status)
@@ -135,7 +140,8 @@ async def test_node_column_at_scale_keeps_selection_sorts_and_filters(rig):
         rig.start("z-remote", "sprint", title="Remote", extra=_node("w2"))
         app.tick()
         await pilot.pause()
-        assert [c for c, _, _ in table.active][table.active.index(("status", "Status", 9)) + 1] == "node"
+        shown = [c for c, _, _ in table.active]
+        assert shown[shown.index("status") + 1] == "node"
         assert table.row_count == 201 and app.screen.selected() == "a-0150"
         assert _cell(table, "a-0150", "node") == "local"  # in sight after the rebuild: written
         assert _cell(table, "a-0080", "node") == ""  # never in sight: the rebuild did not write it

@@ -1,6 +1,7 @@
 """Operator and author comforts (issue 13, item 7): the honest clock and score cells, the
 detail pane, vi keys and header sorting, the palette's room actions, the footer at 80
 columns, the screenshot key, the briefing tab and the submit warnings."""
+
 from __future__ import annotations
 
 import os
@@ -34,7 +35,7 @@ def test_score_cell_is_the_scorecard_total_once_known_and_marked_before(rig):
     S.submit(rig.bus, "a-1", 1, 100, S.doc("standard", 1, 100), 41.0)
     rig.adapter.flush()
     view = rig.adapter.views["a-1"]
-    assert score_cell(view, None) == "~41.0"
+    assert score_cell(view, None) == "obj 41.0"
     assert score_cell(view, 47.25) == "47.2"
     sig, text = clock_cell(view, 100.0, {})
     assert "done" not in text.plain  # still running: the bar and time left
@@ -126,8 +127,7 @@ async def test_palette_offers_the_rooms_actions(rig):
         app.tick(full=True)
         await pilot.pause()
         titles = [c.title for c in app.get_system_commands(app.screen)]
-        for want in ("Library", "Start an attempt…", "Leaderboard", "Open a-1", "Stop a-1",
-                     "Replay a-1", "Screenshot"):
+        for want in ("Library", "Start an attempt…", "Leaderboard", "Open a-1", "Stop a-1", "Replay a-1", "Screenshot"):
             assert want in titles
         assert sum("screenshot" in t.lower() for t in titles) == 1
         open_cmd = next(c for c in app_commands(app) if c.title == "Open a-1")
@@ -136,8 +136,7 @@ async def test_palette_offers_the_rooms_actions(rig):
         assert isinstance(app.screen, AttemptScreen) and app.screen.attempt_id == "a-1"
 
 
-async def test_the_screenshot_key_writes_to_the_current_directory_and_says_where(rig, tmp_path,
-                                                                                 monkeypatch):
+async def test_the_screenshot_key_writes_to_the_current_directory_and_says_where(rig, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rig.start("a-1", "sprint")
     app = rig.app()
@@ -168,8 +167,7 @@ async def test_briefing_tab_in_the_attempt_view_and_in_the_library(rig):
         await pilot.press("escape", "l")
         await pilot.pause()
         assert isinstance(app.screen, LibraryScreen)
-        assert app.screen.briefing and app.screen.briefing in {
-            load_challenge(p).briefing for p in app.screen.paths[:1]}
+        assert app.screen.briefing and app.screen.briefing in {load_challenge(p).briefing for p in app.screen.paths[:1]}
 
 
 def test_submit_warnings_replacing_sprint_resubmit_and_unchanged_workspace(rig):

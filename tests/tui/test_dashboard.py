@@ -1,5 +1,6 @@
 """The home dashboard: one DataTable row per attempt, updated by key and only where a
 cell changed; clock bar styles; sort, filter, open, stop with confirmation, pause."""
+
 from __future__ import annotations
 
 from textual.widgets import Input
@@ -38,9 +39,21 @@ async def test_one_row_per_attempt_with_every_column(rig):
         table = await _home(app, pilot)
         assert table.row_count == 3
         assert [c.label.plain for c in table.columns.values()] == [
-            "Challenge", "Agent", "Clock", "Subs", "Score", "Phase", "Tokens/$", "Status", "Format", "Class"]
-        assert [_cell(table, "a-3", c) for c in ("challenge", "agent", "format", "weight", "subs", "score", "phase", "status")] == [
-            "KV Store", "human", "marathon", "middleweight", "0/6", "—", "1/4", "running"]
+            "Challenge",
+            "Agent",
+            "Clock",
+            "Subs",
+            "Score",
+            "Phase",
+            "Tokens/$",
+            "Status",
+            "Format",
+            "Class",
+        ]
+        assert [
+            _cell(table, "a-3", c)
+            for c in ("challenge", "agent", "format", "weight", "subs", "score", "phase", "status")
+        ] == ["KV Store", "human", "marathon", "middleweight", "0/6", "—", "1/4", "running"]
         assert _cell(table, "a-1", "clock").endswith("15:00")
 
 
@@ -59,9 +72,12 @@ async def test_only_changed_cells_are_written(rig):
         app.tick()
         await pilot.pause()
         assert table.updates == before + 2  # subs and score, nothing else
-        assert (_cell(table, "a-2", "subs"), _cell(table, "a-2", "score")) == ("1/4", "~55.0")  # ~: the last score, before the scorecard
+        assert (_cell(table, "a-2", "subs"), _cell(table, "a-2", "score")) == (
+            "1/4",
+            "obj 55.0",
+        )  # obj: the last objective, before the scorecard
         # and what is drawn is the new value (the cached renders of that row were dropped)
-        assert "1/4   ~55.0" in _drawn(table, "a-2")
+        assert "1/4   obj 55.0" in _drawn(table, "a-2")
         assert "0/2   —" in _drawn(table, "a-1")
 
 
@@ -178,4 +194,4 @@ async def test_p_pauses_live_updates_and_resumes(rig):
         assert app.screen.query_one("#paused-banner").display
         await pilot.press("p")
         await pilot.pause()
-        assert _cell(table, "a-1", "score") == "~70.0"
+        assert _cell(table, "a-1", "score") == "obj 70.0"

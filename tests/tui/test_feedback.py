@@ -1,5 +1,6 @@
 """Feedback panes render exactly the disclosed document (made by arena.rules.disclose):
 Sprint without failure messages, Standard with them, adversarial from the 3rd."""
+
 from __future__ import annotations
 
 from textual.widgets import TabbedContent
@@ -78,18 +79,41 @@ async def test_prev_and_next_keys_walk_the_submission_tabs(rig):
 
 
 def test_text_from_the_document_is_never_parsed_as_markup():
-    doc = {"submission": 1, "tests": {"total": 1, "passed": 0, "failed": 1, "failures": [
-        {"name": "test_[b]x", "message": "assert [Task(id=1, title='w1')] == [] [/] [$error]", "category": "[x]"}]},
-        "notices": ["[bold]not markup[/bold]"]}
+    doc = {
+        "submission": 1,
+        "tests": {
+            "total": 1,
+            "passed": 0,
+            "failed": 1,
+            "failures": [
+                {
+                    "name": "test_[b]x",
+                    "message": "assert [Task(id=1, title='w1')] == [] [/] [$error]",
+                    "category": "[x]",
+                }
+            ],
+        },
+        "notices": ["[bold]not markup[/bold]"],
+    }
     text = render_feedback(doc).plain
     assert "assert [Task(id=1, title='w1')] == [] [/] [$error]" in text
     assert "test_[b]x" in text and "[bold]not markup[/bold]" in text
 
 
 def test_every_field_of_the_document_is_drawn_and_unknown_ones_too():
-    doc = {"submission": 4, "score_preview": {"objective": 61.0}, "notices": ["Submission identical to previous iteration."],
-           "phase": {"current": 2, "completed": [1], "hint": "look at the cache"}, "x-extra": 7}
+    doc = {
+        "submission": 4,
+        "score_preview": {"objective": 61.0},
+        "notices": ["Submission identical to previous iteration."],
+        "phase": {"current": 2, "completed": [1], "hint": "look at the cache"},
+        "x-extra": 7,
+    }
     text = render_feedback(doc).plain
-    for needle in ("Score preview objective 61.0", "Submission identical to previous iteration.",
-                   "Phase 2 (completed: 1)", "hint: look at the cache", "x-extra"):
+    for needle in (
+        "Score preview objective 61.0",
+        "Submission identical to previous iteration.",
+        "Phase 2 (completed: 1)",
+        "hint: look at the cache",
+        "x-extra",
+    ):
         assert needle in text

@@ -1,6 +1,7 @@
 """gauntlet_tui.guard: a worker or a pop-up screen that raises is reported (a
 notification and tui.log) and the room goes on; an error the app cannot go on from
 ends it with status 1, never 0."""
+
 from __future__ import annotations
 
 from textual.screen import ModalScreen

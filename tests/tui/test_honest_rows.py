@@ -1,6 +1,7 @@
 """Screens that never lie (issue 13): rows catch up when the dashboard returns to the
 top, sort holds for rows a filter brings back and for new attempts, and a theme switch
 restyles the activity stream."""
+
 from __future__ import annotations
 
 import tui_scenarios as S
@@ -60,8 +61,7 @@ async def test_sort_holds_after_a_filter_and_for_new_attempts(rig):
         app.tick()
         await pilot.pause()
         assert table.attempt_ids == ["a-3", "a-1", "a-4", "a-2"]
-        assert [table.render_line(y).text.split()[0] for y in (1, 2, 3, 4)] == \
-            ["Alpha", "Bravo", "Charlie", "Delta"]
+        assert [table.render_line(y).text.split()[0] for y in (1, 2, 3, 4)] == ["Alpha", "Bravo", "Charlie", "Delta"]
 
 
 async def test_a_theme_switch_restyles_the_activity_stream(rig):
@@ -81,8 +81,12 @@ async def test_a_theme_switch_restyles_the_activity_stream(rig):
         stream = app.screen.query_one(ActivityStream)
 
         def colours() -> set[str]:
-            return {seg.style.color.triplet.hex for strip in stream.lines for seg in strip
-                    if seg.style and seg.style.color and seg.style.color.triplet and seg.text.strip()}
+            return {
+                seg.style.color.triplet.hex
+                for strip in stream.lines
+                for seg in strip
+                if seg.style and seg.style.color and seg.style.color.triplet and seg.text.strip()
+            }
 
         dark = colours()
         assert len(stream.lines) >= 3 and dark

@@ -3,6 +3,7 @@ of the three formats on one manual clock, events arriving while the keys go in):
 traceback, nothing reported by the app's guard, the app still running, and every
 attempt still running or finished normally. The palette's reported crash (ctrl+p, zz,
 PageDown at once) is in the key stream too."""
+
 from __future__ import annotations
 
 import asyncio
@@ -17,11 +18,31 @@ from tui_scenarios import RecordingHandle
 
 # Everything a person can press, except what ends the room on purpose: q / ctrl+c (quit),
 # x (stop an attempt) and y (the confirmations' yes).
-KEYS = (list("abcdefghijklmnoprstuvwz0123456789") + [
-    "enter", "escape", "tab", "shift+tab", "up", "down", "left", "right", "pageup", "pagedown",
-    "home", "end", "backspace", "space", "slash", "question_mark", "exclamation_mark",
-    "left_square_bracket", "right_square_bracket", "plus", "minus", "ctrl+p", "ctrl+p",
-])
+KEYS = list("abcdefghijklmnoprstuvwz0123456789") + [
+    "enter",
+    "escape",
+    "tab",
+    "shift+tab",
+    "up",
+    "down",
+    "left",
+    "right",
+    "pageup",
+    "pagedown",
+    "home",
+    "end",
+    "backspace",
+    "space",
+    "slash",
+    "question_mark",
+    "exclamation_mark",
+    "left_square_bracket",
+    "right_square_bracket",
+    "plus",
+    "minus",
+    "ctrl+p",
+    "ctrl+p",
+]
 FORMATS = ("sprint", "sprint", "standard", "standard", "marathon", "marathon")
 
 

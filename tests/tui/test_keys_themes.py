@@ -1,4 +1,5 @@
 """Keys people know (? help, q quit, ctrl+p palette) and the three themes, remembered."""
+
 from __future__ import annotations
 
 import json
@@ -118,8 +119,12 @@ def test_screens_use_theme_variables_never_colour_literals():
 
     root = Path(__file__).resolve().parents[2] / "gauntlet_tui"
     literal = re.compile(r"#[0-9A-Fa-f]{3,8}\b|\brgb\(|\b(?:red|green|yellow|blue|magenta|cyan|white|black)\b")
-    offenders = [f"{p.name}:{i}: {line.strip()}" for p in root.rglob("*.py")
-                 for i, line in enumerate(p.read_text().splitlines(), 1) if literal.search(line)]
+    offenders = [
+        f"{p.name}:{i}: {line.strip()}"
+        for p in root.rglob("*.py")
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if literal.search(line)
+    ]
     assert offenders == []
 
 

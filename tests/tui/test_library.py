@@ -1,5 +1,6 @@
 """The challenge library: bundled packages plus given directories, the manifest summary,
 validation findings, and starting an attempt with a chosen agent, sandbox and scale."""
+
 from __future__ import annotations
 
 import asyncio

@@ -1,5 +1,6 @@
 """The shipped path: attempts started through the real runner (arena.attempt), a real
 store and the local sandbox, shown live; play-it-yourself with a real shell process."""
+
 from __future__ import annotations
 
 import asyncio
@@ -32,8 +33,11 @@ def shell_script(tmp_path, monkeypatch):
     from gauntlet_tui import shell
 
     solution = resolve_challenge("off-by-one") / "solution"
-    typed = "".join(f"cat > {f.name} <<'GAUNTLET_EOF'\n{f.read_text()}GAUNTLET_EOF\n"
-                    for f in sorted(solution.glob("*")) if f.is_file())
+    typed = "".join(
+        f"cat > {f.name} <<'GAUNTLET_EOF'\n{f.read_text()}GAUNTLET_EOF\n"
+        for f in sorted(solution.glob("*"))
+        if f.is_file()
+    )
     script = tmp_path / "typed.sh"
     script.write_text(typed + 'echo "$GAUNTLET_ATTEMPT" > .shell-ran\nexit\n')
     real_launch = shell.launch
@@ -96,8 +100,7 @@ async def test_attempt_app_runs_the_attempt_in_the_attempt_view(tmp_path):
 
     arena = await Arena.open(tmp_path / "g.db", sandbox="local")
     try:
-        attempt = arena.attempt(load_challenge(resolve_challenge("off-by-one")), "scripted:elite",
-                                time_scale=60.0)
+        attempt = arena.attempt(load_challenge(resolve_challenge("off-by-one")), "scripted:elite", time_scale=60.0)
         app = attempt_app(arena, attempt)
         async with app.run_test(size=(140, 45)) as pilot:
             assert type(app.screen).__name__ == "AttemptScreen"  # open before any event

@@ -1,4 +1,5 @@
 """The Marathon phase timeline: later phases visibly locked, then revealed with their briefing."""
+
 from __future__ import annotations
 
 import tui_scenarios as S

@@ -3,6 +3,7 @@ the attempt's own sandbox (``Sandbox.shell_argv``), and the attempt keeps runnin
 is open. A headless pilot has no terminal to hand over, so only the terminal part is
 replaced: ``App.suspend`` and the launcher, which here runs the real argv with commands
 on stdin instead of a person at a keyboard."""
+
 from __future__ import annotations
 
 import asyncio
@@ -94,8 +95,14 @@ async def test_shell_key_runs_the_sandbox_shell_while_the_attempt_keeps_running(
 
 def _attempt(sandbox=None, needs=True, over=False, tmp=None):
     env = {"GAUNTLET_SOCKET": "/host/agent.sock", "GAUNTLET_ATTEMPT": "a-1"}
-    return SimpleNamespace(sandbox=sandbox, agent=SimpleNamespace(needs_sandbox=needs), over=over,
-                           workspace=tmp, env=env, sandbox_env={"GAUNTLET_ATTEMPT": "a-1"})
+    return SimpleNamespace(
+        sandbox=sandbox,
+        agent=SimpleNamespace(needs_sandbox=needs),
+        over=over,
+        workspace=tmp,
+        env=env,
+        sandbox_env={"GAUNTLET_ATTEMPT": "a-1"},
+    )
 
 
 def test_host_shell_only_without_a_sandbox_and_with_a_warning(tmp_path, monkeypatch):

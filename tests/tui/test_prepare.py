@@ -1,5 +1,6 @@
 """Prepare before the clock: one build per recipe across processes and threads (a file
 lock), the last build time kept in the cache, and the progress/failed preparation."""
+
 from __future__ import annotations
 
 import asyncio
@@ -36,8 +37,7 @@ def test_two_processes_build_once(tmp_path, monkeypatch):
     marker = str(tmp_path / "image")
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
-    procs = [ctx.Process(target=_proc_build, args=(str(tmp_path / "cache"), "recipe-x", marker, q))
-             for _ in range(2)]
+    procs = [ctx.Process(target=_proc_build, args=(str(tmp_path / "cache"), "recipe-x", marker, q)) for _ in range(2)]
     for p in procs:
         p.start()
     results = [q.get(timeout=60) for _ in procs]
@@ -64,8 +64,9 @@ def test_threads_wait_for_the_one_build_and_are_told(tmp_path, monkeypatch):
     t1.start()
     started.wait(10)
     res = {}
-    t2 = threading.Thread(target=lambda: res.setdefault("r", buildlock.locked_build(
-        "r", present, build, on_wait=waits.append)))
+    t2 = threading.Thread(
+        target=lambda: res.setdefault("r", buildlock.locked_build("r", present, build, on_wait=waits.append))
+    )
     t2.start()
     time.sleep(0.2)
     assert t2.is_alive() and waits == ["waiting for another build of r to finish"]
@@ -87,8 +88,7 @@ async def test_a_failed_step_says_why_and_offers_local(tmp_path, monkeypatch):
     async def later(log):
         ran.append(1)
 
-    prep = Preparation([Step("image gauntlet-base", "k1", fails), Step("warm", "k2", later)],
-                       backend="docker")
+    prep = Preparation([Step("image gauntlet-base", "k1", fails), Step("warm", "k2", later)], backend="docker")
     with pytest.raises(PrepareError) as err:
         await prep.run()
     assert "debootstrap failed: no mirror" in str(err.value) and "--sandbox local" in str(err.value)
@@ -137,8 +137,12 @@ def test_real_docker_import_runs_once_for_two_threads(tmp_path, monkeypatch):
     repo = "gauntlet-locktest"
     reports = []
     try:
-        threads = [threading.Thread(target=lambda: reports.append(
-            im.build_image(log=lambda _m: None, recipe=recipe, repository=repo))) for _ in range(2)]
+        threads = [
+            threading.Thread(
+                target=lambda: reports.append(im.build_image(log=lambda _m: None, recipe=recipe, repository=repo))
+            )
+            for _ in range(2)
+        ]
         for t in threads:
             t.start()
         for t in threads:

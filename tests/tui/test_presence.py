@@ -1,6 +1,7 @@
 """A person is never ended as hung while the TUI has input focus; unfocused, the attempt
 view counts down to the watchdog (a real ``--agent human`` attempt on ManualTime, local
 sandbox). Its workspace starts without the starter's ``__pycache__``."""
+
 from __future__ import annotations
 
 import asyncio
@@ -36,8 +37,15 @@ async def test_focused_tui_holds_a_human_and_unfocused_shows_the_countdown(tmp_p
     app = GauntletApp(adapter, live_refresh=False, store=tmp_path / "g.db", board=False, toasts=False)
     try:
         async with app.run_test(size=(140, 40)) as pilot:
-            await _until(pilot, app, lambda: attempt in adapter.views and adapter.views[attempt].started
-                         and adapter.handle(attempt).attempt.ready)
+            await _until(
+                pilot,
+                app,
+                lambda: (
+                    attempt in adapter.views
+                    and adapter.views[attempt].started
+                    and adapter.handle(attempt).attempt.ready
+                ),
+            )
             live = adapter.handle(attempt).attempt
             assert not (live.workspace / "__pycache__").exists()
             assert (live.workspace / "src").exists() or any(live.workspace.iterdir())

@@ -5,6 +5,7 @@ ranked, Elo a secondary column within the bracket; and the rows of attempts run 
 publication whose calibration was not verified say "unverified calibration". A real store
 (judged event logs, tests/scoring/eventkit), a real publication entry (publish's own writer
 and records), the real app through its pilot."""
+
 from __future__ import annotations
 
 import sys
@@ -23,7 +24,14 @@ from scenarios import iteration  # noqa: E402
 from arena.challenge import load_challenge  # noqa: E402
 from arena.pipeline.boards import leaderboard  # noqa: E402
 from arena.pipeline.publish_records import (  # noqa: E402
-    classify, hash_entries, lifecycle, metadata, monitors, package_files, read_entries)
+    classify,
+    hash_entries,
+    lifecycle,
+    metadata,
+    monitors,
+    package_files,
+    read_entries,
+)
 from arena.pipeline.published import write_entry  # noqa: E402
 from arena.pipeline.sealing import key_id  # noqa: E402
 from gauntlet_tui.app import GauntletApp  # noqa: E402
@@ -39,19 +47,31 @@ def publish_unverified(store: Path, pkg: Path, when: datetime) -> None:
     entries = read_entries(pkg, package_files(pkg))
     phash = hash_entries(entries)
     plain, sealed = classify(sorted(entries))
-    cal = {"scores": {"naive": 60.0, "standard": 85.0, "elite": 95.0, "reference": 99.0}, "spread": 35.0,
-           "confidence": "low"}
+    cal = {
+        "scores": {"naive": 60.0, "standard": 85.0, "elite": 95.0, "reference": 99.0},
+        "spread": 35.0,
+        "confidence": "low",
+    }
 
     def records(version):
-        meta = metadata(ch, version=version, now=when, run_id="p-test", calibration=cal,
-                        integrity={"verdict": "pass_clean", "flags": []}, package=phash, key=key_id(KEY),
-                        sealed=sealed)
+        meta = metadata(
+            ch,
+            version=version,
+            now=when,
+            run_id="p-test",
+            calibration=cal,
+            integrity={"verdict": "pass_clean", "flags": []},
+            package=phash,
+            key=key_id(KEY),
+            sealed=sealed,
+        )
         meta["calibration_verified"] = False
         life = lifecycle(when)
         return {"metadata": meta, "lifecycle": life, "monitors": monitors(meta, life)}
 
-    write_entry(store, ch.id, entries, plain=plain, sealed=sealed, key=KEY, package_hash=phash,
-                records=records, stage="t")
+    write_entry(
+        store, ch.id, entries, plain=plain, sealed=sealed, key=KEY, package_hash=phash, records=records, stage="t"
+    )
 
 
 def _attempt(aid, passed, agent, challenge, cls="lightweight"):
@@ -63,9 +83,11 @@ def _attempt(aid, passed, agent, challenge, cls="lightweight"):
 async def _fill(path: Path) -> list[str]:
     logs = [_attempt("a-ace00001", 95, "ace", CID)]
     logs += [_attempt(f"a-stdy000{i}", 70, "steady", CID) for i in range(3)]
-    logs += [_attempt("a-lone0001", 60, "loner", "mw-only", "middleweight"),
-             _attempt("a-bnch0001", 40, "bench", "fr-0", "frontier"),
-             _attempt("a-bnch0002", 30, "ace", "fr-0", "frontier")]
+    logs += [
+        _attempt("a-lone0001", 60, "loner", "mw-only", "middleweight"),
+        _attempt("a-bnch0001", 40, "bench", "fr-0", "frontier"),
+        _attempt("a-bnch0002", 30, "ace", "fr-0", "frontier"),
+    ]
     st = await Store.open(path)
     try:
         for events in logs:
@@ -108,8 +130,17 @@ async def test_leaderboard_screen_shows_pairwise_ratings_per_class(tmp_path):
         light = _rows(screen.query_one("#leaderboard-lightweight", DataTable))
         ace = next(r for r in classes[0]["agents"] if r["agent"] == "ace")
         assert ace["one_sided"] == "lower" and ace["rank"] == 1  # one attempt, three games won
-        assert light[0] == ["1", "ace", f"{ace['rating']:.0f}", f"≥ {ace['low']:.0f} (one-sided)", "3", "1",
-                            f"{ace['mean_total']:.1f}", f"{ace['elo']:.0f}", "unverified calibration (1)"]
+        assert light[0] == [
+            "1",
+            "ace",
+            f"{ace['rating']:.0f}",
+            f"≥ {ace['low']:.0f} (one-sided)",
+            "3",
+            "1",
+            f"{ace['mean_total']:.1f}",
+            f"{ace['elo']:.0f}",
+            "unverified calibration (1)",
+        ]
         assert light[1][:2] == ["2", "steady"] and light[1][3].endswith("(one-sided)")  # every game lost
         assert light[1][3].startswith("≤ ") and light[1][8] == "unverified calibration (3)"
         [lone] = _rows(screen.query_one("#leaderboard-middleweight", DataTable))

@@ -1,5 +1,6 @@
 """Issue 12: a Sprint submission replaced within 30 s says "replaced" on the dashboard and
 on the attempt screen (and the view knows each submission's state)."""
+
 from __future__ import annotations
 
 from gauntlet_tui.widgets import AttemptTable
@@ -11,12 +12,36 @@ def _cell(table: AttemptTable, attempt: str, col: str) -> str:
 
 
 def _double_submit(rig, attempt: str) -> None:
-    rig.bus.publish(attempt, 10.0, "submission.received", {
-        "submission": 1, "iteration": 0, "hash": "h1", "files": 1, "bytes": 10,
-        "identical_to": None, "replaces": None, "diff": {"files_changed": 1}})
-    rig.bus.publish(attempt, 20.0, "submission.received", {
-        "submission": 2, "iteration": 1, "hash": "h2", "files": 1, "bytes": 10,
-        "identical_to": None, "replaces": 1, "diff": {"files_changed": 1}})
+    rig.bus.publish(
+        attempt,
+        10.0,
+        "submission.received",
+        {
+            "submission": 1,
+            "iteration": 0,
+            "hash": "h1",
+            "files": 1,
+            "bytes": 10,
+            "identical_to": None,
+            "replaces": None,
+            "diff": {"files_changed": 1},
+        },
+    )
+    rig.bus.publish(
+        attempt,
+        20.0,
+        "submission.received",
+        {
+            "submission": 2,
+            "iteration": 1,
+            "hash": "h2",
+            "files": 1,
+            "bytes": 10,
+            "identical_to": None,
+            "replaces": 1,
+            "diff": {"files_changed": 1},
+        },
+    )
     rig.bus.publish(attempt, 20.0, "submission.replaced", {"submission": 1, "by": 2})
 
 

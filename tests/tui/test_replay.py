@@ -1,4 +1,5 @@
 """arena.replay: stored events re-published on a scaled clock, with pause and seek."""
+
 from __future__ import annotations
 
 import asyncio
@@ -12,8 +13,10 @@ from arena.events import Event
 
 
 def _events() -> list[Event]:
-    return [Event(attempt="a-1", t=t, kind="file.changed", data={"path": f"f{i}"}, seq=i + 1)
-            for i, t in enumerate([0.0, 10.0, 20.0, 60.0])]
+    return [
+        Event(attempt="a-1", t=t, kind="file.changed", data={"path": f"f{i}"}, seq=i + 1)
+        for i, t in enumerate([0.0, 10.0, 20.0, 60.0])
+    ]
 
 
 def _rig(speed: float = 1.0):

@@ -1,10 +1,13 @@
 """`gauntlet serve` in a real browser (issue 25): headless Chromium, driven by its DevTools
 protocol (tests/tui/cdp.py), loads the served page over loopback while a real `gauntlet
 run` (another process) writes a live attempt into the store. Two watchers' pages see the
-attempt's row and its clock advance, open it by key, and are refused a stop; the operator's
-page (the token printed at start) is not refused; a wrong token is; a page that closes
-ends its own session process and nothing else; stopping the server leaves no session behind.
+attempt's row and its clock advance, open it by key, and are refused a stop; a wrong token
+is refused; a page that closes ends its own session process and nothing else; the
+operator's page (the token printed at start) stops the attempt that the other process
+runs (through that arena's control channel) and both remaining pages see it end
+interrupted; stopping the server leaves no session behind.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -20,10 +23,12 @@ import aiohttp
 import pytest
 
 from cdp import Browser, chromium_path  # tests/tui/cdp.py (tests/tui is on sys.path)
+from store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.skipif(chromium_path() is None,
-                                reason="chromium is not installed (apt-get install chromium; .ci/run does)")
+pytestmark = pytest.mark.skipif(
+    chromium_path() is None, reason="chromium is not installed (apt-get install chromium; .ci/run does)"
+)
 
 
 def _free_port() -> int:
@@ -66,12 +71,36 @@ async def test_served_arena_in_headless_chromium(tmp_path):
     db = tmp_path / "g.db"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GAUNTLET_CONFIG_DIR": str(tmp_path / "cfg")}
     run = subprocess.Popen(  # the operator's run: a live attempt in another process
-        [sys.executable, "-m", "gauntlet_tui", "run", "off-by-one", "--agent", "scripted:elite", "--headless",
-         "--sandbox", "local", "--time-scale", "10", "--store", str(db)],
-        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "gauntlet_tui",
+            "run",
+            "off-by-one",
+            "--agent",
+            "scripted:elite",
+            "--headless",
+            "--sandbox",
+            "local",
+            "--time-scale",
+            "2",
+            "--store",
+            str(db),
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     port = _free_port()
-    serve = subprocess.Popen([sys.executable, "-m", "gauntlet_tui", "serve", "--port", str(port), "--store", str(db)],
-                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "gauntlet_tui", "serve", "--port", str(port), "--store", str(db)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     browser = None
     sessions_seen: set[int] = set()
     try:
@@ -85,6 +114,7 @@ async def test_served_arena_in_headless_chromium(tmp_path):
         base = f"http://127.0.0.1:{port}/"
 
         async with aiohttp.ClientSession() as http:
+
             async def listening() -> bool:
                 try:
                     async with http.get(base) as r:
@@ -107,8 +137,9 @@ async def test_served_arena_in_headless_chromium(tmp_path):
         for page in (one, two):
             text = await page.wait_for(lambda t: _clock(t) and "running" in t, 30, "the running attempt's row")
             assert "Gauntlet — watching (read-only)" in text
-        sessions = await _until(lambda: len(_children(serve.pid)) == 2 and _children(serve.pid), 10,
-                                "one session process per page")
+        sessions = await _until(
+            lambda: len(_children(serve.pid)) == 2 and _children(serve.pid), 10, "one session process per page"
+        )
         # Both pages see the same attempt advance: its clock moves on each.
         first = {id(p): _clock(p.text()) for p in (one, two)}
         for page in (one, two):
@@ -128,16 +159,9 @@ async def test_served_arena_in_headless_chromium(tmp_path):
             (Path(shot)).write_bytes((tmp_path / "watcher.png").read_bytes())
         assert (tmp_path / "watcher.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-        # The operator's page: the same row, and a stop is asked, not refused as read-only (an
-        # attempt that another process runs has no handle in any follower: it says so).
+        # The operator's page: the same row, and its stop is asked, not refused as read-only.
         op = await browser.new_page(f"{base}?token={token}")
         await op.wait_for(lambda t: "Gauntlet — operator" in t and _clock(t), 30, "the operator's dashboard")
-        await op.focus_terminal()
-        await op.key("x")
-        await op.wait_for(lambda t: "Stop attempt a-" in t, 10, "the operator's stop confirmation")
-        await op.key("y")
-        text = await op.wait_for(lambda t: "cannot be stopped from here" in t, 10, "the operator's stop answer")
-        assert "Read-only" not in text
 
         # A page that closes ends its session process, and only it.
         all_three = _children(serve.pid)
@@ -148,6 +172,32 @@ async def test_served_arena_in_headless_chromium(tmp_path):
         assert _children(serve.pid) < all_three
         await one.wait_for(lambda t: "left of 15:00" in t, 5, "the other watcher still live")
         assert not one.closed and not op.closed
+        assert run.poll() is None  # the attempt still runs in the other process
+
+        # The operator stops the attempt that the other process runs (its arena's control
+        # channel, arena/attempt/control.py): it ends interrupted, seen on both pages.
+        await op.focus_terminal()
+        await op.key("x")
+        await op.wait_for(lambda t: "Stop attempt a-" in t, 10, "the operator's stop confirmation")
+        await op.key("y")
+        text = await op.wait_for(lambda t: f"(asked its arena, pid {run.pid})" in t, 10, "the operator's stop answer")
+        assert "Read-only" not in text and "not stopped" not in text
+        assert await asyncio.to_thread(run.wait, 30) == 0  # the run ends: its attempt is over
+        text = await op.wait_for(lambda t: "interrupted" in t, 15, "the stopped attempt on the operator's page")
+        await op.screenshot(tmp_path / "operator.png")
+        text = await one.wait_for(
+            lambda t: "attempt interrupted: stopped by the operator" in t,
+            15,
+            "the stopped attempt on the watcher's page",
+        )
+        await one.screenshot(tmp_path / "watcher-ended.png")
+        if shot:
+            for name in ("operator.png", "watcher-ended.png"):
+                (Path(shot).with_name(name)).write_bytes((tmp_path / name).read_bytes())
+        async with await Store.open(db) as st:
+            (row,) = await st.list_attempts(5)
+            (end,) = await st.events(row["id"], kinds=["attempt.finished"])
+        assert row["status"] == "interrupted" and end.data["reason"] == "stopped by the operator"
     finally:
         if browser is not None:
             await browser.close()
@@ -159,6 +209,9 @@ async def test_served_arena_in_headless_chromium(tmp_path):
             run.kill()
             run.wait()
     assert serve.returncode == 0
-    left = [pid for pid in sessions_seen if Path(f"/proc/{pid}").exists()
-            and ") Z" not in Path(f"/proc/{pid}/stat").read_text()]
+    left = [
+        pid
+        for pid in sessions_seen
+        if Path(f"/proc/{pid}").exists() and ") Z" not in Path(f"/proc/{pid}/stat").read_text()
+    ]
     assert not left, f"session processes left behind by the server: {left}"

@@ -3,15 +3,15 @@ headless `gauntlet run` (a real second process) writes to the same file, and a s
 reader (another TUI's follower) follows it too. Everyone sees every event; the store
 refuses nothing; no attempt ends infra_error (issue 13: the follower used to re-deliver
 stored events onto the bus the live store writes from)."""
+
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 from gauntlet_tui.app import GauntletApp
+from headless_runs import headless_run
 from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.follow import StoreFollower
 from gauntlet_tui.live import AttemptSpec
@@ -36,18 +36,13 @@ async def _stored(db: Path) -> dict[str, tuple[str, list[int]]]:
 
     s = await Store.open(db)
     try:
-        return {r["id"]: (r["status"], [e.seq for e in await s.events(r["id"])])
-                for r in await s.list_attempts(None)}
+        return {r["id"]: (r["status"], [e.seq for e in await s.events(r["id"])]) for r in await s.list_attempts(None)}
     finally:
         await s.close()
 
 
 async def _headless(db: Path) -> asyncio.subprocess.Process:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "gauntlet_tui", "run", "off-by-one", "--agent", "scripted:elite",
-        "--headless", "--sandbox", "local", "--time-scale", "60", "--store", str(db),
-        cwd=str(db.parent), env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    return await headless_run(db, 60)
 
 
 async def test_live_attempt_and_followers_share_one_store(tmp_path):
@@ -85,8 +80,10 @@ async def test_live_attempt_and_followers_share_one_store(tmp_path):
         assert "refused" not in err.decode()
         stored = await _stored(db)
         assert {old, other, box["live"]} <= set(stored)
-        while any(sorted(adapter.got[a]) != stored[a][1] or sorted(second.got[a]) != stored[a][1]
-                  for a in (old, other, box["live"])):
+        while any(
+            sorted(adapter.got[a]) != stored[a][1] or sorted(second.got[a]) != stored[a][1]
+            for a in (old, other, box["live"])
+        ):
             assert loop.time() < end, "the readers did not see every stored event"
             await pilot.pause(0.2)
         app.tick()

@@ -2,6 +2,7 @@
 and fast): every line must be what DataTable's own renderer draws for the same data,
 with the cursor on it or not, in each theme, after a sort; a click after a sort selects
 the row under the mouse; markup-looking titles are drawn as text."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,8 +17,13 @@ WIDE = "Task \u6f22\u5b57 Store"  # double-width characters cropped at the colum
 
 def _rows(rig):
     rig.start("a-1", "sprint", title="The Off-By-One", agent="scripted:elite", head_start=700)
-    rig.start("a-2", "standard", title="Rate Limiter, a title far too long for its column",
-              agent="scripted:naive", head_start=1580)
+    rig.start(
+        "a-2",
+        "standard",
+        title="Rate Limiter, a title far too long for its column",
+        agent="scripted:naive",
+        head_start=1580,
+    )
     rig.start("a-3", "marathon", title=WIDE, agent="human", head_start=1200)
     rig.start("a-4", "sprint", title="Done Early", agent="scripted:standard")
     rig.time.set(65)

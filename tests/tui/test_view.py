@@ -1,4 +1,5 @@
 """arena.view: the reducer from events to what screens show (no Textual)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -20,10 +21,19 @@ def test_started_fills_the_facts_and_phase_one_is_open():
     view = _view(bus)
     S.start(bus, "a-1", "marathon", agent="scripted:naive")
     assert (view.attempt, view.format, view.agent, view.budget, view.time_limit_s) == (
-        "a-1", "marathon", "scripted:naive", 6, 3600.0)
+        "a-1",
+        "marathon",
+        "scripted:naive",
+        6,
+        3600.0,
+    )
     assert view.grace_s == 60.0
     assert [(p.number, p.id, p.open) for p in view.phases] == [
-        (1, "foundation", True), (2, "extension", False), (3, "adaptation", False), (4, "integration", False)]
+        (1, "foundation", True),
+        (2, "extension", False),
+        (3, "adaptation", False),
+        (4, "integration", False),
+    ]
 
 
 def test_clock_level_and_stage_follow_the_deadline_not_events():
@@ -92,8 +102,10 @@ def test_view_of_folds_a_stored_list():
 
 
 def test_view_and_replay_import_without_textual():
-    code = ("import arena.view, arena.replay, sys; "
-            "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))")
+    code = (
+        "import arena.view, arena.replay, sys; "
+        "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"

@@ -1,6 +1,7 @@
 """Event scripts for the screen tests: what the engine publishes, on a bus, at given
 attempt times. Feedback documents follow CONTRACT §4 per format (Sprint: names and
 categories, no messages; Standard: messages, adversarial from the 3rd submission)."""
+
 from __future__ import annotations
 
 from arena.bus import EventBus
@@ -18,87 +19,183 @@ MARATHON_PHASES = [
 ]
 
 
-def start(bus: EventBus, attempt: str, fmt: str, *, agent: str = "scripted:elite",
-          challenge: str | None = None, title: str | None = None, extra: dict | None = None) -> None:
+def start(
+    bus: EventBus,
+    attempt: str,
+    fmt: str,
+    *,
+    agent: str = "scripted:elite",
+    challenge: str | None = None,
+    title: str | None = None,
+    extra: dict | None = None,
+) -> None:
     rules = rules_for(fmt)
-    bus.publish(attempt, 0.0, "attempt.started", {
-        "challenge": challenge or f"{fmt}-challenge", "title": title or f"The {fmt.title()} Challenge",
-        "agent": agent, "format": fmt, "weight_class": "middleweight",
-        "time_limit_s": LIMITS[fmt], "budget": BUDGETS[fmt], "grace_s": rules.grace_s,
-        "time_scale": 1.0, "sandbox": "local",
-        "phases": MARATHON_PHASES if fmt == "marathon" else [],
-        "deliverables": [{"name": "fix", "kind": "tests", "weight": 1.0}],
-        "category": "debug-gauntlet", **(extra or {}),
-    })
+    bus.publish(
+        attempt,
+        0.0,
+        "attempt.started",
+        {
+            "challenge": challenge or f"{fmt}-challenge",
+            "title": title or f"The {fmt.title()} Challenge",
+            "agent": agent,
+            "format": fmt,
+            "weight_class": "middleweight",
+            "time_limit_s": LIMITS[fmt],
+            "budget": BUDGETS[fmt],
+            "grace_s": rules.grace_s,
+            "time_scale": 1.0,
+            "sandbox": "local",
+            "phases": MARATHON_PHASES if fmt == "marathon" else [],
+            "deliverables": [{"name": "fix", "kind": "tests", "weight": 1.0}],
+            "category": "debug-gauntlet",
+            **(extra or {}),
+        },
+    )
 
 
 def _result(n: int, *, fails: int, adversarial: bool = True) -> JudgeResult:
-    static = [("test_basic_sort", None), ("test_edge_empty_input", "AssertionError: expected [] got None"),
-              ("test_regression_order", "assert [2, 1] == [1, 2]"), ("test_edge_single", None)]
+    static = [
+        ("test_basic_sort", None),
+        ("test_edge_empty_input", "AssertionError: expected [] got None"),
+        ("test_regression_order", "assert [2, 1] == [1, 2]"),
+        ("test_edge_single", None),
+    ]
     tests = []
     for i, (name, msg) in enumerate(static):
         failed = msg is not None and i <= fails
-        tests.append(TestResult(id=f"static/test_x.py::{name}", name=name, suite="static",
-                                outcome="failed" if failed else "passed", message=msg if failed else ""))
-    tests += [TestResult(id=f"hidden/h.py::test_h{i}", name=f"test_h{i}", suite="hidden",
-                         outcome="passed" if i < 2 else "failed", message="hidden detail") for i in range(3)]
+        tests.append(
+            TestResult(
+                id=f"static/test_x.py::{name}",
+                name=name,
+                suite="static",
+                outcome="failed" if failed else "passed",
+                message=msg if failed else "",
+            )
+        )
+    tests += [
+        TestResult(
+            id=f"hidden/h.py::test_h{i}",
+            name=f"test_h{i}",
+            suite="hidden",
+            outcome="passed" if i < 2 else "failed",
+            message="hidden detail",
+        )
+        for i in range(3)
+    ]
     if adversarial:
-        tests += [TestResult(id="adversarial/a.py::test_adv_huge_input", name="test_adv_huge_input",
-                             suite="adversarial", outcome="failed", message="Timeout after 2s"),
-                  TestResult(id="adversarial/a.py::test_adv_unicode", name="test_adv_unicode",
-                             suite="adversarial", outcome="passed")]
-    return JudgeResult(submission=n, snapshot_hash=f"h{n}", tests=tests,
-                       lint=Lint(warnings=1, issues=["src/sort.py:3: unused import os"]),
-                       coverage=Coverage(line_percent=78.4, branch_percent=62.1))
+        tests += [
+            TestResult(
+                id="adversarial/a.py::test_adv_huge_input",
+                name="test_adv_huge_input",
+                suite="adversarial",
+                outcome="failed",
+                message="Timeout after 2s",
+            ),
+            TestResult(
+                id="adversarial/a.py::test_adv_unicode", name="test_adv_unicode", suite="adversarial", outcome="passed"
+            ),
+        ]
+    return JudgeResult(
+        submission=n,
+        snapshot_hash=f"h{n}",
+        tests=tests,
+        lint=Lint(warnings=1, issues=["src/sort.py:3: unused import os"]),
+        coverage=Coverage(line_percent=78.4, branch_percent=62.1),
+    )
 
 
 def doc(fmt: str, n: int, t: float, *, fails: int = 2) -> dict:
     """The feedback document ``arena.rules.disclose`` makes for submission ``n``."""
-    return disclose(rules_for(fmt), n, _result(n, fails=fails), at="2026-03-27T14:32:00Z", elapsed_s=t,
-                    diff={"files_changed": 2, "lines_added": 14, "lines_removed": 6},
-                    regressions=["test_basic_sort"] if n == 2 else [],
-                    phase={"current": 1, "completed": []}, trajectory=[40.0 + 10 * i for i in range(n)])
+    return disclose(
+        rules_for(fmt),
+        n,
+        _result(n, fails=fails),
+        at="2026-03-27T14:32:00Z",
+        elapsed_s=t,
+        diff={"files_changed": 2, "lines_added": 14, "lines_removed": 6},
+        regressions=["test_basic_sort"] if n == 2 else [],
+        phase={"current": 1, "completed": []},
+        trajectory=[40.0 + 10 * i for i in range(n)],
+    )
 
 
 def submit(bus: EventBus, attempt: str, n: int, t: float, doc: dict, score: float) -> None:
-    bus.publish(attempt, t, "submission.received", {
-        "submission": n, "iteration": n - 1, "hash": f"h{n}", "files": 3, "bytes": 900,
-        "identical_to": None, "replaces": None,
-        "diff": {"files_changed": 1, "lines_added": 5, "lines_removed": 2, "similarity": 0.9,
-                 "changed_files": ["src/sort.py"]},
-    })
+    bus.publish(
+        attempt,
+        t,
+        "submission.received",
+        {
+            "submission": n,
+            "iteration": n - 1,
+            "hash": f"h{n}",
+            "files": 3,
+            "bytes": 900,
+            "identical_to": None,
+            "replaces": None,
+            "diff": {
+                "files_changed": 1,
+                "lines_added": 5,
+                "lines_removed": 2,
+                "similarity": 0.9,
+                "changed_files": ["src/sort.py"],
+            },
+        },
+    )
     bus.publish(attempt, t + 1, "submission.judged", {"submission": n, "result": {}, "score": score, "phase": 1})
     bus.publish(attempt, t + 1, "feedback.delivered", {"submission": n, "feedback": doc})
 
 
 def activity(bus: EventBus, attempt: str, t: float) -> None:
-    bus.publish(attempt, t, "file.changed", {"path": "src/sort.py", "change": "modified",
-                                             "lines_added": 3, "lines_removed": 1})
-    bus.publish(attempt, t + 1, "command.run", {"command": "python -m pytest -q", "exit_code": 1,
-                                                "ran_tests": True, "passed": 3, "failed": 1,
-                                                "duration_s": 0.8})
+    bus.publish(
+        attempt, t, "file.changed", {"path": "src/sort.py", "change": "modified", "lines_added": 3, "lines_removed": 1}
+    )
+    bus.publish(
+        attempt,
+        t + 1,
+        "command.run",
+        {
+            "command": "python -m pytest -q",
+            "exit_code": 1,
+            "ran_tests": True,
+            "passed": 3,
+            "failed": 1,
+            "duration_s": 0.8,
+        },
+    )
     bus.publish(attempt, t + 2, "agent.output", {"stream": "stdout", "text": "fixing the boundary"})
 
 
 def clock_mark(bus: EventBus, attempt: str, fmt: str, kind: str) -> None:
     rules, limit = rules_for(fmt), LIMITS[fmt]
-    at = {"clock.soft_warning": rules.soft_warning, "clock.hard_warning": rules.hard_warning,
-          "clock.cutoff": rules.cutoff}.get(kind)
+    at = {
+        "clock.soft_warning": rules.soft_warning,
+        "clock.hard_warning": rules.hard_warning,
+        "clock.cutoff": rules.cutoff,
+    }.get(kind)
     t = limit * at if at is not None else limit * rules.cutoff + rules.grace_s
     bus.publish(attempt, t, kind, {"remaining_s": max(0.0, limit - t)})
 
 
 def reveal(bus: EventBus, attempt: str, phase: int, t: float) -> None:
     pid = MARATHON_PHASES[phase - 2]["id"]
-    bus.publish(attempt, t, "phase.revealed", {
-        "phase": phase, "id": pid, "by": "threshold",
-        "briefing": f"Phase {phase}: extend the store with {pid} support.", "hint": "start from the API",
-    })
+    bus.publish(
+        attempt,
+        t,
+        "phase.revealed",
+        {
+            "phase": phase,
+            "id": pid,
+            "by": "threshold",
+            "briefing": f"Phase {phase}: extend the store with {pid} support.",
+            "hint": "start from the API",
+        },
+    )
 
 
 def finish(bus: EventBus, attempt: str, t: float, scored: int | None = 1) -> None:
-    bus.publish(attempt, t, "attempt.finished", {"status": "finished", "reason": "budget spent",
-                                                 "scored_submission": scored})
+    bus.publish(
+        attempt, t, "attempt.finished", {"status": "finished", "reason": "budget spent", "scored_submission": scored}
+    )
 
 
 async def stored_attempts(db) -> list[str]:

@@ -2,8 +2,17 @@ import unittest
 
 from roman import from_roman, to_roman
 
-CASES = [(1, "I"), (4, "IV"), (9, "IX"), (14, "XIV"), (40, "XL"), (90, "XC"), (400, "CD"), (1994, "MCMXCIV"),
-         (3999, "MMMCMXCIX")]
+CASES = [
+    (1, "I"),
+    (4, "IV"),
+    (9, "IX"),
+    (14, "XIV"),
+    (40, "XL"),
+    (90, "XC"),
+    (400, "CD"),
+    (1994, "MCMXCIV"),
+    (3999, "MMMCMXCIX"),
+]
 
 
 class RomanTest(unittest.TestCase):

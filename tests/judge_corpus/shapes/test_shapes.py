@@ -33,4 +33,6 @@ def test_shape_is_abstract():
 def test_describe_uses_class_name():
     assert Square(2).describe() == "Square with area 4"
     assert [s.describe() for s in sorted([Square(2), Square(1)], key=lambda s: s.area())] == [
-        "Square with area 1", "Square with area 4"]
+        "Square with area 1",
+        "Square with area 4",
+    ]

@@ -13,8 +13,9 @@ class MeetupDayException(ValueError):
 
 def meetup(year, month, week, day_of_week):
     wd = DAYS.index(day_of_week)
-    days = [d for d in range(1, calendar.monthrange(year, month)[1] + 1)
-            if datetime.date(year, month, d).weekday() == wd]
+    days = [
+        d for d in range(1, calendar.monthrange(year, month)[1] + 1) if datetime.date(year, month, d).weekday() == wd
+    ]
     if week == "teenth":
         d = next(d for d in days if 13 <= d <= 19)
     elif week == "last":

@@ -14,7 +14,7 @@ class Circle(Shape):
         self.r = r
 
     def area(self):
-        return math.pi * self.r ** 2
+        return math.pi * self.r**2
 
 
 class Square(Circle):  # wrong base
@@ -22,7 +22,7 @@ class Square(Circle):  # wrong base
         self.side = side
 
     def area(self):
-        return self.side ** 2
+        return self.side**2
 
 
 def make_shape(kind, size):

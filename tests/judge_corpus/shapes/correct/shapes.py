@@ -4,8 +4,7 @@ import math
 
 class Shape(abc.ABC):
     @abc.abstractmethod
-    def area(self):
-        ...
+    def area(self): ...
 
     def describe(self):
         return f"{type(self).__name__} with area {self.area():g}"
@@ -16,7 +15,7 @@ class Circle(Shape):
         self.r = r
 
     def area(self):
-        return math.pi * self.r ** 2
+        return math.pi * self.r**2
 
 
 class Square(Shape):
@@ -24,7 +23,7 @@ class Square(Shape):
         self.side = side
 
     def area(self):
-        return self.side ** 2
+        return self.side**2
 
 
 def make_shape(kind, size):

@@ -78,7 +78,7 @@ class TaskStore:
         if not title.strip():
             raise ValidationError("title is required")
         task = Task(self._next_id, title, description, status, tuple(tags))
-        self._tasks[task.id] = task
+        self.tasks[task.id] = task
         self._next_id += 1
         return task
 
@@ -102,7 +102,7 @@ class TaskStore:
         del self._tasks[task_id]
 
     def list(self, *, status: Optional[str] = None, tag: Optional[str] = None) -> List[Task]:
-        tasks = list(self._tasks.values())
+        tasks = list(self.tasks.values())
         if status:
             tasks = [t for t in tasks if t.status == status]
         if tag:

@@ -24,25 +24,25 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.judge import command as cmd
-from arena.judge import coverage_pass
-from arena.judge import result_formats
-from arena.judge import trusted
-from arena.judge.expected import Matcher, collect_expected, is_test_file
-from arena.judge.isolation_notices import notice_lines, read_isolation_notices
-from arena.judge.junit import JUnitError, parse_junit, read_report
-from arena.judge.lint import lint_snapshot
+from arena.judge.run import command as cmd
+from arena.judge.run import coverage_pass
+from arena.judge.verdict import result_formats
+from arena.judge.in_sandbox import trusted
+from arena.judge.verdict.expected import Matcher, collect_expected, is_test_file
+from arena.judge.verdict.isolation_notices import notice_lines, read_isolation_notices
+from arena.judge.verdict.junit import JUnitError, parse_junit, read_report
+from arena.judge.static.lint import lint_snapshot
 from arena.results import Finding, JudgeResult
-from arena.judge.local_pool import LocalPools
-from arena.judge.pools import JudgePools
-from arena.judge.redact import redact_result, redactor_for, withhold_all
-from arena.judge.scratch import make_out_dir, release_out_dir
-from arena.judge.snapshot import Snapshot, materialize
-from arena.judge import static_checks
-from arena.judge.static_checks import static_reports
-from arena.judge.tamper import scan
-from arena.judge.tests_cache import judge_dir
-from arena.judge.verdict import (
+from arena.judge.run.local_pool import LocalPools
+from arena.judge.run.pools import JudgePools
+from arena.judge.verdict.redact import redact_result, redactor_for, withhold_all
+from arena.judge.run.scratch import make_out_dir, release_out_dir
+from arena.judge.verdict.snapshot import Snapshot, materialize
+from arena.judge.static import static_checks
+from arena.judge.static.static_checks import static_reports
+from arena.judge.verdict.tamper import scan
+from arena.judge.run.tests_cache import judge_dir
+from arena.judge.verdict.verdict import (
     Progress,
     assemble,
     deliverables,
@@ -70,7 +70,7 @@ class JudgeSpec:
     deliverables: list[tuple[str, str]]  # (name, kind)
     starter: Path | None
     test_dirs: dict[int, dict[str, list[Path]]] = field(default_factory=dict)
-    coverage: bool = False  # the untimed coverage pass (arena/judge/coverage_pass.py)
+    coverage: bool = False  # the untimed coverage pass (arena/judge/run/coverage_pass.py)
     wants_coverage: bool = True  # the format discloses coverage (Sprint does not: no pass)
     deliverable_specs: list = field(default_factory=list)  # the manifest's Deliverable models
     quality: object = None  # manifest judge.quality / judge.security (static_checks.py)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import hmac
 import json
 
-from arena.judge.expected import Matcher, test_id
-from arena.judge.verdict import scrub_paths, signature
+from arena.judge.verdict.expected import Matcher, test_id
+from arena.judge.verdict.verdict import scrub_paths, signature
 from arena.results import IsolationNotice
 
 CONSTRUCTS = frozenset({"eq-test-value", "setattr-test-object", "patch-target", "isinstance", "unsupported"})

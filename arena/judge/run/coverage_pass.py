@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 
-from arena.judge import command as cmd
+from arena.judge.run import command as cmd
 from arena.results import JudgeResult
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from arena.results import Finding
-from arena.judge.snapshot import Snapshot
+from arena.judge.verdict.snapshot import Snapshot
 
 MAX_SCAN_BYTES = (
     5 * 1024 * 1024

@@ -1,10 +1,10 @@
 """The submission's own process under ``judge.isolation: process`` (the default).
 
 ``WORKER`` (``_HEAD``, seccomp.py's ``SECCOMP``, landlock.py's ``LANDLOCK``, ``_BODY``)
-follows ``WIRE`` (arena/judge/wire.py) in ``/judge/config/gauntlet_worker.py``, run as ``__main__`` by
+follows ``WIRE`` (arena/judge/in_sandbox/wire.py) in ``/judge/config/gauntlet_worker.py``, run as ``__main__`` by
 ``wire.BOOT`` (``python3 -I -B -c <boot> ...``, from its bytecode). Normally as a fork
 server (``zygote FD``) started before the submission exists, which forks one worker per
-request of the trusted plugin (arena/judge/isolation_workers.py), fresh per suite, in its
+request of the trusted plugin (arena/judge/in_sandbox/isolation_workers.py), fresh per suite, in its
 own session; ``RFD WFD CTRL`` when started directly. Before any submission code runs a
 worker installs a seccomp filter (no ``ptrace``/``process_vm_*``; signals only to itself
 and processes started after it) and a Landlock ruleset (nothing under ``/judge`` or
@@ -17,8 +17,8 @@ side signals ``SIGRTMIN+4`` for a test's second thread.
 
 from __future__ import annotations
 
-from arena.judge.landlock import LANDLOCK
-from arena.judge.seccomp import SECCOMP
+from arena.judge.in_sandbox.landlock import LANDLOCK
+from arena.judge.in_sandbox.seccomp import SECCOMP
 
 _HEAD = r"""
 import builtins, ctypes, importlib, logging, operator, os, signal, socket, struct, sys, threading, tracemalloc, types, weakref

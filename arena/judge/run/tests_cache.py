@@ -23,12 +23,12 @@ import shutil
 import sys
 from pathlib import Path
 
-from arena.judge import command as cmd
-from arena.judge import trusted
-from arena.judge.launcher import LAUNCHER
-from arena.judge.proxies import PLUGIN as ISOLATION_PLUGIN
-from arena.judge.wire import WIRE
-from arena.judge.worker import WORKER
+from arena.judge.run import command as cmd
+from arena.judge.in_sandbox import trusted
+from arena.judge.in_sandbox.launcher import LAUNCHER
+from arena.judge.in_sandbox.proxies import PLUGIN as ISOLATION_PLUGIN
+from arena.judge.in_sandbox.wire import WIRE
+from arena.judge.in_sandbox.worker import WORKER
 
 SUITE_ORDER = {"static": 0, "hidden": 1, "adversarial": 2}
 _SKIP = {"__pycache__", ".pytest_cache"}

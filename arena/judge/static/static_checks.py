@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable, Literal
 
-from arena.judge.bandit_server import BanditServer
+from arena.judge.static.bandit_server import BanditServer
 from arena.results import StaticFinding, StaticReport
 
 TOOL_TIMEOUT_S = 60.0
@@ -61,7 +61,7 @@ def _env(home: str) -> dict[str, str]:
         "PATH": os.environ.get("PATH", ""),
         "HOME": home,
         "XDG_CACHE_HOME": home,
-        # the arena's own import path, so bandit (and arena.judge.bandit_server) are found
+        # the arena's own import path, so bandit (and arena.judge.static.bandit_server) are found
         # wherever the arena was installed (a venv, --target tree of a cluster node)
         "PYTHONPATH": os.pathsep.join(p for p in sys.path if p and os.path.isdir(p)),
         "XDG_CONFIG_HOME": home,

@@ -6,7 +6,7 @@ read-only at ``/workspace``; ``out/``, a small tmpfs at ``/judge-out``; ``judge/
 content-addressed judge-side tests and trusted config at ``/judge``), a bubblewrap
 sandbox and, in it, the trusted bootstrap started as the launcher (PID 1 of the
 sandbox's pid namespace, ``--as-pid-1``: nothing inside can signal it), which imports
-pytest and coverage and waits on ``/judge-out/.request`` (arena/judge/launcher.py,
+pytest and coverage and waits on ``/judge-out/.request`` (arena/judge/in_sandbox/launcher.py,
 arena/sandbox/launch.py). ``Prepared.run`` copies the snapshot into ``ws/``, sends the
 one request and waits for the status; the sandbox is closed after the verdict and
 never reused. Bounded: one prepared per key, at most ``max_keys`` keys; only keys the
@@ -24,10 +24,10 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arena.judge import command as cmd
-from arena.judge.scratch import make_out_dir, release_out_dir
-from arena.judge.snapshot import materialize
-from arena.judge.tests_cache import digest, judge_dir
+from arena.judge.run import command as cmd
+from arena.judge.run.scratch import make_out_dir, release_out_dir
+from arena.judge.verdict.snapshot import materialize
+from arena.judge.run.tests_cache import digest, judge_dir
 from arena.sandbox import launch as proto
 from arena.sandbox import registry
 from arena.sandbox.base import ExecResult, Mount, SandboxError

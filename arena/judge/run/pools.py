@@ -21,7 +21,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Awaitable, Protocol
 
-from arena.judge import command as cmd
+from arena.judge.run import command as cmd
 from arena.sandbox import registry
 from arena.sandbox.base import Limits, Mount
 

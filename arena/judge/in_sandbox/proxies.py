@@ -10,9 +10,9 @@ top-level modules and packages; the submission is never imported here.
 
 from __future__ import annotations
 
-from arena.judge.isolation import CORE
-from arena.judge.isolation_patches import PATCHES
-from arena.judge.isolation_workers import WORKERS
+from arena.judge.in_sandbox.isolation import CORE
+from arena.judge.in_sandbox.isolation_patches import PATCHES
+from arena.judge.in_sandbox.isolation_workers import WORKERS
 
 PROXIES = r'''
 

@@ -3,7 +3,7 @@
 ``PLUGIN`` (proxies.py: ``CORE`` here, ``WORKERS`` of isolation_workers.py, ``PROXIES``)
 is written to ``/judge/config/gauntlet_isolation.py`` (with its bytecode). When the
 package's ``judge.isolation`` is ``process`` (the default for Python packages) the argv
-ends ``-p gauntlet_isolation`` (arena/judge/command.py); the bootstrap (trusted.py) strips
+ends ``-p gauntlet_isolation`` (arena/judge/run/command.py); the bootstrap (trusted.py) strips
 that, calls ``activate()`` and registers the module with ``pytest.main`` itself. It:
 
 - installs an import hook: a judge test's ``import sorter`` / ``from taskstore import
@@ -12,9 +12,9 @@ that, calls ``activate()`` and registers the module with ``pytest.main`` itself.
   top level are mirrored locally (found with ``ast`` once per module, or from a raised
   exception: same name, built on the same built-in base), so ``pytest.raises`` works; a
   standard-library exception class is the trusted side's own (``stdlib_exception``);
-- runs the submission in its own process (arena/judge/worker.py), fresh per suite
+- runs the submission in its own process (arena/judge/in_sandbox/worker.py), fresh per suite
   (``/judge/tests/<phase>/<suite>``) and again after it dies, and talks to it with plain
-  data only (arena/judge/wire.py), a channel per test thread: calls, attribute reads
+  data only (arena/judge/in_sandbox/wire.py), a channel per test thread: calls, attribute reads
   and a few operators are forwarded; results come back copied when plain, else as
   handles that compare equal only to themselves; callbacks (the test's lambdas,
   generators, objects) are served back to the submission but only called, iterated or

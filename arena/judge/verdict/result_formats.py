@@ -24,7 +24,7 @@ import math
 import re
 from pathlib import Path
 
-from arena.judge.junit import JUnitError, RawCase, cap_message, parse_junit, read_report
+from arena.judge.verdict.junit import JUnitError, RawCase, cap_message, parse_junit, read_report
 from arena.results import Outcome
 from arena.challenge.models import RESULTS_FORMATS as FORMATS, RESULTS_STDOUT as STDOUT
 

@@ -5,7 +5,7 @@ plugin discovery for a few ms of analysis. This module is both sides of a long-l
 bandit process that uses bandit's own library API (``BanditManager``: the same tests,
 profile and output fields as ``bandit -f json --ignore-nosec``):
 
-- ``python -m arena.judge.bandit_server`` (the server) reads one JSON request per line
+- ``python -m arena.judge.static.bandit_server`` (the server) reads one JSON request per line
   on stdin (``{"cwd": DIR, "files": ["./a.py", ...]}``) and writes one JSON line back
   (``{"results": [...]}``, bandit's JSON ``results`` entries, or ``{"error": "..."}``).
   It exits at end of input, so it never outlives the arena (its stdin is the arena's
@@ -57,7 +57,7 @@ def _serve() -> None:
 class BanditServer:
     def __init__(self, env: dict[str, str], argv: list[str] | None = None):
         self.env = env
-        self.argv = argv or [sys.executable, "-m", "arena.judge.bandit_server"]
+        self.argv = argv or [sys.executable, "-m", "arena.judge.static.bandit_server"]
         self.lock = threading.Lock()
         self.proc: subprocess.Popen[bytes] | None = None
 

@@ -21,9 +21,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.judge.expected import Expected, Matcher, test_id, to_result
-from arena.judge.junit import RawCase, cap_message, read_report
-from arena.judge.substance import substance_score
+from arena.judge.verdict.expected import Expected, Matcher, test_id, to_result
+from arena.judge.verdict.junit import RawCase, cap_message, read_report
+from arena.judge.verdict.substance import substance_score
 from arena.results import Build, Coverage, Finding, Outcome, Suite, TestResult
 
 _RANK: dict[Outcome, int] = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
@@ -265,7 +265,7 @@ _RAW_SUITES: tuple[Suite, ...] = ("hidden", "adversarial")  # else "static"
 
 def raw_results(cases: list[RawCase], categories: dict[str, str] | None) -> list[TestResult]:
     """Results of a non-Python runner where no expected ids are known: suite from the names."""
-    from arena.judge.expected import category_for  # noqa: PLC0415
+    from arena.judge.verdict.expected import category_for  # noqa: PLC0415
 
     out: dict[str, TestResult] = {}
     for c in cases:
@@ -318,7 +318,7 @@ def read_coverage(path: Path) -> Coverage | None:
 
 def deliverables(spec, snapshot, result) -> dict[str, float]:
     """Each deliverable's score: ``tests`` = the pass rate; ``file`` = 0 when absent or
-    empty, else its substance (arena/judge/substance.py: the share of its ``must_mention``
+    empty, else its substance (arena/judge/verdict/substance.py: the share of its ``must_mention``
     terms said in prose that does not repeat the briefing; without terms, one such
     statement earns 1.0). A ``check:`` rubric is the judge model's (arena/scoring/llm_judge.py)."""
     out: dict[str, float] = {}

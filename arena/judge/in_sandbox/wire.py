@@ -1,7 +1,7 @@
 """The data-only boundary between the trusted test process and the submission's process.
 
 ``WIRE`` is written read-only into the sandbox as ``/judge/config/gauntlet_wire.py`` and
-imported by both sides (arena/judge/isolation.py). One message per line, JSON, at most
+imported by both sides (arena/judge/in_sandbox/isolation.py). One message per line, JSON, at most
 ``MAX_LINE`` bytes; values are plain data only:
 
 - ``None``, ``bool``, ``int``, ``float``, ``str`` as themselves (exact types only: an

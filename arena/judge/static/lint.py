@@ -11,7 +11,7 @@ import ast
 import re
 
 from arena.results import Lint
-from arena.judge.snapshot import Snapshot
+from arena.judge.verdict.snapshot import Snapshot
 
 MAX_ISSUES = 50
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
