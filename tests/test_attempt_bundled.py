@@ -1,5 +1,7 @@
 """Every bundled challenge with each of its four scripted agents, end to end, headless,
-on the local backend (and on Docker, marked ``docker``), on a manual clock. The stored
+on the Docker backend here and on the local one in tests/scoring/test_bundled_ordering.py
+(whose runs of the same four agents are checked with ``check_attempt`` below: one run
+per challenge serves both the ordering and these checks), on a manual clock. The stored
 events must reproduce the attempt: clock marks at their exact instants, one outcome per
 submit step, feedback as the format allows, phases in order, a contiguous log."""
 
@@ -114,12 +116,6 @@ async def _run_challenge(tmp_path, pkg, sandbox: str) -> None:
 
 def test_three_bundled_challenges_exist():
     assert len(BUNDLED) >= 3, [p.name for p in BUNDLED]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("pkg", BUNDLED, ids=[p.name for p in BUNDLED])
-async def test_bundled_local(tmp_path, pkg):
-    await _run_challenge(tmp_path, pkg, "local")
 
 
 @pytest.mark.docker

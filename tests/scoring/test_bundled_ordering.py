@@ -26,6 +26,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/attempt_kit.py
 
 from attempt_kit import drive, open_arena, stored  # noqa: E402
+from test_attempt_bundled import check_attempt  # noqa: E402
 
 from arena.challenge import bundled_challenges, load_challenge  # noqa: E402
 from arena.clock import ManualTime  # noqa: E402
@@ -123,12 +124,17 @@ async def test_scripted_agents_order(tmp_path, package):
         )
         assert statuses == ["finished"] * len(ORDER)
         assert noop_statuses == ["finished"] * len(noops)
-        cards = {name: judge_attempt(await stored(arena, a.id)) for name, a in zip(ORDER, attempts)}
+        events_of = {a.id: await stored(arena, a.id) for a in attempts}
+        cards = {name: judge_attempt(events_of[a.id]) for name, a in zip(ORDER, attempts)}
         noop_events = {n: await stored(real, a.id) for n, a in noops.items()}
         noop_cards = {n: judge_attempt(events) for n, events in noop_events.items()}
     finally:
         await arena.close()
         await real.close()
+    # The same runs are the local backend's end-to-end check of the four packaged agents
+    # (clock marks, outcomes, feedback as the format allows, phases): one run serves both.
+    for name, a in zip(ORDER[:4], attempts):
+        check_attempt(challenge, name, events_of[a.id])
     totals = [cards[n].total for n in ORDER]
     shown = {n: (cards[n].total, cards[n].components, cards[n].trajectory) for n in ORDER}
     assert totals == sorted(totals, reverse=True) and len(set(totals)) == len(ORDER), shown
