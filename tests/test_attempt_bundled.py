@@ -1,7 +1,7 @@
-"""Every bundled challenge with each of its four scripted agents, end to end, headless,
-on the Docker backend here and on the local one in tests/scoring/test_bundled_ordering.py
-(whose runs of the same four agents are checked with ``check_attempt`` below: one run
-per challenge serves both the ordering and these checks), on a manual clock. The stored
+"""Every bundled challenge with its scripted agents, end to end, headless, on a manual
+clock: the naive and reference agents on the Docker backend here, all four on the local
+backend in tests/scoring/test_bundled_ordering.py (whose runs are checked with
+``check_attempt`` below: one run per challenge serves the ordering and these checks). The stored
 events must reproduce the attempt: clock marks at their exact instants, one outcome per
 submit step, feedback as the format allows, phases in order, a contiguous log."""
 
@@ -92,22 +92,28 @@ def check_attempt(challenge, agent: str, events: list) -> None:
     assert scored is not None and scored in judged
 
 
-async def _run_challenge(tmp_path, pkg, sandbox: str) -> None:
+# On Docker, the two ends of each package's range: the naive agent (failing submissions,
+# refusals, resubmits) and the reference (all green). All four run on the local backend in
+# tests/scoring/test_bundled_ordering.py; what an agent does does not depend on the backend.
+DOCKER_AGENTS = ("naive", "reference")
+
+
+async def _run_challenge(tmp_path, pkg, sandbox: str, agents=AGENTS) -> None:
     challenge = load_challenge(pkg)
     clock = ManualTime()
-    arena = await open_arena(tmp_path, clock, sandbox=sandbox, parallel=4)
+    arena = await open_arena(tmp_path, clock, sandbox=sandbox, parallel=len(agents))
     try:
-        attempts = [arena.attempt(challenge, f"scripted:{a}") for a in AGENTS]
+        attempts = [arena.attempt(challenge, f"scripted:{a}") for a in agents]
         statuses = await drive(arena, attempts, clock, step=5.0)
         results = {a.id: await stored(arena, a.id) for a in attempts}
     finally:
         await arena.close()
-    assert statuses == ["finished"] * 4
-    for name, a in zip(AGENTS, attempts):
+    assert statuses == ["finished"] * len(agents)
+    for name, a in zip(agents, attempts):
         check_attempt(challenge, name, results[a.id])
     # the agents are ordered by skill: the reference's scored submission is the best
     best = {}
-    for name, a in zip(AGENTS, attempts):
+    for name, a in zip(agents, attempts):
         evs = results[a.id]
         scored = evs[-1].data["scored_submission"]
         best[name] = next(e.data["score"] for e in of(evs, ev.SUBMISSION_JUDGED) if e.data["submission"] == scored)
@@ -122,4 +128,4 @@ def test_three_bundled_challenges_exist():
 @pytest.mark.slow
 @pytest.mark.parametrize("pkg", BUNDLED, ids=[p.name for p in BUNDLED])
 async def test_bundled_docker(tmp_path, pkg):
-    await _run_challenge(tmp_path, pkg, "docker")
+    await _run_challenge(tmp_path, pkg, "docker", DOCKER_AGENTS)
