@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.agents.scripted import ScriptedAgentRunner
+from arena.bus import EventBus
 from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge
 from arena.pipeline.schedule import TimedAgent, Timing, own_quiet, quiet_durations, slip_reasons
@@ -31,12 +32,19 @@ class AgentRuns:
 
 
 async def _batch(
-    ch: Challenge, store_path: Path, backend: Backend, scale: float, names: list[str], parallel: int
+    ch: Challenge,
+    store_path: Path,
+    backend: Backend,
+    scale: float,
+    names: list[str],
+    parallel: int,
+    bus: EventBus | None = None,
 ) -> list[tuple[str, str, str, Timing | None]]:
-    """(agent, attempt id, status, timing) per job, in order."""
+    """(agent, attempt id, status, timing) per job, in order. ``bus``: the attempts'
+    events go there too (a live view of a calibration, e.g. the TUI's generate screen)."""
     from arena.attempt import Arena  # noqa: PLC0415 — the whole engine, only when running
 
-    arena = await Arena.open(store_path, backend=backend, parallel=parallel)
+    arena = await Arena.open(store_path, backend=backend, parallel=parallel, bus=bus)
     try:
         jobs = []
         for name in names:
@@ -59,13 +67,14 @@ async def run_agents(
     parallel: int = 2,
     *,
     check_schedule: bool = True,
+    bus: EventBus | None = None,
 ) -> AgentRuns:
     from arena.scoring import judge_attempt  # noqa: PLC0415
     from arena.scoring.load import attempt_events  # noqa: PLC0415
 
     out = AgentRuns()
     names = [n for n, k in repeats.items() for _ in range(k)]
-    done = await _batch(ch, store_path, backend, scale, names, parallel)
+    done = await _batch(ch, store_path, backend, scale, names, parallel, bus)
     quiet = quiet_durations([t for *_, t in done if t is not None])
     timings: dict[str, list[Timing]] = {}  # agent -> the timings of all its runs so far
     pending = done
@@ -100,7 +109,7 @@ async def run_agents(
             out.attempts.setdefault(name, []).append(aid)
         if not rerun or round_ == MAX_RERUNS:
             break
-        pending = await _batch(ch, store_path, backend, scale, rerun, parallel)
+        pending = await _batch(ch, store_path, backend, scale, rerun, parallel, bus)
     for name, rows in out.slipped.items():
         scored = len(out.runs.get(name, []))
         wanted = repeats.get(name, 1)

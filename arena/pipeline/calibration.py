@@ -20,6 +20,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.bus import EventBus
 from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge, load_challenge
 from arena.pipeline.bands import CLASS_BANDS, Band  # the one table (re-exported here)
@@ -167,12 +168,20 @@ def seed_003_findings(rep: dict) -> list[Finding]:
 
 
 async def _run(
-    ch: Challenge, store_path: Path, backend: Backend, time_scale: float, repeats: dict[str, int], parallel: int
+    ch: Challenge,
+    store_path: Path,
+    backend: Backend,
+    time_scale: float,
+    repeats: dict[str, int],
+    parallel: int,
+    bus: EventBus | None = None,
 ) -> Calibration:
     from arena.pipeline.agent_runs import run_agents  # noqa: PLC0415 — the whole engine, only when calibrating
 
     names = [n for n in AGENTS + BASELINES if n in ch.agent_names]
-    got = await run_agents(ch, store_path, backend, time_scale, {n: repeats.get(n, 1) for n in names}, parallel)
+    got = await run_agents(
+        ch, store_path, backend, time_scale, {n: repeats.get(n, 1) for n in names}, parallel, bus=bus
+    )
     cal = Calibration(
         runs=got.runs,
         attempts=got.attempts,
@@ -198,7 +207,10 @@ async def calibrate(
     store: Path | None = None,
     flakiness: bool = True,
     parallel: int = 2,
+    bus: EventBus | None = None,
 ) -> Calibration:
+    """Gate 3. ``bus``: the benchmark attempts' events are published there as they run
+    (each attempt also goes to the calibration's own store)."""
     missing = [a for a in AGENTS if a not in ch.agent_names]
     if missing:
         return Calibration(
@@ -217,7 +229,9 @@ async def calibrate(
 
         await build_overlay(ch, tmp / "regex", getattr(backend, "name", None))
         ch = load_challenge(with_baselines(Path(ch.root), tmp, tmp / "regex"))
-        return await _run(ch, store if store is not None else tmp / "calibration.db", backend, scale, repeats, parallel)
+        return await _run(
+            ch, store if store is not None else tmp / "calibration.db", backend, scale, repeats, parallel, bus
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

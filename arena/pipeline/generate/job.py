@@ -22,12 +22,20 @@ from arena.pipeline.generate.templates import library
 from arena.results import Finding
 
 if TYPE_CHECKING:
+    from arena.bus import EventBus
     from arena.challenge.loader import Challenge
     from arena.pipeline.calibration import Calibration
 
 MAX_ATTEMPTS = 3
 UNTIL = ("spec", "package", "calibrate", "audit", "publish")
 ESCALATED = "escalated to human review"
+
+# The job's progress, for a live view (the TUI's generate screen): ``on_event(kind, data)``
+# is called on the job's thread with plain data. Kinds: "stage.started" and
+# "stage.finished" ({"attempt", "seed", **StageRecord.doc()}: findings once finished),
+# "attempt.finished" ({"attempt", "seed", "result", "retry_stage"}), "job.finished"
+# ({"outcome", "report"}). Calibration's benchmark attempts go to ``bus`` (attempt events).
+OnEvent = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass
@@ -68,8 +76,11 @@ def integrity_retry_stage(findings: list[Finding]) -> int:
 
 class Job:
     def __init__(self, req: Request, *, now: Callable[[], datetime] | None = None,
-                 timer: Callable[[], float] = time.monotonic, timeouts: dict[str, float] | None = None) -> None:  # fmt: skip
+                 timer: Callable[[], float] = time.monotonic, timeouts: dict[str, float] | None = None,
+                 on_event: OnEvent | None = None, bus: "EventBus | None" = None) -> None:  # fmt: skip
         self.req, self.timer = req, timer
+        self.on_event, self.bus = on_event, bus
+        self._told: set[int] = set()  # id() of the stage records whose "stage.finished" was sent
         self.now = now or (lambda: datetime.now(timezone.utc))
         self.timeouts = {**TIMEOUTS_S, **(timeouts or {})}
         self.attempts: list[dict[str, Any]] = []
@@ -81,7 +92,9 @@ class Job:
     def _stage(self, stages: list[StageRecord], name: str, inputs: dict[str, Any], fn: Callable[[], Any]) -> Any:
         left = HARD_TIMEOUT_S - (self.timer() - self.t0)
         rec = StageRecord(name, inputs, min(self.timeouts[name], max(0.0, left)))
+        self._finished_stage()  # the one before it has its findings now
         stages.append(rec)
+        self._emit("stage.started", {**self._where(), **rec.doc()})
         return rec, run_stage(rec, fn, self.timer)
 
     def attempt(self, n: int, seed: int, start: int, spec: dict[str, Any] | None) -> tuple[str, int, dict | None]:
@@ -139,7 +152,7 @@ class Job:
         backend = get_backend(req.sandbox)
         rec, cal = self._stage(stages, "calibrator", {"package": str(pkg), "sandbox": req.sandbox, "quick": req.quick},
                                lambda: asyncio.run(calibrate(ch, backend=backend, time_scale=req.time_scale,
-                                                             flakiness=not req.quick)))  # fmt: skip
+                                                             flakiness=not req.quick, bus=self.bus)))  # fmt: skip
         rec.findings = [f for f in cal.findings if f.check != "trivial_shortcut"]
         rec.outputs = {"scores": cal.scores, "runs": cal.runs, "spread": cal.spread, "seed_003": cal.seed_003}
         if _blocking(rec.findings):
@@ -180,6 +193,20 @@ class Job:
             return "gate 5 did not publish", 2, spec
         return "done", 0, spec
 
+    # -- progress (on_event) ------------------------------------------------------------
+    def _emit(self, kind: str, data: dict[str, Any]) -> None:
+        if self.on_event is not None:
+            self.on_event(kind, data)
+
+    def _where(self) -> dict[str, Any]:
+        return {"attempt": self.attempts[-1]["attempt"], "seed": self.attempts[-1]["seed"]}
+
+    def _finished_stage(self) -> None:
+        stages = self.attempts[-1]["stages"] if self.attempts else []
+        if stages and id(stages[-1]) not in self._told:
+            self._told.add(id(stages[-1]))
+            self._emit("stage.finished", {**self._where(), **stages[-1].doc()})
+
     # -- the job --------------------------------------------------------------------
     def run(self) -> str:
         self.req.out.mkdir(parents=True, exist_ok=True)
@@ -188,6 +215,9 @@ class Job:
             for n in range(1, MAX_ATTEMPTS + 1):
                 result, retry, spec = self.attempt(n, seed, start, spec)
                 self.attempts[-1]["result"] = result
+                self._finished_stage()
+                self._emit("attempt.finished", {**self._where(), "result": result,
+                                                "retry_stage": None if result == "done" else retry})  # fmt: skip
                 if result == "done":
                     self.outcome = "passed"
                     break
@@ -200,7 +230,9 @@ class Job:
         except StageTimeout as exc:
             self.outcome = f"aborted: {exc}"
         finally:
-            self.write_report()
+            report = self.write_report()
+            self._finished_stage()
+            self._emit("job.finished", {"outcome": self.outcome, "report": str(report)})
         return self.outcome
 
     def stage_timings(self) -> dict[str, float | None]:
