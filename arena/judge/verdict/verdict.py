@@ -261,6 +261,7 @@ def assemble(
 
 
 _RAW_SUITES: tuple[Suite, ...] = ("hidden", "adversarial")  # else "static"
+_RAW_PHASE = re.compile(r"/judge/tests/(\d+)/(?:static|hidden|adversarial)/")
 
 
 def raw_results(cases: list[RawCase], categories: dict[str, str] | None) -> list[TestResult]:
@@ -274,11 +275,15 @@ def raw_results(cases: list[RawCase], categories: dict[str, str] | None) -> list
             (s for s in _RAW_SUITES if f"/{s}/" in hay or f".{s}." in hay or hay.startswith((f"{s}.", f"{s}/"))),
             "static",
         )
-        tid = f"{suite}/{c.classname}::{c.name}"
+        # a result under a judge-side path (/judge/tests/<phase>/<suite>/) is that Marathon phase's
+        at = _RAW_PHASE.search(hay)
+        phase = int(at.group(1)) if at else 1
+        tid = f"{suite}/{'phase' + str(phase) + '/' if phase > 1 else ''}{c.classname}::{c.name}"
         r = TestResult(
             id=tid,
             name=c.name,
             suite=suite,
+            phase=phase,
             outcome=c.outcome,
             message=c.message if c.outcome != "passed" else "",
             category=category_for(c.name, categories),
