@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from e2e_kit import BACKENDS, cli, run_agent
 
 from anthropic_provider import AnthropicProvider
 
@@ -23,40 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tests" / "fakes" / "scripts" / "claude_code.yaml"
 HOST_KEY = "sk-ant-host-claude-SECRET-55"  # the script's scan looks for exactly this
 pytestmark = pytest.mark.slow
-
-
-def _docker_answers() -> bool:
-    try:
-        return subprocess.run(["docker", "version"], capture_output=True, timeout=20).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
-# On Docker, the agent's image puts /gauntlet/bin back on PATH for login shells (Codex's
-# exec_command and Claude Code's Bash tool run them; Debian's /etc/profile resets PATH).
-# --time-scale 10: the sprint's 30 s double-submit window holds the feedback in attempt time
-# (3 real s instead of 30); the idle limit and judging run in real seconds anyway.
-BACKENDS = [
-    "local",
-    pytest.param(
-        "docker",
-        marks=[
-            pytest.mark.docker,
-            pytest.mark.skipif(not _docker_answers(), reason="Docker does not answer (`docker version` failed)"),
-        ],
-    ),
-]
-
-
-def _cli(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "gauntlet_tui", *args],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def _tool_result(body: dict) -> str:
@@ -75,28 +40,9 @@ def test_claude_code_takes_off_by_one_through_the_messages_api(tmp_path, sandbox
         env = dict(
             os.environ, ANTHROPIC_BASE_URL=fp.base_url, ANTHROPIC_API_KEY=HOST_KEY, GAUNTLET_SOCKETS=str(tmp_path / "s")
         )
-        run = _cli(
-            "run",
-            "off-by-one",
-            "--agent",
-            "claude-code",
-            "--model",
-            "anthropic/fake-model",
-            "--sandbox",
-            sandbox,
-            "--time-scale",
-            "10",
-            "--headless",
-            "--store",
-            str(db),
-            env=env,
-        )
+        run, show = run_agent("claude-code", "anthropic/fake-model", sandbox, db, env)
         requests, usages = list(fp.requests), list(fp.usages)
-    assert run.returncode == 0, run.stdout + run.stderr
-    aid = run.stdout.strip().splitlines()[-1]
-    show = json.loads(_cli("show", aid, "--json", "--store", str(db), env=env).stdout)
-    events = show["events"]
-    assert show["status"] == "finished", show["status"]
+    aid, events = show["attempt"], show["events"]
     assert len(requests) >= 5 and all(r["body"].get("stream") for r in requests)
     assert all(r["headers"].get("x-api-key") == HOST_KEY for r in requests)
     scan = _tool_result(requests[1]["body"])
@@ -117,7 +63,7 @@ def test_claude_code_takes_off_by_one_through_the_messages_api(tmp_path, sandbox
     assert "file.changed" in kinds and "submission.received" in kinds
     assert [s for s in show["submissions"] if s["feedback"]], show["submissions"]
     assert "failed: 0" in _tool_result(requests[-1]["body"])  # the feedback reached it
-    transcript = _cli("show", aid, "--transcript", "--store", str(db), env=env).stdout
+    transcript = cli("show", aid, "--transcript", "--store", str(db), env=env).stdout
     assert f"{len(calls)} model call(s)" in transcript and HOST_KEY not in transcript
-    card = json.loads(_cli("judge", aid, "--json", "--store", str(db), env=env).stdout)
+    card = json.loads(cli("judge", aid, "--json", "--store", str(db), env=env).stdout)
     assert card["usage"]["calls"] == len(calls)

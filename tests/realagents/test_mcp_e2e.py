@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from e2e_kit import BACKENDS, cli, run_agent
 
 from anthropic_provider import AnthropicProvider
 from responses_provider import ResponsesProvider
@@ -25,23 +25,6 @@ TOOLS = ("status", "briefing", "submit", "feedback", "message")
 pytestmark = pytest.mark.slow
 
 
-def _docker_answers() -> bool:
-    try:
-        return subprocess.run(["docker", "version"], capture_output=True, timeout=20).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
-BACKENDS = [
-    "local",
-    pytest.param(
-        "docker",
-        marks=[
-            pytest.mark.docker,
-            pytest.mark.skipif(not _docker_answers(), reason="Docker does not answer (`docker version` failed)"),
-        ],
-    ),
-]
 AGENTS = {  # adapter: (stand-in provider, script, model, base-url and key variables, MCP tool names seen)
     "claude-code": (
         AnthropicProvider,
@@ -52,17 +35,6 @@ AGENTS = {  # adapter: (stand-in provider, script, model, base-url and key varia
     ),
     "codex": (ResponsesProvider, "codex_mcp.yaml", "openai/fake-model", "OPENAI", "submit"),
 }
-
-
-def _cli(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "gauntlet_tui", *args],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def _claude_init(events: list[dict]) -> dict:
@@ -91,28 +63,9 @@ def test_real_agent_submits_through_the_mcp_server(tmp_path, adapter, sandbox):
             **{f"{var}_BASE_URL": fp.base_url, f"{var}_API_KEY": "sk-host-mcp-e2e"},
             GAUNTLET_SOCKETS=str(tmp_path / "s"),
         )
-        run = _cli(
-            "run",
-            "off-by-one",
-            "--agent",
-            adapter,
-            "--model",
-            model,
-            "--sandbox",
-            sandbox,
-            "--time-scale",
-            "10",
-            "--headless",
-            "--store",
-            str(db),
-            env=env,
-        )
+        run, show = run_agent(adapter, model, sandbox, db, env)
         requests = list(fp.requests)
-    assert run.returncode == 0, run.stdout + run.stderr
-    aid = run.stdout.strip().splitlines()[-1]
-    show = json.loads(_cli("show", aid, "--json", "--store", str(db), env=env).stdout)
     events = show["events"]
-    assert show["status"] == "finished", show["status"]
     # the server's five tools reached the model: Codex sends them as the namespace tool
     # mcp__gauntlet, Claude Code as mcp__gauntlet__* (not deferred: ENABLE_TOOL_SEARCH=false)
     offered = _tool_names(requests[-1]["body"])
@@ -175,7 +128,7 @@ def test_an_agent_file_with_mcp_true_can_start_the_server(tmp_path, where, sandb
     )
     db = tmp_path / "g.db"
     env = dict(os.environ, GAUNTLET_SOCKETS=str(tmp_path / "s"))
-    run = _cli(
+    run = cli(
         "run",
         str(pkg),
         "--agent",
@@ -191,7 +144,7 @@ def test_an_agent_file_with_mcp_true_can_start_the_server(tmp_path, where, sandb
     )
     assert run.returncode == 0, run.stdout + run.stderr
     aid = run.stdout.strip().splitlines()[-1]
-    events = json.loads(_cli("show", aid, "--json", "--store", str(db), env=env).stdout)["events"]
+    events = json.loads(cli("show", aid, "--json", "--store", str(db), env=env).stdout)["events"]
     out = [e["text"] for e in events if e["kind"] == "agent.output" and e.get("stream") == "stdout"]
     assert "STATUS ok: true" in out and "SUBMIT False True" in out, out
     received = [e for e in events if e["kind"] == "submission.received"]

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from e2e_kit import BACKENDS, cli, run_agent
 
 from provider import FakeProvider
 
@@ -23,18 +22,7 @@ HOST_KEY = "sk-host-e2e-9f8e7d6c5b4a"
 pytestmark = pytest.mark.slow
 
 
-def _cli(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "gauntlet_tui", *args],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-@pytest.mark.parametrize("sandbox", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+@pytest.mark.parametrize("sandbox", BACKENDS)
 @pytest.mark.parametrize("agent,script", [("mini-swe-agent", "mini_swe_agent.yaml"), ("aider", "aider.yaml")])
 def test_real_agent_takes_off_by_one_through_the_gateway(tmp_path, agent, script, sandbox):
     db = tmp_path / "g.db"
@@ -42,27 +30,10 @@ def test_real_agent_takes_off_by_one_through_the_gateway(tmp_path, agent, script
         env = dict(
             os.environ, OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY=HOST_KEY, GAUNTLET_SOCKETS=str(tmp_path / "s")
         )
-        run = _cli(
-            "run",
-            "off-by-one",
-            "--agent",
-            agent,
-            "--model",
-            "openai/fake-model",
-            "--sandbox",
-            sandbox,
-            "--headless",
-            "--store",
-            str(db),
-            env=env,
-        )
+        run, show = run_agent(agent, "openai/fake-model", sandbox, db, env, time_scale=None)
         requests = list(fp.requests)
-    assert run.returncode == 0, run.stdout + run.stderr
-    aid = run.stdout.strip().splitlines()[-1]
-    show = json.loads(_cli("show", aid, "--json", "--store", str(db), env=env).stdout)
-    events = show["events"]
+    aid, events = show["attempt"], show["events"]
     kinds = [e["kind"] for e in events]
-    assert show["status"] == "finished", show["status"]
     # the gateway forwarded every call with the host's key, never the attempt's token
     assert requests and all(r["headers"].get("Authorization") == f"Bearer {HOST_KEY}" for r in requests)
     calls = [e for e in events if e["kind"] == "model.call"]
@@ -79,8 +50,8 @@ def test_real_agent_takes_off_by_one_through_the_gateway(tmp_path, agent, script
     # ... and the feedback reached the model (the provider saw it in a later request)
     later = json.dumps([r["body"]["messages"] for r in requests[1:]])
     assert "passed" in later and "tests" in later
-    card = json.loads(_cli("judge", aid, "--json", "--store", str(db), env=env).stdout)
+    card = json.loads(cli("judge", aid, "--json", "--store", str(db), env=env).stdout)
     assert card["usage"]["calls"] == len(calls)
     assert not any(f["rule"] == "unsandboxed_agent" for f in card["flags"])
-    transcript = _cli("show", aid, "--transcript", "--store", str(db), env=env).stdout
+    transcript = cli("show", aid, "--transcript", "--store", str(db), env=env).stdout
     assert f"{len(calls)} model call(s)" in transcript and HOST_KEY not in transcript

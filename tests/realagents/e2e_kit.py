@@ -1,0 +1,66 @@
+"""What the real agents' end-to-end tests share: the two backends (Docker only where the
+engine answers), the `gauntlet` command line run as a user runs it, and one attempt of a
+real adapter at off-by-one through the gateway, read back with `show --json`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = ROOT / "tests" / "fakes" / "scripts"
+
+
+def docker_answers() -> bool:
+    try:
+        return subprocess.run(["docker", "version"], capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+# On Docker, the agent's image puts /gauntlet/bin back on PATH for login shells (Codex's
+# exec_command and Claude Code's Bash tool run them; Debian's /etc/profile resets PATH).
+BACKENDS = [
+    "local",
+    pytest.param(
+        "docker",
+        marks=[
+            pytest.mark.docker,
+            pytest.mark.skipif(not docker_answers(), reason="Docker does not answer (`docker version` failed)"),
+        ],
+    ),
+]
+
+
+def cli(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", *args],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def run_agent(
+    adapter: str, model: str, sandbox: str, db: Path, env: dict[str, str], *, time_scale: str | None = "10"
+) -> tuple[subprocess.CompletedProcess, dict]:
+    """`gauntlet run off-by-one --agent ADAPTER --model MODEL --headless`; the run and its
+    `show --json`. --time-scale 10: the sprint's 30 s double-submit window holds the
+    feedback in attempt time (3 real s instead of 30); idle limits and judging run in real
+    seconds anyway."""
+    scale = ["--time-scale", time_scale] if time_scale else []
+    run = cli(
+        "run", "off-by-one", "--agent", adapter, "--model", model, "--sandbox", sandbox, *scale,
+        "--headless", "--store", str(db), env=env,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    aid = run.stdout.strip().splitlines()[-1]
+    show = json.loads(cli("show", aid, "--json", "--store", str(db), env=env).stdout)
+    assert show["status"] == "finished", show["status"]
+    return run, show
