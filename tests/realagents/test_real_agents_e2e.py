@@ -30,7 +30,7 @@ def test_real_agent_takes_off_by_one_through_the_gateway(tmp_path, agent, script
         env = dict(
             os.environ, OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY=HOST_KEY, GAUNTLET_SOCKETS=str(tmp_path / "s")
         )
-        run, show = run_agent(agent, "openai/fake-model", sandbox, db, env, time_scale=None)
+        run, show = run_agent(agent, "openai/fake-model", sandbox, db, env)
         requests = list(fp.requests)
     aid, events = show["attempt"], show["events"]
     kinds = [e["kind"] for e in events]
