@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 from arena.challenge.units import parse_duration
+from arena.pipeline.generate.prose import template_briefing
 from arena.pipeline.generate.templates import Template
 
 HINTS = {
@@ -24,6 +25,8 @@ MISLEADING = (
 
 
 def briefing(template: Template, spec: dict[str, Any]) -> str:
+    if template.data.get("briefing"):  # a template's own briefing (prose.py)
+        return template_briefing(template, spec)
     v = spec["variables"]
     w = v["domain_vocabulary"]
     hint = HINTS[v["hint_level"]].replace("${fn_primary}", w["fn_primary"])
