@@ -55,7 +55,9 @@ async def test_agent_file_edits_runs_tests_and_submits(tmp_path, where, verb, sa
     pkg = make_package(tmp_path / "pkg", fmt="sprint")
     arena = await open_arena(tmp_path, None, sandbox=sandbox)  # real time: the program is quick
     try:
-        a = arena.attempt(load_challenge(pkg), _agent_file(tmp_path, where, verb))
+        # x10: the sprint holds its feedback for a 30 s double-submit window of attempt time,
+        # which `feedback 1` waits out (3 real seconds instead of 30)
+        a = arena.attempt(load_challenge(pkg), _agent_file(tmp_path, where, verb), time_scale=10)
         status = await arena.run_one(a)
         events = await stored(arena, a.id)
     finally:
