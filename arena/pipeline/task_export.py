@@ -13,8 +13,11 @@
 - ``solution/solve.sh``: lays ``solution/files/`` (the package's ``solution/``) over ``/app``,
   or runs the imported reference's own ``solve.sh``.
 
-Marathon phases after the first are not exported (Harbor's multi-step layout is not
-written yet): an export of a package with phases says so and refuses.
+A Marathon is written as a multi-step Harbor task (``arena/pipeline/task_steps.py``): one
+``[[steps]]`` entry and ``steps/<name>/`` (``instruction.md``, ``tests/``, ``solution/``) per
+phase, ``multi_step_reward_strategy = "mean"`` (Gauntlet's objective is the mean over the
+phases); no top-level ``instruction.md``, ``tests/`` or ``solution/`` (Harbor reads the
+steps').
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 
 from arena.challenge import load_challenge
 from arena.pipeline.task_import import SOLUTION_DIR, ImportError_
+from arena.pipeline.task_steps import export_steps, steps_toml
 from arena.sandbox.image import SANDBOX_UID
 
 _PYTEST_SH = """#!/bin/bash
@@ -58,17 +62,18 @@ def export_harbor(pkg: Path | str, out: Path | str) -> dict:
     ch = load_challenge(pkg)
     m = ch.manifest
     out = Path(out)
-    if ch.phase_count > 1:
-        raise ImportError_("challenge.yaml: key 'phases': Marathon phases are not exported to Harbor yet")
     if out.exists() and any(out.iterdir()):
         raise ImportError_(f"{out}: exists and is not empty: expected a new directory for the task")
     lineage = m.extensions.get("x-import") or {}
     workdir = "/app"
     meta = {"gauntlet_id": m.id, "format": m.format, "category": m.category, "weight_class": m.weight_class}
+    if isinstance(m.variables.get("difficulty"), str):  # Harbor's metadata key (read back on import)
+        meta["difficulty"] = m.variables["difficulty"]
     if lineage.get("task_hash"):
         meta["imported_from"] = str(lineage.get("source", ""))
         meta["task_hash"] = str(lineage["task_hash"])
-    toml = ['version = "1.0"', "", "[metadata]"]
+    steps = ch.phase_count > 1
+    toml = ['version = "1.0"', *(['multi_step_reward_strategy = "mean"'] if steps else []), "", "[metadata]"]
     toml += [f"{k} = {_toml_value(v)}" for k, v in meta.items()]
     toml += ["", "[verifier]", f"timeout_sec = {float(m.judge.timeout_s)!r}"]
     toml += ["", "[agent]", f"timeout_sec = {float(m.time_limit_s)!r}"]
@@ -78,17 +83,21 @@ def export_harbor(pkg: Path | str, out: Path | str) -> dict:
         f"cpus = {_toml_value(m.sandbox.cpus)}",
         f"memory_mb = {int(m.sandbox.memory_mb)}",
         f'workdir = "{workdir}"',
+        *(steps_toml(ch, lineage) if steps else []),
         "",
     ]
     out.mkdir(parents=True, exist_ok=True)
     (out / "task.toml").write_text("\n".join(toml))
-    (out / "instruction.md").write_text(ch.briefing)
     env = out / "environment"
     shutil.copytree(ch.starter_dir, env / "starter")
     (env / "Dockerfile").write_text(
         f"FROM {m.sandbox.image}\nUSER root\nWORKDIR {workdir}\nCOPY starter/ {workdir}/\n"
         f"RUN chown -R {SANDBOX_UID}:{SANDBOX_UID} {workdir}\nUSER {SANDBOX_UID}:{SANDBOX_UID}\n"
     )
+    if steps:
+        export_steps(ch, out, lineage, workdir, _PYTEST_SH)
+        return {"task": str(out), "id": m.id, "solution": (out / "steps").is_dir(), "steps": ch.phase_count}
+    (out / "instruction.md").write_text(ch.briefing)
     tests = out / "tests"
     tests.mkdir()
     for suite, roots in ch.test_dirs(1).items():

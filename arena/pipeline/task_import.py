@@ -23,6 +23,9 @@ The package made (a copy; the task directory is never changed):
   submits the untouched workspace (the oracle and the no-op baselines);
 - ``x-import`` in the manifest: source path, task format, task hash (lineage).
 
+A multi-step Harbor task (``[[steps]]``) becomes a Marathon, one phase per step:
+``arena/pipeline/task_steps.py``.
+
 The task's absolute paths are rewritten in copies of its scripts so that they run in a
 Gauntlet sandbox on either backend: the WORKDIR (``/app``) becomes
 ``${GAUNTLET_TASK_WORKDIR:-/app}``, ``/tests`` ``${GAUNTLET_TASK_TESTS:-/tests}``,
@@ -45,6 +48,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from arena.formats import FORMATS
+from arena.pipeline.task_steps import Step, apply_steps, read_steps, write_steps
 
 TESTS_IN_JUDGE = "/judge/tests/1/static"
 SOLUTION_DIR = ".gauntlet-solution"  # where the reference agent lays the solution, then removes it
@@ -75,8 +79,17 @@ class HarborEnvironment(_Loose):
     allow_internet: bool | None = None
 
 
+class HarborStepVerifier(_Loose):
+    timeout_sec: float = 600.0  # harbor's VerifierConfig default (not the task's)
+
+
 class HarborStep(_Loose):
+    """A ``[[steps]]`` entry (harbor ``StepConfig``): arena/pipeline/task_steps.py."""
+
     name: str
+    agent: HarborAgent = HarborAgent()
+    verifier: HarborStepVerifier = HarborStepVerifier()
+    min_reward: float | dict[str, float] | None = None
 
 
 class HarborTask(_Loose):
@@ -119,6 +132,7 @@ class Task:
     memory_mb: int | None = None
     workdir: str = "/app"
     notes: list[str] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)  # a multi-step Harbor task's (task_steps.py)
 
 
 def _validation(exc: ValidationError, file: str) -> ImportError_:
@@ -162,8 +176,7 @@ def _harbor(src: Path) -> Task:
         cfg = HarborTask.model_validate(data)
     except ValidationError as e:
         raise _validation(e, "task.toml") from None
-    if cfg.steps:
-        raise ImportError_("task.toml: key 'steps': multi-step Harbor tasks (Marathon phases) are not imported yet")
+    steps = read_steps(src, cfg) if cfg.steps else []
     env = src / "environment"
     if cfg.environment.docker_image and not (env / "Dockerfile").is_file():
         raise ImportError_(
@@ -172,13 +185,20 @@ def _harbor(src: Path) -> Task:
         )
     dockerfile = _need(env / "Dockerfile", src, "the task's environment (a Dockerfile)")
     tests = src / "tests"
-    script = _need(tests / "test.sh", src, "the verifier script that writes /logs/verifier/reward.txt")
+    if steps:  # step 1's script stands in for the task's (the package's phases come from task_steps)
+        script = steps[0].test_script
+    else:
+        script = _need(tests / "test.sh", src, "the verifier script that writes /logs/verifier/reward.txt")
     solve = src / "solution" / "solve.sh"
     meta = cfg.metadata
+    if steps:
+        instruction = steps[0].instruction
+    else:
+        instruction = _text(_need(src / "instruction.md", src, "the task's instruction (markdown)"), src)
     return Task(
         kind="harbor",
         source=src,
-        instruction=_text(_need(src / "instruction.md", src, "the task's instruction (markdown)"), src),
+        instruction=instruction,
         dockerfile=dockerfile,
         context=env,
         tests_dir=tests,
@@ -191,6 +211,7 @@ def _harbor(src: Path) -> Task:
         cpus=cfg.environment.cpus,
         memory_mb=cfg.environment.memory_mb,
         workdir=cfg.environment.workdir or _dockerfile_workdir(dockerfile) or "/app",
+        steps=steps,
     )
 
 
@@ -355,19 +376,26 @@ def import_task(src: Path | str, out: Path | str, *, fmt: str | None = None, ima
         raise ImportError_(f"{out}: exists and is not empty: expected a new directory for the package")
     digest = task_hash(task.source)
     ident = _slug(task.source.name)
-    fmt, limit, notes = _format_and_time(task, fmt)
+    if task.steps and fmt not in (None, "marathon"):
+        raise ImportError_(f"task.toml: key 'steps': a multi-step task imports as a marathon (its phases), not a {fmt}")
+    fmt, limit, notes = _format_and_time(task, "marathon" if task.steps else fmt)
+    notes = [] if task.steps else notes  # a multi-step task's time comes from its steps (task_steps.py)
     out.mkdir(parents=True, exist_ok=True)
     (out / "briefing.md").write_text(task.instruction if task.instruction.endswith("\n") else task.instruction + "\n")
     starter = out / "starter"
     starter.mkdir()
     copied = _starter_files(task, starter)
+    marathon = write_steps(task, task.steps, out, notes) if task.steps else None
+    if task.steps and (task.source / "steps" / task.steps[0].name / "workdir").is_dir():  # staged before step 1
+        shutil.copytree(task.source / "steps" / task.steps[0].name / "workdir", starter, dirs_exist_ok=True)
     # the judge side: the task's tests and its test script (paths rewritten)
     static = out / "tests" / "static"
-    if task.tests_dir is not None:
+    if task.tests_dir is not None and marathon is None:
         shutil.copytree(task.tests_dir, static)
     static.mkdir(parents=True, exist_ok=True)
     script = static / task.test_script.name
-    script.write_text(rewrite_paths(task.test_script.read_text(encoding="utf-8"), task.workdir))
+    if marathon is None:
+        script.write_text(rewrite_paths(task.test_script.read_text(encoding="utf-8"), task.workdir))
     env = (
         f'GAUNTLET_TASK_WORKDIR="$GAUNTLET_JUDGE_WORKSPACE" GAUNTLET_TASK_TESTS={TESTS_IN_JUDGE} '
         f'GAUNTLET_TASK_VERIFIER="$GAUNTLET_JUDGE_OUT" TEST_DIR={TESTS_IN_JUDGE}'
@@ -388,9 +416,12 @@ def import_task(src: Path | str, out: Path | str, *, fmt: str | None = None, ima
         shutil.copy2(task.dockerfile, envdir / "Dockerfile")
     # agents: the oracle runs the solution script in the workspace; the no-op submits as is
     agents = out / "agents"
-    agents.mkdir()
+    agents.mkdir(exist_ok=True)
     (agents / "noop.yaml").write_text("# submits the untouched environment\nsteps:\n  - submit\n")
-    if task.solution_script is not None:
+    if marathon is not None:
+        if marathon["reference"]:
+            (agents / "reference.yaml").write_text(marathon["reference"])
+    elif task.solution_script is not None:
         layer = agents / "reference" / "1" / SOLUTION_DIR
         if task.solution_dir is not None:
             shutil.copytree(task.solution_dir, layer)
@@ -413,7 +444,7 @@ def import_task(src: Path | str, out: Path | str, *, fmt: str | None = None, ima
     if task.memory_mb:
         sandbox["memory"] = f"{int(task.memory_mb)}m"
     rules = FORMATS[fmt]
-    manifest = {
+    manifest: dict[str, Any] = {
         "schema": "gauntlet.challenge/v1",
         "id": ident,
         "title": task.source.name,
@@ -448,6 +479,8 @@ def import_task(src: Path | str, out: Path | str, *, fmt: str | None = None, ima
             "notes": notes,
         },
     }
+    if marathon is not None:
+        limit = apply_steps(manifest, marathon)
     (out / "challenge.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
     return {
         "package": str(out),

@@ -74,3 +74,31 @@ def tb_shell(root: Path) -> Path:
     _w(root / "run-tests.sh", '#!/bin/bash\n[ "$(cat /app/hello.txt)" = hello ]\n')
     _w(root / "solution.sh", "#!/bin/bash\necho hello > /app/hello.txt\n")
     return root
+
+
+def harbor_steps(root: Path) -> Path:
+    """A two-step Harbor task (shell only): step 1 writes a greeting, step 2 counts the lines
+    of a file the environment ships. The task's tests/ holds a helper both step scripts use
+    (Harbor lays each step's tests/ over the task's)."""
+    _w(
+        root / "task.toml",
+        'version = "1.0"\nmulti_step_reward_strategy = "mean"\n[metadata]\ndifficulty = "easy"\n'
+        "[agent]\ntimeout_sec = 1800.0\n[environment]\ncpus = 1\nmemory_mb = 512\n\n"
+        '[[steps]]\nname = "greet"\nmin_reward = 1.0\nagent = { timeout_sec = 1500.0 }\n'
+        "verifier = { timeout_sec = 30.0 }\n\n"
+        '[[steps]]\nname = "count"\nagent = { timeout_sec = 2100.0 }\nverifier = { timeout_sec = 45.0 }\n',
+    )
+    _w(root / "environment" / "Dockerfile", "FROM gauntlet-base\nWORKDIR /app\nCOPY data.txt /app/data.txt\n")
+    _w(root / "environment" / "data.txt", "a\nb\nc\n")
+    _w(
+        root / "tests" / "check.sh",
+        "# check FILE EXPECTED: reward 1 when FILE holds EXPECTED\ncheck() {\n  mkdir -p /logs/verifier\n"
+        '  if [ "$(cat "$1" 2>/dev/null)" = "$2" ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n}\n',
+    )
+    _w(root / "steps" / "greet" / "instruction.md", "Write /app/hello.txt whose only line is: hello\n")
+    _w(root / "steps" / "greet" / "tests" / "test.sh", "#!/bin/bash\n. /tests/check.sh\ncheck /app/hello.txt hello\n")
+    _w(root / "steps" / "greet" / "solution" / "solve.sh", "#!/bin/bash\necho hello > /app/hello.txt\n")
+    _w(root / "steps" / "count" / "instruction.md", "Write the number of lines of /app/data.txt to /app/count.txt.\n")
+    _w(root / "steps" / "count" / "tests" / "test.sh", "#!/bin/bash\n. /tests/check.sh\ncheck /app/count.txt 3\n")
+    _w(root / "steps" / "count" / "solution" / "solve.sh", "#!/bin/bash\nwc -l < /app/data.txt > /app/count.txt\n")
+    return root

@@ -96,7 +96,7 @@ def test_an_imported_task_passes_validate(tmp_path, make):
             "task.toml: key 'agent.timeout_sec'",
         ),
         (lambda r: (r / "task.toml").write_text("[agent\n"), "task.toml: not valid TOML"),
-        (lambda r: (r / "task.toml").write_text("[[steps]]\nname = 'one'\n"), "task.toml: key 'steps': multi-step"),
+        (lambda r: (r / "task.toml").write_text("[[steps]]\nname = 'one'\n"), "task.toml: key 'steps': 1 step(s)"),
     ],
 )
 def test_a_harbor_task_that_cannot_be_imported_names_the_file_and_field(tmp_path, mutate, message):
