@@ -72,11 +72,11 @@ def _out(events) -> str:
     return "\n".join(e.data["text"] for e in of(events, ev.AGENT_OUTPUT))
 
 
-async def _run(tmp_path, agent, sandbox="local"):
+async def _run(tmp_path, agent, sandbox="local", time_scale=1.0):
     pkg = make_package(tmp_path / "pkg", fmt="sprint")
     arena = await open_arena(tmp_path, None, sandbox=sandbox)
     try:
-        a = arena.attempt(load_challenge(pkg), agent)
+        a = arena.attempt(load_challenge(pkg), agent, time_scale=time_scale)
         status = await arena.run_one(a)
         return a, status, await stored(arena, a.id)
     finally:
@@ -116,7 +116,9 @@ async def test_token_limit_answers_429_and_ends_the_attempt_with_its_last_valid_
                 break
         time.sleep(60)  # the attempt must end now, not when this agent stops
     """)
-    a, status, events = await _run(tmp_path, _agent(tmp_path, "spender", prog, limits={"tokens": 100}))
+    # x10: its submit returns once the sprint's 30 s double-submit window has passed (3 s)
+    spender = _agent(tmp_path, "spender", prog, limits={"tokens": 100})
+    a, status, events = await _run(tmp_path, spender, time_scale=10)
     assert status == "finished"
     # the body of the 429 (naming the limit) is the gateway's own test; here: it was refused
     # and the attempt ended on it (the agent, still calling, is stopped at once)
