@@ -26,7 +26,8 @@ async def _sandbox_dies(tmp_path, sandbox: str, kill) -> list:
     )
     arena = await open_arena(tmp_path, None, sandbox=sandbox)  # real time: the health check is real
     try:
-        a = arena.attempt(load_challenge(pkg), "scripted:w")
+        # x10: the submit step waits out the sprint's 30 s double-submit window (3 real s)
+        a = arena.attempt(load_challenge(pkg), "scripted:w", time_scale=10)
         task = asyncio.create_task(arena.run_one(a))
         while not of(a.events, ev.COMMAND_RUN):
             assert not task.done()
