@@ -58,7 +58,7 @@ class LibraryScreen(Screen):
     LibraryScreen #library-findings { margin-top: 1; }
     LibraryScreen #library-briefing-title { margin-top: 1; }
     """
-    BINDINGS = [keys.BACK, keys.OPEN, keys.START]
+    BINDINGS = [keys.BACK, keys.OPEN, keys.START, keys.GENERATE]
 
     def __init__(self, dirs: Iterable[Path] = ()) -> None:
         super().__init__(name="library")
@@ -97,6 +97,26 @@ class LibraryScreen(Screen):
 
     def action_open(self) -> None:
         self.action_start()
+
+    @work(exclusive=True, group="generate")
+    async def action_generate(self) -> None:
+        """The author's way in: a generated package, live (screens/generate.py)."""
+        if not may_act(self, "generate a challenge"):
+            return
+        from gauntlet_tui.screens.generate import start_generation
+        from gauntlet_tui.screens.generate_form import GenerateForm
+
+        choice = await self.app.push_screen_wait(GenerateForm())
+        if choice:
+            gen = start_generation(self, choice)
+            if gen is not None:
+                self.add(gen.package)
+
+    def add(self, path: Path) -> None:
+        """List a package here (a generated one: it can be played like a bundled one)."""
+        if path not in self.paths:
+            self.paths.append(path)
+            self.query_one(ListView).append(ListItem(Static(escape(f"{path.parent.name} (generated)"))))
 
     @on(ListView.Selected)
     def _selected(self) -> None:
