@@ -103,6 +103,8 @@ class Adapter:
     extra_env: dict[str, str] = field(default_factory=dict)
     binaries: tuple[str, ...] = ()  # programs a wheel installs in bin/ that the tree keeps (codex)
     mcp: bool = False  # its launcher registers the Gauntlet MCP server (the MCP tree is mounted)
+    # the provider APIs it speaks, as `gauntlet agents` shows them
+    api: str = "OpenAI Chat Completions (openai/...), Anthropic Messages (anthropic/...), through LiteLLM"
 
     @property
     def root(self) -> str:

@@ -34,6 +34,7 @@ ADAPTER = ClaudeCode(
     cli="gauntlet-claude",
     import_name="claude_agent_sdk",
     mcp=True,
+    api="Anthropic Messages, streamed (anthropic/... only)",
     extra_env={
         "DISABLE_TELEMETRY": "1",
         "DISABLE_AUTOUPDATER": "1",

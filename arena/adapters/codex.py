@@ -34,5 +34,6 @@ ADAPTER = Codex(
     import_name="",
     binaries=("codex",),
     mcp=True,
+    api="OpenAI Responses, streamed (openai/... only)",
     extra_env={"CODEX_HOME": "/tmp/.codex", "RUST_LOG": "error"},
 )

@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "gauntlet_tui.cli.challenge_cmd",  # challenge validate|calibrate|audit|publish
     "gauntlet_tui.cli.sandbox_cmd",  # sandbox build|check
     "gauntlet_tui.cli.agent_cmd",  # agent status|briefing|submit|feedback
+    "gauntlet_tui.cli.agents_cmd",  # agents (the built-in adapters)
     "gauntlet_tui.cli.doctor_cmd",  # doctor
     "gauntlet_tui.cli.serve_cmd",  # serve (the live arena in browsers)
 ]
