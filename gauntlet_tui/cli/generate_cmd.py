@@ -41,7 +41,13 @@ def register_generate(sub: argparse._SubParsersAction) -> None:
         "--time-scale", type=float, default=None, metavar="X", help="attempt seconds per real second for calibration"
     )
     g.add_argument("--quick", action="store_true", help="calibrate with one run per agent (no flakiness repeats)")
-    g.add_argument("--builder", default=None, help="a model builder agent: not available yet (offline builder only)")
+    g.add_argument(
+        "--builder",
+        default=None,
+        metavar="AGENT",
+        help="stage 2 by a coding agent: a built-in adapter or an agent file",
+    )
+    g.add_argument("--model", default=None, metavar="M", help="the --builder adapter's model, e.g. openai/gpt-4.1-mini")
     g.set_defaults(func=cmd_generate)
 
 
@@ -57,6 +63,26 @@ def _weight_class(text: str) -> int:
     raise UsageError(f"--weight-class: expected 1-5 or one of {', '.join(WEIGHT_CLASSES)}, got {text!r}")
 
 
+def _builder(agent: str | None, model: str | None) -> str | None:
+    """``--builder AGENT [--model M]``: the agent spec of the model builder (as ``run --agent``)."""
+    from arena.errors import UsageError  # noqa: PLC0415
+
+    if agent is None:
+        if model is not None:
+            raise UsageError("--model: only with --builder AGENT (the offline builder needs no model)")
+        return None
+    from arena.agents.agent_file import adapter_names, from_spec  # noqa: PLC0415
+    from gauntlet_tui.cli.run_cmd import agent_spec  # noqa: PLC0415
+
+    spec = agent_spec(agent, model)
+    if from_spec(spec) is None and not Path(agent).is_file():
+        raise UsageError(
+            f"--builder {agent}: expected a built-in adapter ({', '.join(adapter_names())}, with --model) "
+            "or the path of an agent file"
+        )
+    return spec
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     from arena.challenge.models import TRAITS  # noqa: PLC0415
     from arena.errors import UsageError  # noqa: PLC0415
@@ -64,8 +90,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from arena.pipeline.generate.job import Job, Request  # noqa: PLC0415
     from arena.pipeline.generate.templates import TemplateError, categories, library  # noqa: PLC0415
 
-    if args.builder:
-        raise UsageError("--builder: the model builder is not implemented yet; omit it for the offline builder")
+    builder = _builder(args.builder, args.model)
     if args.time_scale is not None and not (0 < args.time_scale < float("inf")):
         raise UsageError(f"--time-scale: expected a positive number, got {args.time_scale}")
     wc = _weight_class(args.weight_class)
@@ -109,6 +134,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         time_scale=args.time_scale,
         quick=args.quick,
         store=store,
+        builder=builder,
     )
     job = Job(req)
     try:

@@ -52,6 +52,7 @@ class Request:
     quick: bool = False
     store: Path | None = None
     run_starter: bool = True
+    builder: str | None = None  # a model builder agent (model_builder.py); None: offline
 
 
 def _blocking(findings: list[Finding]) -> bool:
@@ -122,16 +123,24 @@ class Job:
             return "done", 0, spec
         template = next(t for t in templates if t.id == spec["challenge_spec"]["template_id"])
         pkg = req.out / "package"
-        rec, _ = self._stage(stages, "builder", {"spec": str(req.out / "spec.yaml"), "builder": "offline"},
-                             lambda: build(template, spec, pkg))  # fmt: skip
-        rec.findings = gate_2(pkg)
+        if req.builder:  # the model builder: an agent's attempt writes the package
+            from arena.pipeline.generate import model_builder as mb  # noqa: PLC0415
+
+            rec, run = self._stage(stages, "builder", {"spec": str(req.out / "spec.yaml"), "builder": req.builder},
+                                   lambda: mb.build_with_agent(spec, pkg, agent=str(req.builder), store=req.store or
+                                                               req.out / "builder.db", sandbox=req.sandbox, bus=self.bus))  # fmt: skip
+            rec.outputs["builder"] = run.doc()
+        else:
+            rec, _ = self._stage(stages, "builder", {"spec": str(req.out / "spec.yaml"), "builder": "offline"},
+                                 lambda: build(template, spec, pkg))  # fmt: skip
+        rec.findings = gate_2(pkg) + (mb.spec_match(pkg, spec["challenge_spec"]) if req.builder else [])
         if req.run_starter:
             from arena.challenge import load_challenge  # noqa: PLC0415
             from arena.pipeline.package_runs import run_checks  # noqa: PLC0415
 
             if not _blocking(rec.findings):
                 rec.findings += run_checks(load_challenge(pkg), req.sandbox)[0]
-        rec.outputs = {"package": str(pkg)}
+        rec.outputs["package"] = str(pkg)
         if _blocking(rec.findings):
             rec.status = "rejected"
             return "gate 2 rejected the package", 2, spec
