@@ -1,0 +1,134 @@
+"""Issue 22 item 2, the model builder: `gauntlet challenge generate --builder mini-swe-agent
+--model openai/fake-model` runs the real mini-swe-agent package as an attempt in the local
+sandbox, through the gateway, against the tests' fake provider replaying a builder agent's
+recorded work (tests/fakes/scripts/builder_*.yaml: it writes the package with shell
+heredocs). A good recording gives a package that passes gates 1-2; a broken one is routed
+back to stage 2 three times and the job ends "escalated to human review" with its report."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "fakes"))  # the fake provider
+SCRIPTS = ROOT / "tests" / "fakes" / "scripts"
+HOST_KEY = "sk-host-builder-5e4d3c2b1a"
+
+
+def _cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", *args],
+        env=env or dict(os.environ),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def _generate(tmp: Path, script: str) -> tuple[subprocess.CompletedProcess, list[dict], Path, Path]:
+    from provider import FakeProvider
+
+    out, db = tmp / "gen", tmp / "g.db"
+    with FakeProvider.from_yaml(SCRIPTS / script) as fp:
+        env = dict(os.environ, OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY=HOST_KEY, GAUNTLET_SOCKETS=str(tmp / "s"))
+        run = _cli(
+            "challenge", "generate", "--category", "debugging", "--weight-class", "2", "--seed", "1",
+            "--out", str(out), "--until", "package", "--sandbox", "local", "--store", str(db),
+            "--builder", "mini-swe-agent", "--model", "openai/fake-model", env=env,
+        )  # fmt: skip
+        requests = list(fp.requests)
+    return run, requests, out, db
+
+
+def _calls(transcript: Path) -> list[dict]:
+    with gzip.open(transcript, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def test_recorded_builder_writes_a_package_that_passes_gates_1_and_2(tmp_path):
+    run, requests, out, db = _generate(tmp_path, "builder_good.yaml")
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["outcome"] == "passed" and report["retry_count"] == 0
+    (attempt,) = report["attempts"]
+    arch, builder = attempt["stages"]
+    assert arch["stage"] == "architect" and not [f for f in arch["findings"] if f["severity"] == "error"]
+    assert builder["stage"] == "builder" and builder["status"] == "ok"
+    assert builder["inputs"]["builder"] == "mini-swe-agent@openai/fake-model"
+    assert not [f for f in builder["findings"] if f["severity"] == "error"], builder["findings"]
+    rec = builder["outputs"]["builder"]
+    assert rec["status"] == "finished" and rec["reason"].startswith("agent done")
+    # metered by the gateway: every call forwarded with the host's key, counted in usage
+    assert requests and all(r["headers"].get("Authorization") == f"Bearer {HOST_KEY}" for r in requests)
+    assert rec["usage"]["calls"] == len(requests) and rec["usage"]["tokens"] > 0
+    # the agent's own files: the package is what its heredocs wrote (not the offline builder)
+    pkg = out / "package"
+    manifest = yaml.safe_load((pkg / "challenge.yaml").read_text())
+    spec = yaml.safe_load((out / "spec.yaml").read_text())["challenge_spec"]
+    assert (manifest["category"], manifest["format"]) == (spec["category"], spec["format"])
+    assert (pkg / "tests" / "adversarial").is_dir() and (pkg / "agents" / "reference.yaml").is_file()
+    # gates 1-2 again, as a user runs them on the package
+    check = _cli("challenge", "validate", str(pkg))
+    assert check.returncode == 0, check.stdout + check.stderr
+    # the transcript is kept with the package's lineage: x-builder names it and its digest
+    xb = manifest["x-builder"]
+    assert xb["agent"] == "mini-swe-agent@openai/fake-model" and xb["attempt"] == rec["attempt"]
+    kept = out / xb["transcript"]
+    assert str(kept) == rec["transcript"]
+    assert hashlib.sha256(kept.read_bytes()).hexdigest() == xb["transcript_sha256"]
+    calls = _calls(kept)
+    assert len(calls) == len(requests) == xb["model_calls"]
+    assert "cat > package/challenge.yaml" in json.dumps([c["response"] for c in calls])
+    assert HOST_KEY not in kept.read_bytes().decode("latin-1")
+    # an ordinary attempt in the store: its model calls and the files it changed
+    show = json.loads(_cli("show", rec["attempt"], "--json", "--store", str(db)).stdout)
+    kinds = [e["kind"] for e in show["events"]]
+    assert kinds.count("model.call") == len(requests) and "file.changed" in kinds
+    assert show["status"] == "finished"
+
+
+def test_broken_builder_is_retried_at_stage_2_then_escalated(tmp_path):
+    run, requests, out, _db = _generate(tmp_path, "builder_broken.yaml")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "generate: escalated to human review" in run.stdout
+    assert run.stdout.count("gate 2 rejected the package: back to stage 2") == 3
+    report = json.loads((out / "report.json").read_text())
+    assert report["outcome"] == "escalated to human review" and report["retry_count"] == 2
+    attempts = report["attempts"]
+    assert [a["from_stage"] for a in attempts] == [1, 2, 2]  # the spec is kept: stage 2 again
+    assert [a.get("retry_stage") for a in attempts] == [2, 2, 2]
+    assert [[s["stage"] for s in a["stages"]] for a in attempts] == [["architect", "builder"], ["builder"], ["builder"]]
+    seen: set[str] = set()
+    for a in attempts:
+        b = a["stages"][-1]
+        assert b["status"] == "rejected" and a["result"] == "gate 2 rejected the package"
+        assert b["inputs"] == {"spec": str(out / "spec.yaml"), "builder": "mini-swe-agent@openai/fake-model"}
+        assert 0 < b["elapsed_s"] <= b["timeout_s"] == 1800
+        errors = {f["check"]: f["detail"] for f in b["findings"] if f["severity"] == "error"}
+        assert "syntax error" in errors["solution"] and "tests/adversarial" in errors["assets"]
+        rec = b["outputs"]["builder"]
+        assert rec["status"] == "finished" and rec["usage"]["calls"] == 3
+        assert Path(rec["transcript"]).is_file() and len(_calls(Path(rec["transcript"]))) == 3
+        seen.add(rec["attempt"])
+    assert len(seen) == 3 and len(requests) == 9  # three builder attempts, each its own
+    assert report["stage_timings"]["builder"] is not None and report["stage_timings"]["calibrator"] is None
+
+
+def test_builder_arguments_are_checked(tmp_path):
+    base = ["challenge", "generate", "--category", "debugging", "--weight-class", "2", "--out", str(tmp_path / "o")]
+    r = _cli(*base, "--model", "openai/x")
+    assert r.returncode == 2 and "--model: only with --builder" in r.stderr
+    r = _cli(*base, "--builder", "no-such-agent.yaml")
+    assert r.returncode == 2 and "--builder no-such-agent.yaml" in r.stderr, r.stderr
+    r = _cli(*base, "--builder", "mini-swe-agent")
+    assert r.returncode == 2 and "needs a model" in r.stderr, r.stderr
+    assert not (tmp_path / "o").exists()
