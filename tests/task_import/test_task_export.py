@@ -10,6 +10,9 @@ import pytest
 from arena.challenge import load_challenge
 from arena.pipeline.task_export import export_harbor
 from arena.pipeline.task_import import import_task
+from arena.sandbox.base import SandboxError
+from arena.sandbox.image import _client
+from tests.support import harbor_env
 from tests.task_import.fixtures import harbor_python
 from tests.task_import.test_task_import import DOCKER, gauntlet, objective
 
@@ -17,19 +20,25 @@ OFF_BY_ONE = Path(__file__).resolve().parents[2] / "arena" / "bundled" / "off-by
 
 
 def harbor_check(task: Path) -> None:
-    """Harbor's own task model, where it can be imported (harbor needs Python >= 3.12)."""
+    """Harbor's own task model (harbor 0.25, Python 3.13) on an exported task, in the
+    gauntlet-harbor image .ci/run builds (tests/support/harbor_env.py): TaskConfig, Task's
+    own input-path and test-script checks, each [[steps]] step's instruction and solution."""
     try:
-        from harbor.models.task.config import TaskConfig  # type: ignore[import-not-found]
-    except ImportError:
-        return
-    from harbor.models.task.task import Task as HarborTask  # type: ignore[import-not-found]
-
-    cfg = TaskConfig.model_validate(tomllib.loads((task / "task.toml").read_text()))
-    assert cfg.environment.workdir == "/app"
-    loaded = HarborTask(task)  # its own input-path and test-script checks (each step's, for [[steps]])
-    for step in loaded.config.steps or []:
-        assert loaded.step_instruction(step.name).strip()
-        assert loaded.paths.discovered_step_solve_path_for(step.name, None) is not None
+        client = _client()
+    except SandboxError as exc:
+        pytest.skip(f"Harbor's task model runs in Docker (it needs Python >= 3.12): {exc}")
+    ref = harbor_env.present(client)
+    if ref is None:
+        pytest.fail(
+            f"{harbor_env.image_ref()} is missing: `python -m tests.support.harbor_env` builds it (.ci/run does)"
+        )
+    found = harbor_env.check_task(task, ref)
+    assert found["workdir"] == "/app"
+    steps = tomllib.loads((task / "task.toml").read_text()).get("steps", [])
+    assert [s["name"] for s in found["steps"]] == [s["name"] for s in steps]
+    for step in found["steps"]:
+        assert step["instruction"].strip(), step
+        assert step["solve"] is not None, step
 
 
 def test_export_writes_the_harbor_layout(tmp_path):
@@ -85,3 +94,12 @@ def test_a_bundled_challenge_exported_and_reimported_runs_live(tmp_path):
     store = tmp_path / "s.db"
     assert objective(tmp_path / "p", "reference", "docker", store) == 100.0
     assert objective(tmp_path / "p", "noop", "docker", store) == 0.0  # reward < 1: the one test fails
+
+
+def test_harbor_check_runs_harbors_model_and_rejects_a_bad_task(tmp_path):
+    """Not vacuous: the same check fails on a task.toml Harbor's TaskConfig refuses."""
+    export_harbor(OFF_BY_ONE, tmp_path / "t")
+    toml = tmp_path / "t" / "task.toml"
+    toml.write_text(toml.read_text().replace("timeout_sec = 900.0", 'timeout_sec = "soon"', 1))
+    with pytest.raises(AssertionError, match="agent.timeout_sec"):
+        harbor_check(tmp_path / "t")
