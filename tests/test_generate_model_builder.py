@@ -17,6 +17,8 @@ from pathlib import Path
 
 import yaml
 
+from arena.pipeline.publish_records import package_hash
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "fakes"))  # the fake provider
 SCRIPTS = ROOT / "tests" / "fakes" / "scripts"
@@ -94,6 +96,19 @@ def test_recorded_builder_writes_a_package_that_passes_gates_1_and_2(tmp_path):
     kinds = [e["kind"] for e in show["events"]]
     assert kinds.count("model.call") == len(requests) and "file.changed" in kinds
     assert show["status"] == "finished"
+    # published, lineage.json names the builder's attempt and transcript digest. Gate 3 is not
+    # run here: a report in the shape `calibrate --json` prints, inside middleweight's bands,
+    # published --unverified-calibration (as tests/test_challenge_publish.py does)
+    runs = {"naive": [38.0], "standard": [62.0, 64.0, 60.0], "elite": [80.0, 82.0, 79.0], "reference": [97.0]}
+    rep = tmp_path / "calibration.json"
+    rep.write_text(json.dumps({"challenge": manifest["id"], "findings": [], "ok": True, "spread": 42.0,
+                               "scores": {a: r[0] for a, r in runs.items()}, "runs": runs,
+                               "package_hash": package_hash(pkg)}))  # fmt: skip
+    pub = _cli("challenge", "publish", str(pkg), "--calibration", str(rep), "--unverified-calibration",
+               "--store", str(tmp_path / "pub.db"), "--sandbox", "local", "--json")  # fmt: skip
+    assert pub.returncode == 0, pub.stdout + pub.stderr
+    entry = Path(json.loads(pub.stdout)["published"]["entry"])
+    assert json.loads((entry / "lineage.json").read_text())["builder"] == xb
 
 
 def test_broken_builder_is_retried_at_stage_2_then_escalated(tmp_path):

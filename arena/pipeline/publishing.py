@@ -374,6 +374,8 @@ def publish(
             previous_version=version - 1 if version > 1 else None,
         )
         lin["calibration_verified"] = verified
+        if isinstance(ch.manifest.extensions.get("x-builder"), dict):  # the model builder's attempt and transcript
+            lin["builder"] = ch.manifest.extensions["x-builder"]
         return {
             "metadata": meta,
             "lifecycle": life,
