@@ -69,6 +69,7 @@ class Generation:
         self.rows: list[StageRow] = []
         self.attempts: list[JobAttempt] = []
         self.findings: list[tuple[StageRow, dict[str, Any]]] = []  # every finding, as it came
+        self.try_of: dict[str, int] = {}  # benchmark attempt id -> the job attempt it ran in
         self.outcome: str | None = None  # set once the job has ended
         self.error: str | None = None  # an exception that stopped the job
         self.report: Path | None = None
@@ -122,9 +123,13 @@ class Generation:
         """Fold what arrived into rows; True when anything changed (attempt rows too)."""
         with self._lock:
             pending, self._pending = self._pending, []
-        changed = bool(self.adapter.flush())
+        arrived = self.adapter.flush()
         for kind, data in pending:
             self._apply(kind, data)
+        for a in arrived:  # a benchmark attempt belongs to the job attempt running when it came
+            if a not in self.try_of and self.attempts:
+                self.try_of[a] = self.attempts[-1].attempt
+        changed = bool(arrived)
         return changed or bool(pending)
 
     def _apply(self, kind: str, data: dict[str, Any]) -> None:

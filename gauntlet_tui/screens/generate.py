@@ -31,6 +31,7 @@ STATUS = {
     "error": "error",
     "pending": "foreground-muted",
     "retry": "warning",
+    "escalated": "error",
 }
 SEVERITY = {"error": "error", "warning": "warning"}
 
@@ -112,8 +113,10 @@ class GenerateScreen(Screen):
                     self._clocked.add(a)
                     ad.follow_clock(a, float(getattr(ad.views[a], "time_scale", None) or 1.0))
             live = sum(not ad.views[a].finished for a in ad.order)
+            tries = [self.gen.try_of.get(a) for a in ad.order]
+            per = " · ".join(f"try {t}: {tries.count(t)}" for t in sorted({t for t in tries if t is not None}))
             self.query_one("#gen-bench-title", Static).update(
-                f"calibration's benchmark attempts (real attempts, live): {len(ad.order)} · {live} running"
+                f"calibration's benchmark attempts (real attempts, live): {len(ad.order)} · {live} running ({per})"
             )
         self._title()
 
@@ -127,8 +130,12 @@ class GenerateScreen(Screen):
             rows.append((str(r.attempt), str(r.seed), r.stage, r.status, time_s, counts(r)))
             last = [x for x in self.gen.rows if x.attempt == r.attempt][-1]
             done = next((a for a in self.gen.attempts if a.attempt == r.attempt and a.result), None)
+            final = self.gen.outcome is not None and r.attempt == self.gen.attempts[-1].attempt
             if r is last and done is not None and done.retry_stage is not None:
-                rows.append(("", "", "↺ retry", f"stage {done.retry_stage}", "", done.result or ""))
+                if final:  # no attempt follows: the job ended (escalated after its last one)
+                    rows.append(("", "", "⚑ end", "escalated", "", done.result or ""))
+                else:
+                    rows.append(("", "", "↺ retry", f"stage {done.retry_stage}", "", done.result or ""))
         rows += [("", "", s, "pending", "", "") for s in self.gen.pending_stages()]
         if rows == self._shown_rows:
             return

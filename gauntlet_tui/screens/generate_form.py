@@ -1,6 +1,6 @@
 """Ask what to generate: category, weight class, format, seed, how far to go and the
 sandbox. Dismisses with ``{"category", "weight_class", "fmt", "seed", "until",
-"sandbox"}`` or None. Which templates serve a choice is the Architect's answer
+"sandbox", "quick"}`` or None. Which templates serve a choice is the Architect's answer
 (``arena.pipeline.generate.architect.candidates``); the screen only reports it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from gauntlet_tui.text import esc as escape
 
@@ -27,8 +27,8 @@ UNTIL = [
 class GenerateForm(ModalScreen[dict | None]):
     DEFAULT_CSS = """
     GenerateForm { align: center middle; }
-    GenerateForm > Vertical { width: 72; max-width: 95%; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
-    GenerateForm Label { margin-top: 1; }
+    GenerateForm > Vertical { width: 72; max-width: 95%; height: auto; max-height: 100%; overflow-y: auto; border: thick $primary; background: $surface; padding: 0 2; }
+    GenerateForm Label { margin-top: 0; color: $text-muted; }
     GenerateForm #gen-error { color: $error; height: auto; }
     GenerateForm Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
     GenerateForm Button { margin-left: 2; }
@@ -80,6 +80,7 @@ class GenerateForm(ModalScreen[dict | None]):
                 allow_blank=False,
                 id="gen-sandbox",
             )
+            yield Checkbox("quick calibration: one run per agent, no flakiness repeats", id="gen-quick")
             yield Static("", id="gen-error")
             with Horizontal():
                 yield Button("Generate", variant="primary", id="gen-go")
@@ -124,5 +125,6 @@ class GenerateForm(ModalScreen[dict | None]):
                 "seed": seed,
                 "until": str(self._value("gen-until")),
                 "sandbox": None if sandbox == "auto" else str(sandbox),
+                "quick": self.query_one("#gen-quick", Checkbox).value,
             }
         )

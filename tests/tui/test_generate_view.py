@@ -33,7 +33,8 @@ def _cells(table: DataTable) -> list[list[str]]:
     return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
 
 
-def _shot(app, name: str, tmp_path: Path) -> str:
+async def _shot(pilot, app, name: str, tmp_path: Path) -> str:
+    await pilot.pause()  # the last redraw reaches the screen first
     svg = app.save_screenshot(name, str(tmp_path))
     if os.environ.get("GAUNTLET_SHOTS"):
         app.save_screenshot(name, os.environ["GAUNTLET_SHOTS"])
@@ -62,6 +63,8 @@ async def _generate(pilot, app, *, until: str = "package", seed: str = "1") -> N
     await pilot.pause()
     assert "no debugging template serves class 5" in str(form.query_one("#gen-error").render())
     form.query_one("#gen-class", Select).value = 2
+    if os.environ.get("GAUNTLET_SHOTS"):
+        await _shot(pilot, app, "generate-form.svg", Path(os.environ["GAUNTLET_SHOTS"]))
     await pilot.press("enter")
     await pilot.pause()
     assert type(app.screen).__name__ == "GenerateScreen"
@@ -81,7 +84,7 @@ async def test_generate_from_the_library_live_then_inspect_and_play(tmp_path):
         assert rows[1][5] == "0 err · 0 warn · 2 info"  # the starter and solution checks
         log = "\n".join(str(line.text) for line in screen.query_one("#gen-findings", RichLog).lines)
         assert "try 1 builder" in log and "starter" in log  # gate 2's starter check, as it came
-        svg = _shot(app, "generate-package.svg", tmp_path)
+        svg = await _shot(pilot, app, "generate-package.svg", tmp_path)
         assert "architect" in svg and "builder" in svg and "passed" in svg
 
         await pilot.press("s")
@@ -94,6 +97,7 @@ async def test_generate_from_the_library_live_then_inspect_and_play(tmp_path):
         await pilot.pause()
         assert type(app.screen).__name__ == "InspectScreen"
         assert "challenge.yaml" in app.screen.markdown and "agents/naive.yaml" in app.screen.markdown
+        await _shot(pilot, app, "generate-inspect-package.svg", tmp_path)
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("h")
@@ -158,7 +162,7 @@ async def test_generate_shows_retries_and_calibration_attempts_live(tmp_path):
         assert [r[2] for r in rows][:3] == ["architect", "builder", "calibrator"]
         assert rows[2][3] == "running"  # gate 3 runs while its attempt's row is live
         await _until(pilot, app, lambda: gen.adapter.views[first].submissions or gen.adapter.views[first].finished)
-        _shot(app, "generate-calibrating.svg", tmp_path)
+        await _shot(pilot, app, "generate-calibrating.svg", tmp_path)
         await _until(pilot, app, lambda: gen.outcome is not None, tries=2400)
         assert gen.outcome == "passed", gen.error
         rows = _cells(screen.query_one("#gen-timeline", DataTable))
@@ -172,9 +176,52 @@ async def test_generate_shows_retries_and_calibration_attempts_live(tmp_path):
         ]
         assert rows[3][5] == "gate 3 rejected the calibration"
         assert bench.row_count == 2 and all(gen.adapter.views[a].finished for a in gen.adapter.order)
+        assert sorted(gen.try_of.values()) == [1, 2]
+        assert "(try 1: 1 · try 2: 1)" in str(screen.query_one("#gen-bench-title").render())
         log = "\n".join(str(line.text) for line in screen.query_one("#gen-findings", RichLog).lines)
         assert "try 1 calibrator error calibration: stand-in" in log
         report = gen.report.read_text(encoding="utf-8")
         assert '"retry_stage": 2' in report and '"outcome": "passed"' in report
-        svg = _shot(app, "generate-retry.svg", tmp_path)
+        svg = await _shot(pilot, app, "generate-retry.svg", tmp_path)
         assert "retry" in svg and "scripted:naive" in svg
+
+
+class BrokenPackage(Job):
+    """The real job (stages 1-2, retry routing, escalation) with one error added to every
+    gate 2: each attempt goes back to stage 2 until the job is escalated."""
+
+    def attempt(self, n, seed, start, spec):
+        from arena.challenge.errors import error
+
+        result, retry, spec = super().attempt(n, seed, start, spec)
+        rec = self.attempts[-1]["stages"][-1]
+        rec.findings.append(error("package", "stand-in: a broken package"))
+        rec.status = "rejected"
+        return "gate 2 rejected the package", 2, spec
+
+
+async def test_generate_shows_an_escalated_job(tmp_path):
+    app = GauntletApp(store=tmp_path / "g.db", live_refresh=False)
+    app.generation_factory = lambda req, on_event, bus: BrokenPackage(req, on_event=on_event, bus=bus)
+    async with app.run_test(size=(150, 44)) as pilot:
+        await _generate(pilot, app)
+        gen = app.screen.gen
+        await _until(pilot, app, lambda: gen.outcome is not None)
+        assert gen.outcome == "escalated to human review"
+        rows = _cells(app.screen.query_one("#gen-timeline", DataTable))
+        assert [(r[0], r[2], r[3]) for r in rows] == [
+            ("1", "architect", "ok"),
+            ("1", "builder", "rejected"),
+            ("", "↺ retry", "stage 2"),
+            ("2", "builder", "rejected"),
+            ("", "↺ retry", "stage 2"),
+            ("3", "builder", "rejected"),
+            ("", "⚑ end", "escalated"),
+        ]
+        assert rows[1][5].startswith("1 err")
+        assert "escalated to human review" in str(app.screen.query_one("#gen-title").render())
+        await _shot(pilot, app, "generate-escalated.svg", tmp_path)
+        await pilot.press("P")  # only a package that passed is published
+        await pilot.pause()
+        assert type(app.screen).__name__ == "GenerateScreen"
+        assert any("only a package that passed" in n.message for n in app._notifications)
