@@ -1,4 +1,4 @@
-"""Built-in adapters for real agents from PyPI (CONTRACT §8): ``mini-swe-agent``, ``aider``, ``codex``, ``claude-code``.
+"""Built-in adapters for real agents from PyPI (CONTRACT §8): ``mini-swe-agent``, ``aider``, ``codex``, ``claude-code``, ``openhands``.
 
 from arena.adapters import get_adapter, ensure_agent_tree, build_agent_image
 ad = get_adapter("aider")
@@ -15,9 +15,9 @@ from arena.errors import UsageError
 
 
 def _registry() -> dict[str, Adapter]:
-    from arena.adapters import aider, claude_code, codex, mini_swe_agent  # noqa: PLC0415
+    from arena.adapters import aider, claude_code, codex, mini_swe_agent, openhands  # noqa: PLC0415
 
-    adapters = (mini_swe_agent.ADAPTER, aider.ADAPTER, codex.ADAPTER, claude_code.ADAPTER)
+    adapters = (mini_swe_agent.ADAPTER, aider.ADAPTER, codex.ADAPTER, claude_code.ADAPTER, openhands.ADAPTER)
     return {a.name: a for a in adapters}
 
 

@@ -103,6 +103,7 @@ class Adapter:
     extra_env: dict[str, str] = field(default_factory=dict)
     binaries: tuple[str, ...] = ()  # programs a wheel installs in bin/ that the tree keeps (codex)
     mcp: bool = False  # its launcher registers the Gauntlet MCP server (the MCP tree is mounted)
+    runtime: str = ""  # "trixie": the tree carries its own Python 3.13 (adapters/trixie.py)
     # the provider APIs it speaks, as `gauntlet agents` shows them
     api: str = "OpenAI Chat Completions (openai/...), Anthropic Messages (anthropic/...), through LiteLLM"
 

@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Callable
 
 from arena.adapters.base import LAUNCHER_DIR, Adapter
@@ -60,6 +61,12 @@ def _adapter(name: str) -> Adapter:
     return MCP_TREE if name == MCP_TREE.name else get_adapter(name)  # the MCP SDK's tree, no agent
 
 
+def _trixie() -> ModuleType:  # arena/adapters/trixie.py: a tree with its own Python 3.13
+    from arena.adapters import trixie  # noqa: PLC0415
+
+    return trixie
+
+
 def tree_key(ad: Adapter) -> str:
     launchers = {f: (LAUNCHER_DIR / f).read_text() for f in sorted(ad.launchers)}
     launchers["_tree.py"] = (LAUNCHER_DIR / "_tree.py").read_text()
@@ -70,6 +77,7 @@ def tree_key(ad: Adapter) -> str:
         "lock": ad.lock_text(),
         "launchers": launchers,
         **({"binaries": list(ad.binaries)} if ad.binaries else {}),
+        **({"trixie": _trixie().key_inputs()} if ad.runtime == "trixie" else {}),
     }
     return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()
 
@@ -139,7 +147,7 @@ def ensure_agent_tree(name: str, log: Log = print) -> Path:
     tree, _built = locked_build(
         tree_build_key(ad.name),
         lambda: dest if (dest / ".complete").exists() else None,
-        lambda: _build_tree(ad, dest, log),
+        lambda: _trixie().build_tree(ad, dest, tree_key(ad), log) if ad.runtime else _build_tree(ad, dest, log),
         on_wait=log,
     )
     return tree

@@ -18,9 +18,11 @@ from arena.errors import UsageError  # noqa: E402
 
 
 def test_registry_names_and_unknown():
-    assert names() == ["aider", "claude-code", "codex", "mini-swe-agent"]
-    with pytest.raises(UsageError, match="unknown adapter 'openhands'.*aider, claude-code, codex, mini-swe-agent"):
-        get_adapter("openhands")
+    assert names() == ["aider", "claude-code", "codex", "mini-swe-agent", "openhands"]
+    with pytest.raises(
+        UsageError, match="unknown adapter 'opendevin'.*aider, claude-code, codex, mini-swe-agent, openhands"
+    ):
+        get_adapter("opendevin")
 
 
 @pytest.mark.parametrize("bad", ["gpt-4.1", "azure/gpt", "openai/", ""])

@@ -1,0 +1,68 @@
+"""OpenHands' own agent loop (openhands-sdk ``Agent`` + ``Conversation``, the loop the
+OpenHands CLI runs), headless: one task, the terminal and file-editor tools, the model
+behind the gateway (LiteLLM, Chat Completions). Its events are printed as JSON lines on
+stdout (the agent's own event stream). Usage: openhands_run.py TASK_FILE WORKSPACE MODEL"""
+
+import json
+import os
+import sys
+
+os.environ.pop("PYTHONHOME", None)  # the agent's commands run the sandbox's own python
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "lib"))
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.exit("usage: gauntlet-openhands TASK_FILE WORKSPACE MODEL")
+    task_file, workspace, model = argv
+    base_url, key = os.environ.get("OPENAI_BASE_URL"), os.environ.get("OPENAI_API_KEY")
+    if not base_url or not key:
+        sys.exit("gauntlet-openhands: OPENAI_BASE_URL and OPENAI_API_KEY must be set (the gateway's)")
+    with open(task_file, encoding="utf-8") as f:
+        task = f.read()
+    from pydantic import SecretStr
+
+    from openhands.sdk import LLM, Agent, Conversation, Tool
+    from openhands.tools.file_editor import FileEditorTool
+    from openhands.tools.terminal import TerminalTool
+
+    llm = LLM(
+        model=f"openai/{model}",
+        base_url=base_url,
+        api_key=SecretStr(key),
+        usage_id="agent",
+        stream=True,
+        native_tool_calling=True,
+        caching_prompt=False,
+        num_retries=2,
+    )
+    tools = [Tool(name=TerminalTool.name, params={"terminal_type": "subprocess"}), Tool(name=FileEditorTool.name)]
+    agent = Agent(llm=llm, tools=tools)
+
+    def on_event(event):
+        line = {"kind": type(event).__name__, "source": getattr(event, "source", None)}
+        action = getattr(event, "action", None)
+        if action is not None:
+            line["tool"] = getattr(event, "tool_name", None)
+            line["action"] = action.model_dump(mode="json", exclude_none=True)
+        print(json.dumps(line, default=str), flush=True)
+
+    conv = Conversation(
+        agent=agent,
+        workspace=workspace,
+        persistence_dir=None,
+        callbacks=[on_event],
+        token_callbacks=[lambda _chunk: None],
+        visualizer=None,
+        max_iteration_per_run=int(os.environ.get("GAUNTLET_OPENHANDS_MAX_STEPS", "100")),
+    )
+    conv.send_message(task)
+    conv.run()
+    status = conv.state.execution_status
+    print(json.dumps({"kind": "finished", "status": str(status)}), flush=True)
+    conv.close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
