@@ -147,3 +147,28 @@ def test_builder_arguments_are_checked(tmp_path):
     r = _cli(*base, "--builder", "mini-swe-agent")
     assert r.returncode == 2 and "needs a model" in r.stderr, r.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_unreachable_provider_stops_the_job_without_spending_retries(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "gen"
+    env = dict(os.environ, OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1", OPENAI_API_KEY=HOST_KEY,
+               GAUNTLET_SOCKETS=str(tmp_path / "s"))  # fmt: skip
+    run = _cli(
+        "challenge", "generate", "--category", "debugging", "--weight-class", "2", "--seed", "1",
+        "--out", str(out), "--until", "package", "--sandbox", "local", "--store", str(tmp_path / "g.db"),
+        "--builder", "mini-swe-agent", "--model", "openai/fake-model", env=env,
+    )  # fmt: skip
+    assert run.returncode == 1
+    assert "stopped by BuilderError: the builder's attempt" in run.stderr and "ended infra_error" in run.stderr
+    assert "unreachable" in run.stderr and HOST_KEY not in run.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert len(report["attempts"]) == 1  # an infrastructure failure is not retried
+    assert [(s["stage"], s["status"]) for s in report["attempts"][0]["stages"]] == [
+        ("architect", "ok"),
+        ("builder", "error"),
+    ]

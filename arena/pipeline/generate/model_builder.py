@@ -50,6 +50,11 @@ Write the package under `package/` in this directory:
 """
 
 
+class BuilderError(Exception):
+    """The builder's attempt could not run (sandbox, gateway, upstream): the job stops,
+    its report written; no retry is spent on a package nobody could write."""
+
+
 @dataclass
 class BuilderRun:
     agent: str
@@ -162,6 +167,8 @@ def build_with_agent(
     work = out.parent
     task = builder_task(doc, work / "builder-task")
     run = asyncio.run(_attempt(task, agent, store, sandbox, bus))
+    if run.status not in ("finished", "interrupted"):  # the infrastructure's failure, not the package's
+        raise BuilderError(f"the builder's attempt {run.attempt} ended {run.status}: {run.reason}")
     if out.exists():
         shutil.rmtree(out)
     written = run.workspace / "package"
