@@ -100,6 +100,17 @@ async def test_generate_from_the_library_live_then_inspect_and_play(tmp_path):
         await _shot(pilot, app, "generate-inspect-package.svg", tmp_path)
         await pilot.press("escape")
         await pilot.pause()
+        # P: the job again through gate 5, same request; its gates 3-5 are skipped at the seam
+        app.generation_factory = lambda req, on_event, bus: GatesSkipped(req, on_event=on_event, bus=bus)
+        await pilot.press("P")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        await pilot.press("y")
+        await _until(pilot, app, lambda: app.screen.gen is not gen and app.screen.gen.outcome is not None)
+        again = app.screen.gen
+        assert (again.req.until, again.req.seed, again.req.out) == ("publish", 1, gen.req.out)
+        assert [s for s in app.screen_stack if type(s).__name__ == "GenerateScreen"] == [app.screen]  # replaced
+        gen = again
         await pilot.press("h")
         await pilot.pause()
         start = app.screen
@@ -119,6 +130,13 @@ async def test_generate_from_the_library_live_then_inspect_and_play(tmp_path):
         await pilot.pause()
         assert type(app.screen).__name__ == "LibraryScreen"
         assert gen.package in app.screen.paths  # the generated package is listed there too
+
+
+class GatesSkipped(Job):
+    """The real job's stages 1-2; gates 3-5 skipped (the publish key's wiring only)."""
+
+    def _gates_3_to_5(self, stages, pkg, spec):
+        return "done", 0, spec
 
 
 class OneRunCalibration(Job):
