@@ -66,6 +66,7 @@ class LibraryScreen(Screen):
 
         self.paths = [*bundled_challenges(), *(Path(d) for d in dirs)]
         self.current: Path | None = None
+        self.generated: dict[Path, Any] = {}  # package -> its gauntlet_tui.generation.Generation
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -96,6 +97,12 @@ class LibraryScreen(Screen):
         self.query_one("#library-findings", Static).update(render_findings(findings))
 
     def action_open(self) -> None:
+        gen = self.generated.get(self.current) if self.current is not None else None
+        if gen is not None:  # a package generated here: back to its live view
+            from gauntlet_tui.screens.generate import GenerateScreen
+
+            self.app.push_screen(GenerateScreen(gen))
+            return
         self.action_start()
 
     @work(exclusive=True, group="generate")
@@ -110,6 +117,7 @@ class LibraryScreen(Screen):
         if choice:
             gen = start_generation(self, choice)
             if gen is not None:
+                self.generated[gen.package] = gen
                 self.add(gen.package)
 
     def add(self, path: Path) -> None:
@@ -120,7 +128,7 @@ class LibraryScreen(Screen):
 
     @on(ListView.Selected)
     def _selected(self) -> None:
-        self.action_start()
+        self.action_open()
 
     @work(exclusive=True, group="start")
     async def action_start(self) -> None:

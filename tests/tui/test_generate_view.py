@@ -130,6 +130,17 @@ async def test_generate_from_the_library_live_then_inspect_and_play(tmp_path):
         await pilot.pause()
         assert type(app.screen).__name__ == "LibraryScreen"
         assert gen.package in app.screen.paths  # the generated package is listed there too
+        library = app.screen
+        await pilot.press(*["down"] * (len(library.paths) - 1))
+        await pilot.pause()
+        assert library.current == gen.package
+        await pilot.press("enter")  # a generated package: back to its live view
+        await pilot.pause()
+        assert type(app.screen).__name__ == "GenerateScreen" and app.screen.gen is library.generated[gen.package]
+        app.tick()
+        await pilot.pause()
+        rows = _cells(app.screen.query_one("#gen-timeline", DataTable))
+        assert [r[2:4] for r in rows] == [["architect", "ok"], ["builder", "ok"]]
 
 
 class GatesSkipped(Job):
