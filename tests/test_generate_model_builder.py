@@ -15,12 +15,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from arena.pipeline.publish_records import package_hash
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "fakes"))  # the fake provider
+sys.path.insert(0, str(ROOT / "tests" / "realagents"))  # e2e_kit's backends
+from e2e_kit import BACKENDS  # noqa: E402
+
 SCRIPTS = ROOT / "tests" / "fakes" / "scripts"
 HOST_KEY = "sk-host-builder-5e4d3c2b1a"
 
@@ -36,7 +40,9 @@ def _cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) ->
     )
 
 
-def _generate(tmp: Path, script: str) -> tuple[subprocess.CompletedProcess, list[dict], Path, Path]:
+def _generate(
+    tmp: Path, script: str, sandbox: str = "local"
+) -> tuple[subprocess.CompletedProcess, list[dict], Path, Path]:
     from provider import FakeProvider
 
     out, db = tmp / "gen", tmp / "g.db"
@@ -44,7 +50,7 @@ def _generate(tmp: Path, script: str) -> tuple[subprocess.CompletedProcess, list
         env = dict(os.environ, OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY=HOST_KEY, GAUNTLET_SOCKETS=str(tmp / "s"))
         run = _cli(
             "challenge", "generate", "--category", "debugging", "--weight-class", "2", "--seed", "1",
-            "--out", str(out), "--until", "package", "--sandbox", "local", "--store", str(db),
+            "--out", str(out), "--until", "package", "--sandbox", sandbox, "--store", str(db),
             "--builder", "mini-swe-agent", "--model", "openai/fake-model", env=env,
         )  # fmt: skip
         requests = list(fp.requests)
@@ -56,8 +62,9 @@ def _calls(transcript: Path) -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def test_recorded_builder_writes_a_package_that_passes_gates_1_and_2(tmp_path):
-    run, requests, out, db = _generate(tmp_path, "builder_good.yaml")
+@pytest.mark.parametrize("sandbox", BACKENDS)
+def test_recorded_builder_writes_a_package_that_passes_gates_1_and_2(tmp_path, sandbox):
+    run, requests, out, db = _generate(tmp_path, "builder_good.yaml", sandbox)
     assert run.returncode == 0, run.stdout + run.stderr
     report = json.loads((out / "report.json").read_text())
     assert report["outcome"] == "passed" and report["retry_count"] == 0
