@@ -179,3 +179,32 @@ def test_unreachable_provider_stops_the_job_without_spending_retries(tmp_path):
         ("architect", "ok"),
         ("builder", "error"),
     ]
+
+
+def test_an_agent_file_builder_is_limited_by_the_gateway(tmp_path):
+    """`--builder FILE`: the agent file's `limits:` hold as for any attempt. At 3 calls the
+    4th is refused: each builder attempt ends at its limit with a partial package (no tests,
+    no solution), gate 2 rejects it, and the job is escalated after three such attempts."""
+    from provider import FakeProvider
+
+    agent = tmp_path / "builder.yaml"
+    agent.write_text("name: capped-builder\nadapter: mini-swe-agent\nmodel: openai/fake-model\nlimits: {calls: 3}\n")
+    out = tmp_path / "gen"
+    with FakeProvider.from_yaml(SCRIPTS / "builder_good.yaml") as fp:
+        env = dict(
+            os.environ, OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY=HOST_KEY, GAUNTLET_SOCKETS=str(tmp_path / "s")
+        )
+        run = _cli(
+            "challenge", "generate", "--category", "debugging", "--weight-class", "2", "--seed", "1",
+            "--out", str(out), "--until", "package", "--sandbox", "local", "--store", str(tmp_path / "g.db"),
+            "--builder", str(agent), env=env,
+        )  # fmt: skip
+        forwarded = len(fp.requests)
+    assert run.returncode == 1 and "escalated to human review" in run.stdout, run.stdout + run.stderr
+    attempts = json.loads((out / "report.json").read_text())["attempts"]
+    assert len(attempts) == 3 and forwarded == 9  # 3 forwarded per attempt, the 4th refused
+    for a in attempts:
+        rec = a["stages"][-1]["outputs"]["builder"]
+        assert rec["agent"] == str(agent) and rec["usage"]["calls"] == 3
+        assert rec["reason"].startswith("usage limit reached: calls"), rec["reason"]
+        assert a["stages"][-1]["status"] == "rejected"
