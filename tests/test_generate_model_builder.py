@@ -208,3 +208,19 @@ def test_an_agent_file_builder_is_limited_by_the_gateway(tmp_path):
         assert rec["agent"] == str(agent) and rec["usage"]["calls"] == 3
         assert rec["reason"].startswith("usage limit reached: calls"), rec["reason"]
         assert a["stages"][-1]["status"] == "rejected"
+
+
+def test_spec_match_names_each_field_the_package_changed(tmp_path):
+    from arena.pipeline.generate.model_builder import spec_match
+
+    spec = {"category": "debug-gauntlet", "format": "sprint", "weight_class": 2}
+    (tmp_path / "challenge.yaml").write_text("category: debug-gauntlet\nformat: sprint\nweight_class: 2\n")
+    assert spec_match(tmp_path, spec) == []  # a class given as its number is the same class
+    (tmp_path / "challenge.yaml").write_text("category: recovery\nformat: sprint\nweight_class: contender\n")
+    details = [f.detail for f in spec_match(tmp_path, spec)]
+    assert details == [
+        "challenge.yaml: category is 'recovery': the spec says 'debug-gauntlet'",
+        "challenge.yaml: weight_class is 'contender': the spec says 'middleweight'",
+    ]
+    (tmp_path / "challenge.yaml").unlink()
+    assert spec_match(tmp_path, spec) == []  # a missing manifest is the loader's finding

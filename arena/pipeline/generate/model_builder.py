@@ -151,10 +151,14 @@ def spec_match(pkg: Path, spec: dict[str, Any]) -> list[Finding]:
         "format": spec["format"],
         "weight_class": WEIGHT_CLASSES[spec["weight_class"] - 1],
     }
+    got = dict(m)
+    wc = got.get("weight_class")
+    if isinstance(wc, int) and not isinstance(wc, bool) and 1 <= wc <= len(WEIGHT_CLASSES):
+        got["weight_class"] = WEIGHT_CLASSES[wc - 1]  # the manifest may give the class as 1-5
     return [
         error("spec_match", f"challenge.yaml: {k} is {m.get(k)!r}: the spec says {v!r}")
         for k, v in want.items()
-        if str(m.get(k)) != str(v)
+        if str(got.get(k)) != str(v)
     ]
 
 
