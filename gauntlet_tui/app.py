@@ -91,6 +91,8 @@ class GauntletApp(App[None]):
         self.board = board  # the big board at start: None = only under the projector theme
         self.toasts = toasts  # warnings/cutoff/reveal/infra toasts on the dashboard
         self.live_runs: dict[str | None, Any] = {}  # sandbox choice -> gauntlet_tui.live.LiveRun
+        self.generations: list[Any] = []  # gauntlet_tui.generation.Generation started here
+        self.generation_factory: Any = None  # tests: a stand-in job at the seam (screens/generate.py)
         self.follower: Any = None  # gauntlet_tui.follow.StoreFollower
         self.guard = Guard(self)
         self.presence = Presence(self)  # a person at the keyboard holds their attempt
@@ -276,6 +278,11 @@ class GauntletApp(App[None]):
     async def _quit(self) -> None:
         from gauntlet_tui.screens.confirm import ConfirmScreen
 
+        gens = [g for g in self.generations if g.running]
+        if gens and not await self.push_screen_wait(
+            ConfirmScreen(f"{len(gens)} generation job(s) still running (report.json so far is kept). Quit anyway?")
+        ):
+            return
         live = self.live_attempts()
         if live:
             if not await self.push_screen_wait(

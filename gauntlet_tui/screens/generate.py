@@ -275,6 +275,7 @@ def start_generation(node: Screen, choice: dict, *, replace: bool = False) -> Ge
     factory = getattr(app, "generation_factory", None)  # tests: a stand-in job at the seam
     gen = Generation(Request(**fields), **({"job_factory": factory} if factory else {}))
     gen.start()
+    getattr(app, "generations", []).append(gen)
     if replace and app.screen is node:
         app.switch_screen(GenerateScreen(gen))
     else:

@@ -254,3 +254,37 @@ async def test_generate_shows_an_escalated_job(tmp_path):
         await pilot.pause()
         assert type(app.screen).__name__ == "GenerateScreen"
         assert any("only a package that passed" in n.message for n in app._notifications)
+
+
+class Held(Job):
+    """The real job, held before its first stage until the test lets it go."""
+
+    release = None
+
+    def attempt(self, n, seed, start, spec):
+        type(self).release.wait(30)
+        return super().attempt(n, seed, start, spec)
+
+
+async def test_quitting_asks_while_a_generation_runs(tmp_path):
+    import threading
+
+    Held.release = threading.Event()
+    app = GauntletApp(store=tmp_path / "g.db", live_refresh=False)
+    app.generation_factory = lambda req, on_event, bus: Held(req, on_event=on_event, bus=bus)
+    async with app.run_test(size=(150, 44)) as pilot:
+        await _generate(pilot, app)
+        gen = app.screen.gen
+        await pilot.press("escape", "escape")  # the job runs on behind the library and home
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        assert "1 generation job(s) still running" in str(app.screen.query_one("Static").render())
+        await pilot.press("n")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HomeScreen" and gen.running
+        Held.release.set()
+        gen.wait(30)
+        gen.flush()  # the job has ended: every event of it is in the buffer
+        assert gen.outcome == "passed"
