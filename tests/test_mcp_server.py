@@ -197,7 +197,7 @@ def test_the_adapters_that_speak_mcp_register_the_server_and_name_its_tools():
     from arena.adapters import get_adapter, names
 
     speaking = {n for n in names() if get_adapter(n).mcp}
-    assert speaking == {"claude-code", "codex"}
+    assert speaking == {"claude-code", "codex", "openhands"}
     for n in names():
         text = get_adapter(n).task_text("BRIEF")
         assert ("`gauntlet` MCP server" in text) == (n in speaking), n

@@ -10,7 +10,8 @@ arena/adapters/trixie.py). LiteLLM inside speaks Chat Completions (streamed) to 
 (``OPENAI_BASE_URL``, the attempt's token in ``OPENAI_API_KEY``); no settings file is
 written and the conversation is not persisted. Its terminal is the subprocess one (a bash
 under a pty, no tmux); its commands are observed like any agent's; it submits with
-``gauntlet-agent submit`` and ends with its ``finish`` tool. Only ``openai/...`` models.
+``gauntlet-agent submit`` or through the Gauntlet MCP server (registered as its MCP server
+``gauntlet``, ``mcp``), and ends with its ``finish`` tool. Only ``openai/...`` models.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ ADAPTER = OpenHands(
     cli="gauntlet-openhands",
     import_name="openhands.sdk",
     runtime="trixie",
+    mcp=True,
     api="OpenAI Chat Completions, streamed, through LiteLLM (openai/... only)",
     extra_env={"OPENHANDS_SUPPRESS_BANNER": "1", "LOG_LEVEL": "WARNING"},
 )

@@ -1,15 +1,28 @@
 """OpenHands' own agent loop (openhands-sdk ``Agent`` + ``Conversation``, the loop the
 OpenHands CLI runs), headless: one task, the terminal and file-editor tools, the model
-behind the gateway (LiteLLM, Chat Completions). Its events are printed as JSON lines on
+behind the gateway (LiteLLM, Chat Completions), and the Gauntlet MCP server's tools. Its events are printed as JSON lines on
 stdout (the agent's own event stream). Usage: openhands_run.py TASK_FILE WORKSPACE MODEL"""
 
 import json
 import os
+import shutil
 import sys
 
 os.environ.pop("PYTHONHOME", None)  # the agent's commands run the sandbox's own python
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "lib"))
+
+
+def gauntlet_mcp():
+    """The Gauntlet MCP server (`gauntlet-agent mcp`, stdio, the SDK from the mounted MCP
+    tree) as OpenHands' MCP server "gauntlet", when the arena mounted that tree."""
+    lib = os.environ.get("GAUNTLET_MCP_LIB") or "/opt/gauntlet/agents/mcp/lib"
+    sock = os.environ.get("GAUNTLET_SOCKET")
+    if not sock or not os.path.isdir(lib):
+        return {}
+    tool = shutil.which("gauntlet-agent") or "/gauntlet/bin/gauntlet-agent"
+    env = {"GAUNTLET_MCP_LIB": lib, "GAUNTLET_SOCKET": sock, "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    return {"gauntlet": {"transport": "stdio", "command": tool, "args": ["--socket", sock, "mcp"], "env": env}}
 
 
 def main(argv):
@@ -38,7 +51,7 @@ def main(argv):
         num_retries=2,
     )
     tools = [Tool(name=TerminalTool.name, params={"terminal_type": "subprocess"}), Tool(name=FileEditorTool.name)]
-    agent = Agent(llm=llm, tools=tools)
+    agent = Agent(llm=llm, tools=tools, mcp_config=gauntlet_mcp())
 
     def on_event(event):
         line = {"kind": type(event).__name__, "source": getattr(event, "source", None)}
