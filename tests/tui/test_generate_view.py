@@ -195,22 +195,26 @@ async def test_generate_shows_retries_and_calibration_attempts_live(tmp_path):
         await _until(pilot, app, lambda: gen.outcome is not None, tries=2400)
         assert gen.outcome == "passed", gen.error
         rows = _cells(screen.query_one("#gen-timeline", DataTable))
+        back = gen.attempts[0].retry_stage  # where the job routed it (stage 1: a fresh spec)
+        assert back in (1, 2)
         assert [(r[0], r[2], r[3]) for r in rows] == [
             ("1", "architect", "ok"),
             ("1", "builder", "ok"),
             ("1", "calibrator", "rejected"),
-            ("", "↺ retry", "stage 2"),
+            ("", "↺ retry", f"stage {back}"),
+            *([("2", "architect", "ok")] if back == 1 else []),
             ("2", "builder", "ok"),
             ("2", "calibrator", "ok"),
         ]
         assert rows[3][5] == "gate 3 rejected the calibration"
+        assert rows[-1][1] == str(3 + (back == 1))  # a retry from stage 1 draws the next seed
         assert bench.row_count == 2 and all(gen.adapter.views[a].finished for a in gen.adapter.order)
         assert sorted(gen.try_of.values()) == [1, 2]
         assert "(try 1: 1 · try 2: 1)" in str(screen.query_one("#gen-bench-title").render())
         log = "\n".join(str(line.text) for line in screen.query_one("#gen-findings", RichLog).lines)
         assert "try 1 calibrator error calibration: stand-in" in log
         report = gen.report.read_text(encoding="utf-8")
-        assert '"retry_stage": 2' in report and '"outcome": "passed"' in report
+        assert f'"retry_stage": {back}' in report and '"outcome": "passed"' in report
         svg = await _shot(pilot, app, "generate-retry.svg", tmp_path)
         assert "retry" in svg and "scripted:naive" in svg
 
@@ -238,15 +242,14 @@ async def test_generate_shows_an_escalated_job(tmp_path):
         await _until(pilot, app, lambda: gen.outcome is not None)
         assert gen.outcome == "escalated to human review"
         rows = _cells(app.screen.query_one("#gen-timeline", DataTable))
-        assert [(r[0], r[2], r[3]) for r in rows] == [
-            ("1", "architect", "ok"),
-            ("1", "builder", "rejected"),
-            ("", "↺ retry", "stage 2"),
-            ("2", "builder", "rejected"),
-            ("", "↺ retry", "stage 2"),
-            ("3", "builder", "rejected"),
-            ("", "⚑ end", "escalated"),
-        ]
+        want, back = [], 1
+        for a in gen.attempts:  # each attempt from where the job routed the one before
+            want += [(str(a.attempt), "architect", "ok")] if back == 1 else []
+            want.append((str(a.attempt), "builder", "rejected"))
+            back = a.retry_stage
+            want.append(("", "↺ retry", f"stage {back}") if a.attempt < 3 else ("", "⚑ end", "escalated"))
+        assert len(gen.attempts) == 3 and {a.retry_stage for a in gen.attempts} <= {1, 2}
+        assert [(r[0], r[2], r[3]) for r in rows] == want
         assert rows[1][5].startswith("1 err")
         assert "escalated to human review" in str(app.screen.query_one("#gen-title").render())
         await _shot(pilot, app, "generate-escalated.svg", tmp_path)
