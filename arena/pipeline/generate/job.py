@@ -224,6 +224,11 @@ class Job:
             for n in range(1, MAX_ATTEMPTS + 1):
                 result, retry, spec = self.attempt(n, seed, start, spec)
                 self.attempts[-1]["result"] = result
+                if result != "done" and retry == 2 and not self.req.builder:
+                    # The offline Builder is deterministic: stage 2 again would rebuild the
+                    # same package byte for byte, so the retry re-draws the spec (stage 1).
+                    self.attempts[-1]["retry_stage_asked"] = retry
+                    retry = 1
                 self._finished_stage()
                 self._emit("attempt.finished", {**self._where(), "result": result,
                                                 "retry_stage": None if result == "done" else retry})  # fmt: skip

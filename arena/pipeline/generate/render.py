@@ -46,6 +46,10 @@ def context(template: Template, spec: dict[str, Any], state: dict[str, str]) -> 
     ctx["herrings"] = "".join("\n\n" + h.rstrip("\n") + "\n" for h in herrings)
     for site, variant in state.items():
         ctx[f"site_{site}"] = str(template.data["sites"][site][variant]).rstrip("\n")
+    primary = template.data.get("primary_tests", {}).get(site_roles(template, spec)["primary"], {})
+    for suite in ("static", "hidden"):
+        ctx[f"primary_{suite}"] = str(primary.get(suite, "")).rstrip("\n")
+    ctx["primary_kind"] = str(primary.get("kind", ""))
     ctx["adversarial_seed"] = str(v["adversarial_seed"])
     ctx["adversarial_count"] = str(template.data.get("adversarial_count", 12))
     return ctx
