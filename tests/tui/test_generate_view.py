@@ -63,6 +63,13 @@ async def _generate(pilot, app, *, until: str = "package", seed: str = "1") -> N
     await pilot.pause()
     assert "no debugging template serves class 5" in str(form.query_one("#gen-error").render())
     form.query_one("#gen-class", Select).value = 2
+    builder = form.query_one("#gen-builder", Input)
+    builder.value = "no-such-adapter"
+    seed_in.focus()
+    await pilot.press("enter")
+    await pilot.pause()
+    assert "is neither a built-in adapter" in str(form.query_one("#gen-error").render())
+    builder.value = ""  # the offline builder
     if os.environ.get("GAUNTLET_SHOTS"):
         await _shot(pilot, app, "generate-form.svg", Path(os.environ["GAUNTLET_SHOTS"]))
     await pilot.press("enter")
