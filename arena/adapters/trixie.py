@@ -28,9 +28,9 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
 
 from arena.adapters.base import LAUNCHER_DIR, Adapter
+from arena.adapters.treeutil import Log, normalise_modes, run_step
 from arena.sandbox.base import SandboxError
 from arena.sandbox.buildlock import locked_build
 from arena.sandbox.image import cache_dir
@@ -54,7 +54,6 @@ PLATFORMS = (
 )
 SDIST_MARK = "# sdist"
 PY2_ONLY = r"/func_timeout/py2_raise\.py$"  # Python 2 syntax, imported only by a Python 2
-Log = Callable[[str], None]
 
 
 def runtime_key() -> str:
@@ -79,7 +78,6 @@ def ensure_runtime(log: Log) -> Path:
 
 
 def _build_runtime(dest: Path, log: Log) -> Path:
-    from arena.adapters.build import _run  # noqa: PLC0415
 
     if not shutil.which("debootstrap"):
         raise SandboxError("debootstrap is not installed (apt-get install -y debootstrap)")
@@ -89,7 +87,7 @@ def _build_runtime(dest: Path, log: Log) -> Path:
     try:
         root = work / "rootfs"
         cmd = ["debootstrap", f"--variant={RUNTIME['variant']}", "--include=" + ",".join(RUNTIME["include"])]
-        _run([*cmd, RUNTIME["suite"], str(root), RUNTIME["mirror"]], "debootstrap of Debian trixie", log)
+        run_step([*cmd, RUNTIME["suite"], str(root), RUNTIME["mirror"]], "debootstrap of Debian trixie", log)
         out = work / "rt"
         for rel in RUNTIME["keep"]:
             src = root / rel
@@ -134,7 +132,6 @@ def _tags() -> list[str]:
 
 def build_tree(ad: Adapter, dest: Path, tree_key: str, log: Log) -> Path:
     """``dest`` (``rt/``, ``lib/``, ``bin/``), built in a temp dir and moved in place."""
-    from arena.adapters.build import _normalise_modes, _run  # noqa: PLC0415
 
     t0 = time.monotonic()
     rt = ensure_runtime(log)
@@ -145,13 +142,13 @@ def build_tree(ad: Adapter, dest: Path, tree_key: str, log: Log) -> Path:
     try:
         wlock, slock = _split_lock(ad, work)
         dl = ["download", "--no-deps", "--require-hashes", "-d", str(wheels)]
-        _run(_pip(*dl, *_tags(), "-r", str(wlock)), f"downloading the wheels of {ad.package}", log)
+        run_step(_pip(*dl, *_tags(), "-r", str(wlock)), f"downloading the wheels of {ad.package}", log)
         if slock.read_text().strip():
-            _run(_pip(*dl, "--no-binary=:all:", "-r", str(slock)), "downloading sdists", log)
+            run_step(_pip(*dl, "--no-binary=:all:", "-r", str(slock)), "downloading sdists", log)
         inst = ["install", "--no-index", "--no-deps", "--require-hashes", "--no-compile", "--ignore-requires-python"]
         lib = work / "tree" / "lib"
         args = [*inst, "--find-links", str(wheels), "--target", str(lib), *_tags(), "-r", str(wlock)]
-        _run(_pip(*args), f"installing {ad.package} into its tree", log)
+        run_step(_pip(*args), f"installing {ad.package} into its tree", log)
         for line in slock.read_text().split():
             if "==" in line:
                 _copy_sdist(wheels, line, lib)
@@ -163,10 +160,10 @@ def build_tree(ad: Adapter, dest: Path, tree_key: str, log: Log) -> Path:
             shutil.copy2(LAUNCHER_DIR / f, work / "tree" / "bin" / f)
         py = str(work / "tree" / "bin" / "python3.13")
         cc = [py, "-m", "compileall", "-q", "-j", "2", "--invalidation-mode", "unchecked-hash", "-x", PY2_ONLY]
-        _run([*cc, str(lib)], "byte-compiling the tree", lambda _m: None)
+        run_step([*cc, str(lib)], "byte-compiling the tree", lambda _m: None)
         info = {"adapter": ad.name, "package": ad.package, "version": ad.version, "key": tree_key, "python": PY_TAG}
         (work / "tree" / "tree.json").write_text(json.dumps(info, indent=2) + "\n")
-        _normalise_modes(work / "tree")
+        normalise_modes(work / "tree")
         (work / "tree" / ".complete").write_text(f"{time.monotonic() - t0:.1f}s\n")
         if dest.exists():  # an incomplete leftover
             shutil.rmtree(dest)

@@ -45,73 +45,21 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from arena.formats import FORMATS
+from arena.pipeline.task_model import (
+    SOLUTION_DIR,
+    TESTS_IN_JUDGE,
+    HarborTask,
+    ImportError_,
+    TerminalBenchTask,
+    _need,
+    _text,
+    _validation,
+    rewrite_paths,
+)
 from arena.pipeline.task_steps import Step, apply_steps, read_steps, write_steps
-
-TESTS_IN_JUDGE = "/judge/tests/1/static"
-SOLUTION_DIR = ".gauntlet-solution"  # where the reference agent lays the solution, then removes it
-
-
-class ImportError_(ValueError):
-    """A task that cannot be imported: the message names the file and the field."""
-
-
-class _Loose(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class HarborAgent(_Loose):
-    timeout_sec: float | None = None
-
-
-class HarborVerifier(_Loose):
-    timeout_sec: float = 600.0
-    env: dict[str, str] = {}
-
-
-class HarborEnvironment(_Loose):
-    docker_image: str | None = None
-    cpus: float | None = None
-    memory_mb: int | None = None
-    workdir: str | None = None
-    allow_internet: bool | None = None
-
-
-class HarborStepVerifier(_Loose):
-    timeout_sec: float = 600.0  # harbor's VerifierConfig default (not the task's)
-
-
-class HarborStep(_Loose):
-    """A ``[[steps]]`` entry (harbor ``StepConfig``): arena/pipeline/task_steps.py."""
-
-    name: str
-    agent: HarborAgent = HarborAgent()
-    verifier: HarborStepVerifier = HarborStepVerifier()
-    min_reward: float | dict[str, float] | None = None
-
-
-class HarborTask(_Loose):
-    """The fields of Harbor's ``TaskConfig`` (task.toml) an import reads."""
-
-    schema_version: str = "1.4"
-    metadata: dict[str, Any] = {}
-    verifier: HarborVerifier = HarborVerifier()
-    agent: HarborAgent = HarborAgent()
-    environment: HarborEnvironment = HarborEnvironment()
-    steps: list[HarborStep] | None = None
-
-
-class TerminalBenchTask(_Loose):
-    """The fields of Terminal-Bench's ``Task`` (task.yaml) an import reads."""
-
-    instruction: str
-    difficulty: str = "medium"
-    category: str = "software_engineering"
-    parser_name: str = "pytest"
-    max_agent_timeout_sec: float = 360.0
-    max_test_timeout_sec: float = 60.0
 
 
 @dataclass
@@ -133,25 +81,6 @@ class Task:
     workdir: str = "/app"
     notes: list[str] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)  # a multi-step Harbor task's (task_steps.py)
-
-
-def _validation(exc: ValidationError, file: str) -> ImportError_:
-    e = exc.errors()[0]
-    key = ".".join(str(p) for p in e["loc"]) or "(document)"
-    return ImportError_(f"{file}: key {key!r}: {e['msg']}")
-
-
-def _need(path: Path, root: Path, what: str) -> Path:
-    if not path.is_file():
-        raise ImportError_(f"{path.relative_to(root)}: required file missing: expected {what}")
-    return path
-
-
-def _text(path: Path, root: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ImportError_(f"{path.relative_to(root)}: unreadable: expected UTF-8 text ({e})") from None
 
 
 def read_task(src: Path) -> Task:
@@ -318,21 +247,6 @@ def _starter_files(task: Task, dest: Path) -> list[str]:
 
 
 # -- path rewriting ---------------------------------------------------------------
-def rewrite_paths(text: str, workdir: str) -> str:
-    """The task's absolute paths as overridable variables (unset: the same paths)."""
-    subs = [
-        ("/logs/verifier", "${GAUNTLET_TASK_VERIFIER:-/logs/verifier}"),
-        ("/tests", "${GAUNTLET_TASK_TESTS:-/tests}"),
-        ("/solution", "${GAUNTLET_TASK_SOLUTION:-/solution}"),
-        (workdir.rstrip("/"), "${GAUNTLET_TASK_WORKDIR:-" + workdir.rstrip("/") + "}"),
-    ]
-    for path, var in subs:
-        if not path or path == "/":
-            continue
-        text = re.sub(r"(?<![\w/.$-])" + re.escape(path) + r"(?=/|\b|$)(?![\w.-])", var.replace("\\", "\\\\"), text)
-    return text
-
-
 # -- the package ------------------------------------------------------------------
 def task_hash(src: Path) -> str:
     h = hashlib.sha256()

@@ -33,7 +33,7 @@ import yaml
 from arena.formats import FORMATS
 
 if TYPE_CHECKING:
-    from arena.pipeline.task_import import HarborTask
+    from arena.pipeline.task_model import HarborTask
 
 MAX_STEPS = 4  # a Marathon: phase 1 + at most 3 phases (arena/challenge/models.py)
 HARBOR_VERIFIER_DEFAULT_S = 600.0  # harbor VerifierConfig.timeout_sec
@@ -52,7 +52,7 @@ class Step:
 
 
 def read_steps(src: Path, cfg: HarborTask) -> list[Step]:
-    from arena.pipeline.task_import import ImportError_, _need, _text
+    from arena.pipeline.task_model import ImportError_, _need, _text
 
     steps = cfg.steps or []
     if not 2 <= len(steps) <= MAX_STEPS:
@@ -192,7 +192,7 @@ END {
 def write_steps(task, steps: list[Step], out: Path, notes: list[str]) -> dict:
     """The phases, tests, reference and judge of a multi-step task's package (under ``out``);
     the manifest keys they set."""
-    from arena.pipeline.task_import import SOLUTION_DIR, TESTS_IN_JUDGE, rewrite_paths
+    from arena.pipeline.task_model import SOLUTION_DIR, TESTS_IN_JUDGE, rewrite_paths
 
     total, marks = _fractions(steps)
     lo, hi = FORMATS["marathon"].time_range_s
@@ -321,7 +321,7 @@ def export_steps(ch, out: Path, lineage: dict, workdir: str, pytest_sh: str) -> 
     """``steps/<name>/`` of every phase: its briefing as ``instruction.md``, its judge-side
     tests (an imported task's step script, else pytest over the phase's suites) and its
     reference (an imported step's ``solve.sh``, else the phase's reference overlay)."""
-    from arena.pipeline.task_import import SOLUTION_DIR, ImportError_
+    from arena.pipeline.task_model import SOLUTION_DIR, ImportError_
 
     imported = bool(lineage) and ch.manifest.judge.results is not None
     if (

@@ -177,7 +177,7 @@ class GenerateScreen(Screen):
         self.app.push_screen(InspectScreen(f"spec · {self.gen.spec}", f"```yaml\n{text}\n```"))
 
     def action_package(self) -> None:
-        from gauntlet_tui.screens.library import describe, render_findings
+        from gauntlet_tui.screens.package_view import describe, render_findings
 
         pkg = self.gen.package
         if not self.gen.has_package:

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.adapters.build import _normalise_modes, _run
+from arena.adapters.treeutil import normalise_modes, run_step
 from arena.sandbox.base import SandboxError
 from arena.sandbox.buildlock import locked_build
 from arena.sandbox.image import RECIPE, SANDBOX_UID, _client, build_image, cache_dir, recipe_hash
@@ -88,13 +88,13 @@ def _install_lib(dest: Path, log) -> None:
     wheels = cache_dir() / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
     lock = ["--require-hashes", "-r", str(LOCK)]
-    _run([*_pip("download"), *_target_args(), *lock, "-d", str(wheels)], "downloading Harbor's wheels", log)
+    run_step([*_pip("download"), *_target_args(), *lock, "-d", str(wheels)], "downloading Harbor's wheels", log)
     # the download checked Requires-Python against 3.13; pip install checks it against itself
     install = [*_pip("install", "--no-index", "--no-compile", "--ignore-requires-python"), *_target_args()]
     install += ["--find-links", str(wheels)]
-    _run([*install, *lock, "--target", str(dest)], "installing Harbor's wheels", log)
+    run_step([*install, *lock, "--target", str(dest)], "installing Harbor's wheels", log)
     shutil.rmtree(dest / "bin", ignore_errors=True)  # entry points written for the host's python
-    _normalise_modes(dest)
+    normalise_modes(dest)
 
 
 def _build(client, log) -> str:
