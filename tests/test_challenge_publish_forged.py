@@ -227,3 +227,38 @@ def test_unverified_calibration_needs_a_package_hash(calibrated):
         f["severity"] == "error" and "carries no package_hash: --unverified-calibration" in f["detail"]
         for f in out["findings"]
     )
+
+
+def test_a_hand_edited_baseline_agent_is_refused(calibrated, tmp_path):
+    """Issue 20: the copy attack run for real, but from an attack-copy.yaml the author
+    edited to submit the untouched starter (every other file the package's own, so the
+    package hash matches): its numbers re-judge, yet publish refuses it, naming the file."""
+    from arena.pipeline.baselines import with_baselines
+
+    forged_pkg = with_baselines(calibrated["pkg"], tmp_path)
+    (forged_pkg / "agents" / "attack-copy.yaml").write_text("steps:\n  - submit\n")
+    db = calibrated["tmp"] / "cal.db"
+    run = gauntlet(
+        "run", str(forged_pkg), "--agent", "scripted:attack-copy", "--time-scale", "120",
+        "--sandbox", "local", "--store", str(db), "--headless",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    listed = json.loads(gauntlet("attempts", "--json", "--store", str(db)).stdout)
+    known = {i for ids in calibrated["doc"]["attempts"].values() for i in ids}
+    (aid,) = [r["attempt"] for r in listed if r["attempt"] not in known]
+    card = json.loads(gauntlet("judge", aid, "--json", "--store", str(db)).stdout)
+    forged = json.loads(json.dumps(calibrated["doc"]))
+    forged["attempts"]["attack-copy"] = [aid]
+    forged["runs"]["attack-copy"] = [card["total"]]
+    forged["scores"]["attack-copy"] = card["total"]
+    forged["objectives"]["attack-copy"] = [card["components"]["objective"]]
+    r, out = _publish(calibrated, forged, "hand-edited-baseline.json")
+    assert r.returncode == 1 and out["published"] is None
+    errs = [f["detail"] for f in out["findings"] if f["severity"] == "error" and f["check"] == "calibration_report"]
+    assert any(
+        f"agent attack-copy: attempt {aid} was made with baseline agent files calibration does not write" in e
+        and "agents/attack-copy.yaml" in e
+        for e in errs
+    ), errs
+    assert not any("cannot be reproduced" in e for e in errs)
+    assert not any(f"attempt {i} " in e for e in errs for i in known)  # the genuine attempts still pass

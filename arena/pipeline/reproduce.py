@@ -15,7 +15,8 @@ is refused) and on the package the report names: ``attempt.started`` records the
 it ran (arena/challenge/content.py ``package_facts``: ``challenge_hash`` over the files
 outside ``agents/``, and each ``agents/`` file's hash); publish requires the same files
 outside ``agents/`` as the package now, the same benchmark agent files, and nothing else
-under ``agents/`` but the baseline agents calibration adds (``null``, ``attack-*``).
+under ``agents/`` but the baseline agents calibration adds (``null``, ``attack-*``), each
+file of which must be one calibration writes for this package (pipeline/baseline_files.py).
 
 Limits (stated, not hidden): re-judging proves the report's numbers are what these
 stored events score, not that the events were made by a real run; a store fabricated
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.challenge.errors import error, info
+from arena.pipeline.baseline_files import allowed_baseline_files, foreign_baseline_files
 from arena.results import Finding
 
 TOLERANCE = 0.05
@@ -116,9 +118,15 @@ def _made_by(rep, agent: str, j: Judged, now: dict[str, object] | None) -> list[
         assert isinstance(mine, dict)
         differ = sorted(r for r, h in mine.items() if j.agent_files.get(r) != h)
         extra = sorted(r for r in j.agent_files if r not in mine and not _baseline_file(r))
-        why = (
-            f"was made with other benchmark agent files ({', '.join((differ + extra)[:3])})" if differ or extra else ""
-        )
+        baselines = now["baselines"]
+        assert isinstance(baselines, tuple)
+        forged = foreign_baseline_files(j.agent_files, _baseline_file, *baselines)
+        if differ or extra:
+            why = f"was made with other benchmark agent files ({', '.join((differ + extra)[:3])})"
+        elif forged:
+            why = f"was made with baseline agent files calibration does not write ({', '.join(forged[:3])})"
+        else:
+            why = ""
     if why:
         out.append(
             error(
@@ -144,7 +152,7 @@ def reproduce(rep, challenge_id: str, root: Path | None = None) -> list[Finding]
     the package at ``root``)."""
     from arena.challenge.content import package_facts  # noqa: PLC0415
 
-    now = package_facts(root) if root is not None else None
+    now = {**package_facts(root), "baselines": allowed_baseline_files(root)} if root is not None else None
     from arena.pipeline.baselines import BASELINES  # noqa: PLC0415
     from arena.pipeline.calibration import AGENTS  # noqa: PLC0415
 
