@@ -50,6 +50,7 @@ class FakeProvider:
         self._lock = threading.Lock()
         self.arrived = threading.Event()  # set by each request
         self.hold: threading.Event | None = None  # set it to make every answer wait for it
+        self.delay_s = 0.0  # every answer waits this many real seconds (a slow model)
         self.key: str | None = None  # set it to refuse any other key with 401
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -102,6 +103,8 @@ class FakeProvider:
                 provider.arrived.set()
                 if provider.hold is not None:  # a slow model: answers once the test says so
                     provider.hold.wait(120)
+                if provider.delay_s > 0:
+                    time.sleep(provider.delay_s)
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     return self._json(404, {"error": {"message": f"no route {self.path}"}})
                 turn = provider.pick(body)
