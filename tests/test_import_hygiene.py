@@ -3,6 +3,7 @@
 import pkgutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,28 +57,64 @@ def test_no_textual_import_statement_in_engine_sources():
     assert offenders == []
 
 
-def _package_circles() -> list[list[str]]:
-    """Import circles among the modules of one package (every import counts: module level,
-    inside functions and under TYPE_CHECKING), as strongly connected components."""
+def _package_circles() -> list[str]:
+    """The circles of _circles in the code's own import graph (grimp's: every import counts,
+    module level, inside functions and under TYPE_CHECKING)."""
     import grimp
 
     g = grimp.build_graph("arena", "store", "gauntlet_tui", include_external_packages=False, cache_dir=None)
-    adj: dict[str, set[str]] = {m: set() for m in g.modules}
-    for m in g.modules:
-        for d in g.find_modules_directly_imported_by(m):
-            if d.rsplit(".", 1)[0] == m.rsplit(".", 1)[0]:
-                adj[m].add(d)
+    return _circles((m, d) for m in g.modules for d in g.find_modules_directly_imported_by(m))
+
+
+def _circles(imports: Iterable[tuple[str, str]]) -> list[str]:
+    """Import circles inside a package, as strongly connected components, each with the
+    module imports that make it.
+
+    A circle inside a package P (every package, the top-level ones included) is one among
+    P's own parts: P's ``__init__`` (the node ``P``), each module directly in P's directory,
+    and each direct sub-package of P taken as a whole (every module below it is that one
+    node). A part imports another when any module in it imports any module in the other;
+    importing ``P`` itself is importing P's ``__init__``. Imports to or from outside P's
+    directory do not count for P (they are its parent's matter, and between the top-level
+    packages import-linter's). So a module and its own package's ``__init__`` importing each
+    other is a circle, and so are two sibling sub-packages importing each other through any
+    of their modules."""
+    edges: dict[str, dict[str, set[str]]] = {}  # P -> part -> parts it imports
+    why: dict[tuple[str, str, str], list[str]] = {}  # (P, part, part) -> the module imports
+    for m, d in imports:
+        a, b = m.split("."), d.split(".")
+        common = 0
+        while common < min(len(a), len(b)) and a[common] == b[common]:
+            common += 1
+        for k in range(1, common + 1):  # every package holding both m and d
+            pkg = ".".join(a[:k])
+            pa = ".".join(a[: k + 1]) if len(a) > k else pkg
+            pb = ".".join(b[: k + 1]) if len(b) > k else pkg
+            if pa != pb:
+                edges.setdefault(pkg, {}).setdefault(pa, set()).add(pb)
+                why.setdefault((pkg, pa, pb), []).append(f"{m} -> {d}")
+    out = []
+    for pkg, adj in sorted(edges.items()):
+        for comp in _strongly_connected(adj):
+            inner = sorted(w for pa in comp for pb in comp for w in why.get((pkg, pa, pb), []))
+            out.append(f"{pkg}: {' <-> '.join(comp)} ({'; '.join(inner)})")
+    return out
+
+
+def _strongly_connected(adj: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components of more than one node, each sorted."""
+    nodes = sorted(set(adj) | {w for ws in adj.values() for w in ws})
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     on: set[str] = set()
     out: list[list[str]] = []
 
-    def visit(v: str) -> None:  # Tarjan
+    def visit(v: str) -> None:
         index[v] = low[v] = len(index)
         stack.append(v)
         on.add(v)
-        for w in adj[v]:
+        for w in sorted(adj.get(v, ())):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -94,15 +131,33 @@ def _package_circles() -> list[list[str]]:
             if len(comp) > 1:
                 out.append(sorted(comp))
 
-    for v in sorted(adj):
+    for v in nodes:
         if v not in index:
             visit(v)
     return sorted(out)
 
 
+def test_what_counts_as_a_circle_inside_a_package():
+    """The rule of _circles on made-up imports."""
+    # two modules of one package
+    assert _circles([("p.a", "p.b"), ("p.b", "p.a")]) == ["p: p.a <-> p.b (p.a -> p.b; p.b -> p.a)"]
+    # a module and its package's __init__, also from deeper down (the sub-package as a whole)
+    assert _circles([("p.a", "p"), ("p", "p.a")]) == ["p: p <-> p.a (p -> p.a; p.a -> p)"]
+    assert _circles([("p.s.x", "p"), ("p", "p.s.y")]) == ["p: p <-> p.s (p -> p.s.y; p.s.x -> p)"]
+    # sibling sub-packages, through different modules of each
+    assert _circles([("p.s.x", "p.t.y"), ("p.t.z", "p.s.w")]) == ["p: p.s <-> p.t (p.s.x -> p.t.y; p.t.z -> p.s.w)"]
+    # a circle deeper down is its own package's, not its parents'
+    assert _circles([("p.s.x", "p.s.y"), ("p.s.y", "p.s.x")]) == [
+        "p.s: p.s.x <-> p.s.y (p.s.x -> p.s.y; p.s.y -> p.s.x)"
+    ]
+    # one-way imports, and the top-level packages between them, are no circle here
+    assert _circles([("p.a", "p.b"), ("p.s.x", "p.a"), ("p.a", "q.b"), ("q.c", "p.a")]) == []
+
+
 def test_no_import_circle_inside_a_package():
-    """Issue 24: no package has modules that import each other, in any way (module level,
-    in functions, under TYPE_CHECKING). Where parts needed each other, what they share is
-    a module below them (attempt/host.py, attempt/records.py, gateway/state.py,
-    sandbox/owners.py, cli/findings_out.py)."""
+    """Issue 24: no part of a package (its __init__, its modules, its sub-packages as
+    wholes: _circles) imports another that imports it back, in any way. Where parts needed
+    each other, what they share is a module below them (attempt/host.py, attempt/records.py,
+    gateway/state.py, sandbox/owners.py, cli/findings_out.py, adapters/registry.py,
+    cluster/grpcquiet.py, widgets/attempt_lines.py)."""
     assert _package_circles() == []

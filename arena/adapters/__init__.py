@@ -11,25 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from arena.adapters.base import AGENTS_ROOT, Adapter, check_model
-from arena.errors import UsageError
-
-
-def _registry() -> dict[str, Adapter]:
-    from arena.adapters import aider, claude_code, codex, mini_swe_agent, openhands  # noqa: PLC0415
-
-    adapters = (mini_swe_agent.ADAPTER, aider.ADAPTER, codex.ADAPTER, claude_code.ADAPTER, openhands.ADAPTER)
-    return {a.name: a for a in adapters}
-
-
-def names() -> list[str]:
-    return sorted(_registry())
-
-
-def get_adapter(name: str) -> Adapter:
-    reg = _registry()
-    if name not in reg:
-        raise UsageError(f"unknown adapter {name!r}: expected one of {', '.join(sorted(reg))}")
-    return reg[name]
+from arena.adapters.registry import get_adapter, names
 
 
 def ensure_agent_tree(name: str, log: Callable[[str], None] = print) -> Path:

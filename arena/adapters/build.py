@@ -53,7 +53,7 @@ IMAGE_LINKS = {"usr/local/bin/gauntlet-agent": f"{TOOL_DIR}/gauntlet-agent"}  # 
 
 
 def _adapter(name: str) -> Adapter:
-    from arena.adapters import get_adapter  # noqa: PLC0415
+    from arena.adapters.registry import get_adapter  # noqa: PLC0415
     from arena.adapters.mcp_tree import MCP_TREE  # noqa: PLC0415
 
     return MCP_TREE if name == MCP_TREE.name else get_adapter(name)  # the MCP SDK's tree, no agent

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol, TypedDict
 
-from arena.adapters import get_adapter, names
+from arena.adapters.registry import get_adapter, names
 from arena.adapters.build import AGENT_LABEL, image_label, image_ref, tree_path
 
 

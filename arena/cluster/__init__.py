@@ -6,13 +6,15 @@ only with ``--cluster``, a plan's ``cluster:`` or ``RAY_ADDRESS``).
 
 Modules: ``driver`` (the command's machine: placement, event pump, faults), ``node``
 (the actor that runs one attempt on a node), ``ship`` (content-hashed packages and
-snapshots), ``image`` (the ``gauntlet-node`` Docker image for test and demo nodes).
+snapshots), ``grpcquiet`` (``quiet_grpc``), ``image`` (the ``gauntlet-node`` Docker image for test and demo nodes).
 """
 
 from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING
+
+from arena.cluster.grpcquiet import quiet_grpc
 
 if TYPE_CHECKING:
     from arena.cluster.driver import ClusterPlacer
@@ -24,13 +26,6 @@ def resolve_address(flag: str | None, plan: str | None = None) -> str | None:
         if v and str(v).strip():
             return str(v).strip()
     return None
-
-
-def quiet_grpc() -> None:
-    """gRPC's C core logs INFO lines (e.g. "skipping fork() handlers" whenever this process
-    starts a subprocess) straight to fd 2, under the live screen: errors only, unless the
-    user set ``GRPC_VERBOSITY``. Before Ray (and so gRPC) is first imported."""
-    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 
 def connect(address: str) -> "ClusterPlacer":

@@ -79,7 +79,7 @@ def init_ray(address: str, ray: Any = None) -> Any:
     cluster cannot be reached; a connection the head's client server failed to set up is
     tried again (``CONNECT_TRIES``)."""
     if ray is None:
-        from arena.cluster import quiet_grpc  # noqa: PLC0415
+        from arena.cluster.grpcquiet import quiet_grpc  # noqa: PLC0415
 
         quiet_grpc()
         try:

@@ -29,22 +29,10 @@ from textual.widgets import Digits, Sparkline, Static
 
 from arena.view import AttemptView
 from gauntlet_tui import keys
+from gauntlet_tui.widgets.attempt_lines import STATES, card_state, feedback_line, state_line
 from gauntlet_tui.widgets.clock import fmt_clock
 from gauntlet_tui.screens.kept import KeptScreen
 from gauntlet_tui.widgets.footer import GauntletFooter
-
-STATES = ("ok", "warning", "urgent", "grace", "over", "infra")
-
-
-def card_state(view: AttemptView, elapsed: float) -> str:
-    if view.status == "infra_error":
-        return "infra"
-    stage = view.stage(elapsed)
-    if view.finished or stage == "over":
-        return "over"
-    if stage == "grace":
-        return "grace"
-    return view.clock_level(elapsed)  # ok | warning | urgent
 
 
 def clock_text(view: AttemptView, elapsed: float) -> str:
@@ -54,42 +42,6 @@ def clock_text(view: AttemptView, elapsed: float) -> str:
     if view.finished or stage == "over":
         return fmt_clock(max(0.0, view.time_limit_s - view.elapsed_s)) if view.finished else "00:00"
     return fmt_clock(view.remaining(elapsed))
-
-
-def state_line(view: AttemptView, elapsed: float) -> str:
-    state = card_state(view, elapsed)
-    score = view.last_score
-    # the last submission's objective, as the dashboard's Score column shows it before the total
-    score_s = "obj —" if score is None else f"obj {score:.1f}"
-    left = max(0.0, view.time_limit_s - view.elapsed_s)
-    what = {
-        "ok": "running",
-        "warning": "80% — warning",
-        "urgent": "90% — hurry",
-        "grace": "GRACE — final message only",
-        "over": (f"done, {fmt_clock(left)} left" if view.finished and left >= 1 else f"over — {view.status}"),
-        "infra": "INFRA ERROR",
-    }[state]
-    phase = f" · phase {view.current_phase}/{len(view.phases)}" if len(view.phases) > 1 else ""
-    return f"{what} · {score_s} · sub {view.submissions_used}/{view.budget}{phase}"
-
-
-def feedback_line(view: AttemptView) -> str:
-    if view.status == "infra_error" and view.reason:
-        return view.reason[:120]
-    if not view.feedback:
-        return "no feedback yet"
-    n = max(view.feedback)
-    doc = view.feedback[n]
-    parts = [f"#{n}"]
-    for key in ("tests", "hidden", "adversarial"):
-        suite = doc.get(key)
-        if isinstance(suite, dict) and suite.get("total"):
-            parts.append(f"{key} {suite.get('passed', 0)}/{suite['total']}")
-    build = doc.get("build")
-    if isinstance(build, dict) and build.get("ok") is False:
-        parts.append("BUILD FAILED")
-    return " · ".join(parts)
 
 
 CARD_W, CARD_H = 40, 10  # the smallest card that shows all of it (title, digits, state, spark)

@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from arena.view import AttemptView
 from gauntlet_tui.text import esc
+from gauntlet_tui.widgets.attempt_lines import feedback_line, state_line
 from gauntlet_tui.widgets.clock import fmt_clock
 
 MIN_WIDTH = 110  # terminal columns below which the table keeps the whole width
@@ -17,8 +18,6 @@ ACTIVITY_LINES = 12
 
 
 def detail_text(attempt: str, view: AttemptView, elapsed: float) -> str:
-    from gauntlet_tui.screens.bigboard import feedback_line, state_line
-
     lines = [
         f"[b]{esc(view.title or view.challenge or attempt)}[/]",
         f"{esc(view.agent)} · {view.format} · {esc(view.weight_class)}",
