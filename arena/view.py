@@ -18,6 +18,7 @@ from typing import Any, Iterator, NamedTuple
 from arena.formats import FormatRules, rules_for
 from arena import events as K
 from arena.events import Event
+from arena.usage import ModelUsage
 
 
 @dataclass
@@ -168,9 +169,7 @@ class AttemptView:
     # real agents (CONTRACT §8): the model, its usage and limits
     model: str = ""
     limits: dict[str, Any] = field(default_factory=dict)
-    tokens: int = 0
-    calls: int = 0
-    cost_usd: float | None = None
+    usage: ModelUsage = field(default_factory=ModelUsage)  # arena.usage: show and judge count the same
     node: str = ""
     version: int = 0  # bumped on every applied event: cheap change detection
     activity_total: int = 0  # activity entries ever logged (the ring keeps the last N)
@@ -180,6 +179,19 @@ class AttemptView:
         self.activity = ActivityLog(self.activity_size)
 
     # -- derived -----------------------------------------------------------------
+    @property
+    def tokens(self) -> int:
+        return self.usage.tokens
+
+    @property
+    def calls(self) -> int:
+        """Every model call recorded (arena.usage's rule), refused and cancelled ones too."""
+        return self.usage.calls
+
+    @property
+    def cost_usd(self) -> float | None:
+        return self.usage.cost_usd
+
     @property
     def rules(self) -> FormatRules | None:
         try:
@@ -405,26 +417,24 @@ class AttemptView:
 
 
 def _model_call(view: AttemptView, ev: Event) -> None:
-    d = ev.data
-    if d.get("status") == 200:
-        view.calls += 1
-    view.tokens += int(d.get("input_tokens") or 0) + int(d.get("output_tokens") or 0)
-    if d.get("cost_usd") is not None:
-        view.cost_usd = (view.cost_usd or 0.0) + float(d["cost_usd"])
+    view.usage.add(ev.data)
     view._log(ev.t, "model", _describe(ev))
 
 
 def usage_line(view: AttemptView) -> str:
-    """``12.3k tok · 14 calls · $0.04 / $5.00`` (limits shown where set), or ``""``."""
+    """``12.3k tok · 14 calls (1 refused) · $0.04 / $5.00`` (limits shown where set; the calls
+    not answered in brackets), or ``""``."""
     if not view.model and not view.calls:
         return ""
     lim = view.limits
     tok = _k(view.tokens) + (f"/{_k(lim['tokens'])}" if lim.get("tokens") is not None else "")
     calls = f"{view.calls}" + (f"/{lim['calls']}" if lim.get("calls") is not None else "")
+    brk = view.usage.breakdown()  # a refused call is counted here, never against the calls limit
+    calls += " calls" + (f" ({brk})" if brk else "")
     cost = "" if view.cost_usd is None else f" · ${view.cost_usd:.2f}"
     if lim.get("cost_usd") is not None:
         cost = f" · ${view.cost_usd or 0:.2f}/${lim['cost_usd']:.2f}"
-    return f"{tok} tok · {calls} calls{cost}"
+    return f"{tok} tok · {calls}{cost}"
 
 
 def _k(n: int) -> str:

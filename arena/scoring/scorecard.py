@@ -20,6 +20,7 @@ from arena.scoring.resultview import test_phases
 from arena.scoring.llm_judge import deliverable_adjustment
 from arena.scoring.static import not_run
 from arena.scoring.strategy import judge_strategy
+from arena.usage import usage_from_events
 
 COMPONENTS = ("objective", "process", "strategy", "integrity")
 
@@ -61,7 +62,7 @@ class Scorecard(BaseModel):
     process_raw: float = 0.0
     strategy_adjustments: list[Adjusted] = Field(default_factory=list)
     iterations: list[dict[str, Any]] = Field(default_factory=list)
-    usage: dict[str, Any] = Field(default_factory=lambda: {"tokens": 0, "calls": 0, "cost_usd": None})
+    usage: dict[str, Any] = Field(default_factory=lambda: usage_from_events([]))
     not_judged: list[str] = Field(default_factory=list)  # judge-model parts with no reading
     # issue 20: the objective gained over the untouched starter and the share of Process,
     # Strategy and Integrity it earns ({starter, objective, share, credit}; arena/scoring/context.py)
@@ -109,25 +110,6 @@ def starter_objective(c: JudgeContext) -> float | None:
         return submission_score(st, c.history.deliverables)
     phases = sorted(reached_phases(c))
     return sum(phase_score(st, c.history.deliverables, n) for n in phases) / len(phases)
-
-
-def usage(events: Iterable[Any]) -> dict[str, Any]:
-    """CONTRACT §8: tokens, calls and cost summed from ``model.call`` events (a null token
-    count adds nothing; ``cost_usd`` stays null until some call carries a price)."""
-    tokens, calls, cost = 0, 0, None
-    for e in events:
-        if e.kind != "model.call":
-            continue
-        calls += 1
-        d = e.data
-        for key in ("input_tokens", "output_tokens"):
-            v = d.get(key)
-            if isinstance(v, (int, float)):
-                tokens += int(v)
-        v = d.get("cost_usd")
-        if isinstance(v, (int, float)):
-            cost = (cost or 0.0) + float(v)
-    return {"tokens": tokens, "calls": calls, "cost_usd": None if cost is None else round(cost, 6)}
 
 
 def extra_flags(c: JudgeContext) -> list[dict]:
@@ -214,7 +196,7 @@ def judge_context(c: JudgeContext, readings: dict | None = None) -> Scorecard:
         process_raw=r1(raw),
         strategy_adjustments=[Adjusted.model_validate(a.as_dict()) for a in s_adj],
         iterations=[r.to_dict() for r in c.records],
-        usage=usage(h.events),
+        usage=usage_from_events(h.events),
         not_judged=not_judged,
         work=work.as_dict(),
     )

@@ -17,7 +17,7 @@ from typing import Any
 
 from arena import paths
 from arena.errors import UsageError
-from arena.scoring.usage import usage_from_events
+from arena.usage import breakdown, usage_from_events
 from arena.text import printable
 
 
@@ -154,6 +154,18 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def usage_text(u: dict[str, Any], kept: int | None = None) -> str:
+    """``4 model call(s) (1 refused, 1 cancelled), 120 tokens, $0.0010``: the usage of
+    ``show --json`` (arena.usage's one count); ``kept``: how many the transcript holds (a
+    call cancelled before any answer, or refused for a bad token, leaves none)."""
+    brk = breakdown(u)
+    cost = "no known price" if u["cost_usd"] is None else f"${u['cost_usd']:.4f}"
+    text = f"{u['calls']} model call(s)" + (f" ({brk})" if brk else "") + f", {u['tokens']} tokens, {cost}"
+    if kept is not None and kept != u["calls"]:
+        text += f"; {kept} in the transcript"
+    return text
+
+
 def _print_transcript(store: Path, doc: dict[str, Any], *, as_json: bool) -> int:
     """``show --transcript``: every model call of the attempt, in order (CONTRACT §8)."""
     from arena.gateway import read_transcript  # noqa: PLC0415
@@ -164,11 +176,13 @@ def _print_transcript(store: Path, doc: dict[str, Any], *, as_json: bool) -> int
         json.dump({"attempt": doc["attempt"], "usage": doc["usage"], "calls": calls}, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
         return 0
-    u = doc["usage"]
-    cost = "no known price" if u["cost_usd"] is None else f"${u['cost_usd']:.4f}"
-    print(printable(f"{doc['attempt']}  {doc['agent']}: {len(calls)} model call(s), {u['tokens']} tokens, {cost}"))
+    print(printable(f"{doc['attempt']}  {doc['agent']}: " + usage_text(doc["usage"], kept=len(calls))))
     if not calls:
-        print("no transcript: this attempt made no model calls through the gateway")
+        print(
+            "no transcript: this attempt made no model calls through the gateway"
+            if not doc["usage"]["calls"]
+            else "no transcript kept for these calls"
+        )
     for i, c in enumerate(calls, 1):
         head = {
             k: c.get(k)

@@ -43,6 +43,17 @@ def edited_since_submit(view: AttemptView) -> bool:
     return any(a.kind == "edit" and (since is None or a.t >= since) for a in view.activity)
 
 
+def idle_countdown(view: AttemptView | None, handle: object) -> float | None:
+    """Attempt seconds until the hang watchdog ends a live ``--agent human`` attempt left
+    alone (the TUI unfocused, no shell open), or None: no countdown banner. Only the human
+    player is told to focus the window or open the shell; a real or scripted agent's
+    liveness is the watchdog's own (its model calls in flight count as activity)."""
+    if view is None or view.agent != "human":
+        return None
+    hang_left = getattr(handle, "hang_left", None)
+    return hang_left() if callable(hang_left) else None
+
+
 class AttemptScreen(Screen):
     DEFAULT_CSS = """
     AttemptScreen #attempt-info { height: auto; max-height: 2; padding: 0 1; background: $panel; color: $foreground; }
@@ -140,8 +151,7 @@ class AttemptScreen(Screen):
     def _draw_countdown(self) -> None:
         """A human attempt not held (TUI unfocused, no shell open): the hang watchdog's
         countdown, so nobody is ended as hung without warning."""
-        handle = self.adapter.handle(self.attempt_id)
-        left = handle.hang_left() if hasattr(handle, "hang_left") else None
+        left = idle_countdown(self.view, self.adapter.handle(self.attempt_id))
         self.set_class(left is not None, "-idle")
         if left is not None:
             text = (

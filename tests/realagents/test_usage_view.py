@@ -53,8 +53,8 @@ def test_model_calls_add_up_live_against_the_limits():
             },
         )
     )
-    assert (v.tokens, v.calls, v.cost_usd) == (1500, 1, 0.25)
-    assert usage_line(v) == "1.5k/5.0k tok · 1 calls · $0.25/$1.00"
+    assert (v.tokens, v.calls, v.cost_usd) == (1500, 2, 0.25)  # a refused call counts (arena.usage)
+    assert usage_line(v) == "1.5k/5.0k tok · 2 calls (1 refused) · $0.25/$1.00"
     assert _usage_cell(v) == "1.5k $0.25"
     texts = [a.text for a in v.activity]
     assert "tool call bash" in texts and any("HTTP 429" in t for t in texts)
