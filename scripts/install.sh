@@ -10,6 +10,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 venv=${GAUNTLET_VENV:-"$HOME/.local/share/gauntlet/venv"}
+case "$venv" in /*) ;; *) venv="$PWD/$venv" ;; esac  # a link needs an absolute target
 bindir="$HOME/.local/bin"
 extras=${GAUNTLET_EXTRAS:-}
 say() { printf 'gauntlet install: %s\n' "$*" >&2; }
@@ -52,11 +53,19 @@ target="$here"
 say "pip install $target"
 "$venv/bin/python" -m pip install -q "$target"
 
-mkdir -p "$bindir"
-ln -sf "$venv/bin/gauntlet" "$bindir/gauntlet"
-say "linked $bindir/gauntlet -> $venv/bin/gauntlet"
-case ":$PATH:" in
-    *":$bindir:"*) ;;
-    *) say "add $bindir to your PATH (e.g. export PATH=\"$bindir:\$PATH\"), or run $bindir/gauntlet" ;;
-esac
+# The link in ~/.local/bin is this install's only when it is the default venv, or when no
+# other install owns the link yet: GAUNTLET_VENV=./.venv never replaces another's link.
+link="$bindir/gauntlet"
+current=$(readlink "$link" 2>/dev/null || true)
+if [ -z "${GAUNTLET_VENV:-}" ] || [ -z "$current" ] || [ "$current" = "$venv/bin/gauntlet" ]; then
+    mkdir -p "$bindir"
+    ln -sf "$venv/bin/gauntlet" "$link"
+    say "linked $link -> $venv/bin/gauntlet"
+    case ":$PATH:" in
+        *":$bindir:"*) ;;
+        *) say "add $bindir to your PATH (e.g. export PATH=\"$bindir:\$PATH\"), or run $link" ;;
+    esac
+else
+    say "left $link -> $current as it was (GAUNTLET_VENV=$venv): run $venv/bin/gauntlet"
+fi
 "$venv/bin/gauntlet" doctor || say "see above: \`gauntlet doctor\` lists what is missing and how to fix it"

@@ -103,6 +103,11 @@ def test_run_headless_then_attempts_and_show(tmp_path, pkg):
         (["run", "/nonexistent/pkg", "--agent", "scripted:x", "--headless"], "no such challenge"),
         (["run", "{pkg}", "--agent", "scripted:nobody", "--headless"], "nobody"),
         (["run", "{pkg}", "--agent", "nothing.yaml", "--headless"], "expected scripted:<name>, human"),
+        (["run", "{pkg}", "--agent", "nothing.yaml", "--headless"], "codex, mini-swe-agent, openhands"),
+        (
+            ["run", "{pkg}", "--agent", "mini-swe-agnet", "--model", "openai/m", "--headless"],
+            "no built-in adapter of that name (did you mean mini-swe-agent?)",
+        ),
         (["run", "{pkg}", "--agent", "human", "--time-scale", "0", "--headless"], "--time-scale"),
         (["run", "{pkg}", "--agent", "human", "--time-scale", "-3", "--headless"], "--time-scale"),
         (["show", "a-00000000"], "unknown attempt"),

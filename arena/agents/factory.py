@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def make_agent(spec: str, challenge: Challenge, *, resume_after_submissions: int = 0) -> Agent:
     """The runner for an agent name. Bad names raise ``UsageError`` naming the problem."""
     from arena.agents.adapter import AdapterAgent  # noqa: PLC0415 — each kind only when asked for
-    from arena.agents.agent_file import from_spec
+    from arena.agents.agent_file import adapter_names, from_spec
     from arena.agents.command import CommandAgent, load_agent_file
     from arena.agents.human import HumanAgent
     from arena.agents.scripted import ScriptedAgentRunner
@@ -41,7 +41,7 @@ def make_agent(spec: str, challenge: Challenge, *, resume_after_submissions: int
     if not path.exists():
         raise UsageError(
             f"--agent {spec}: expected scripted:<name>, human, a built-in adapter "
-            "(mini-swe-agent, aider, with --model), or the path of an agent file (no such file)"
+            f"({', '.join(adapter_names())}, with --model), or the path of an agent file (no such file)"
         )
     file = load_agent_file(path)
     return AdapterAgent(spec, file) if file.adapter != "command" else CommandAgent(spec, file)

@@ -196,7 +196,8 @@ def _image_key(image: str) -> str:
 
 async def run_printing(prep: Preparation, out: TextIO, every_s: float = 5.0) -> None:
     """``prep.run()`` with progress lines on ``out`` (a command line's stderr): each step
-    as it starts (with last time's duration), every ``every_s`` while it runs, and done."""
+    as it starts (with last time's duration), while it runs a line each time its detail
+    changes (looked at every ``every_s``), and done."""
     if not prep.steps:
         return
     said: dict[int, str] = {}
@@ -209,11 +210,15 @@ async def run_printing(prep: Preparation, out: TextIO, every_s: float = 5.0) -> 
                 out.flush()
 
     task = asyncio.ensure_future(prep.run(on_change))
+    shown: tuple[str, str] | None = None
     while not task.done():
         await asyncio.wait([task], timeout=every_s)
         running = [s for s in prep.steps if s.state == "running"]
         if not task.done() and running:
             s = running[0]
+            if (s.label, s.detail) == shown:
+                continue  # one line per change: a step still at the same point says nothing
+            shown = (s.label, s.detail)
             last = f" of ~{s.last_s:.0f}s" if s.last_s else ""
             out.write(f"gauntlet:   ... {s.label}: {s.elapsed():.0f}s{last} {s.detail}\n")
             out.flush()

@@ -10,6 +10,7 @@ from arena.text import printable
 from typing import Any, Iterable
 
 from arena.scoring.history import AttemptHistory
+from arena.scoring.report_usage import HEADERS, ended, transcript_rows, usage_line
 from arena.scoring.scorecard import Scorecard
 from arena.scoring.svg import ascii_bars, bar_plot, line_plot
 from arena import events as ev
@@ -43,7 +44,9 @@ def _sign(p: float) -> str:
     return "pos" if p > 0 else "neg" if p < 0 else ""
 
 
-def render_html(card: Scorecard, events: Iterable[Any]) -> str:
+def render_html(card: Scorecard, events: Iterable[Any], calls: list[dict[str, Any]] | None = None) -> str:
+    """``calls``: the attempt's transcript records (``arena.gateway.read_transcript``)."""
+    events = list(events)
     docs = feedback_docs(events)
     e = escape
     parts = [
@@ -95,6 +98,15 @@ def render_html(card: Scorecard, events: Iterable[Any]) -> str:
         parts.append("</table>")
     else:
         parts.append("<p>none</p>")
+    parts.append("<h2>Model usage</h2>")
+    parts.append(f"<p>ended: {e(ended(events))}<br>usage: {e(usage_line(card.usage))}</p>")
+    call_rows = transcript_rows(calls or [])
+    if call_rows:
+        parts.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in HEADERS) + "</tr>")
+        parts += ["<tr>" + "".join(f"<td>{e(v)}</td>" for v in r) + "</tr>" for r in call_rows]
+        parts.append("</table>")
+    else:
+        parts.append("<p>no transcript: no model call was kept for this attempt</p>")
     parts.append("<h2>Feedback documents</h2>")
     if not docs:
         parts.append("<p>none delivered</p>")
@@ -107,7 +119,8 @@ def render_html(card: Scorecard, events: Iterable[Any]) -> str:
     return printable("\n".join(parts))  # agent text never reaches a terminal raw
 
 
-def render_markdown(card: Scorecard, events: Iterable[Any]) -> str:
+def render_markdown(card: Scorecard, events: Iterable[Any], calls: list[dict[str, Any]] | None = None) -> str:
+    events = list(events)
     docs = feedback_docs(events)
     out = [
         f"# {card.challenge} — {card.agent}",
@@ -159,6 +172,13 @@ def render_markdown(card: Scorecard, events: Iterable[Any]) -> str:
         out += [f"| {f.rule} | {f.points:+g} | {_md(f.detail)} |" for f in card.flags]
     else:
         out.append("none")
+    out += ["", "## Model usage", "", f"ended: {ended(events)}", "", f"usage: {usage_line(card.usage)}", ""]
+    call_rows = transcript_rows(calls or [])
+    if call_rows:
+        out += ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+        out += ["| " + " | ".join(_md(v) for v in r) + " |" for r in call_rows]
+    else:
+        out.append("no transcript: no model call was kept for this attempt")
     out += ["", "## Feedback documents", ""]
     for d in docs:
         body = json.dumps(d.get("feedback", {}), indent=2, sort_keys=True, ensure_ascii=False)

@@ -12,6 +12,8 @@ from pathlib import Path
 from arena import paths
 from arena.errors import UsageError
 from arena.text import printable
+from arena.scoring.report_usage import ended_text
+from gauntlet_tui.cli.store_cmd import usage_text
 
 STORE_HELP = "store file (default $GAUNTLET_STORE or ./gauntlet.db)"
 
@@ -98,6 +100,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return 0
     print(f"{card.attempt}  {card.challenge}  {card.agent}  {card.format}  {card.weight_class}")
     print(f"total {card.total:g}   trajectory {card.trajectory}")
+    finished = [e.data for e in events if e.kind == "attempt.finished"]
+    print(printable("ended: " + ended_text(finished[-1] if finished else None)))
+    print(printable("usage: " + usage_text(card.usage)))
     for k, v in card.components.items():
         print(f"  {k:<10} {v:6.1f}  × {card.weights[k]:g}")
     for p in card.phases:
@@ -123,6 +128,15 @@ def cmd_judge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _transcript(args: argparse.Namespace, attempt: str) -> list[dict]:
+    """The attempt's transcript records, kept beside the store (none: [])."""
+    from arena.gateway import read_transcript  # noqa: PLC0415
+
+    store = paths.store_path(args.store)
+    tdir = store.with_name(store.name + ".d") / "transcripts"
+    return read_transcript(tdir, attempt) if tdir.is_dir() else []
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from arena.scoring import judge_attempt  # noqa: PLC0415
     from arena.scoring.report import render_html, render_markdown  # noqa: PLC0415
@@ -137,7 +151,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {out}: directory {out.parent} does not exist")
     _, events = _load(args)
     card = judge_attempt(events)
-    text = render_html(card, events) if suffix in (".html", ".htm") else render_markdown(card, events)
+    calls = _transcript(args, card.attempt)
+    render = render_html if suffix in (".html", ".htm") else render_markdown
+    text = render(card, events, calls)
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as exc:

@@ -109,7 +109,17 @@ def agent_spec(agent: str, model: str | None) -> str:
         return agent
     from arena.agents.agent_file import adapter_names, check_model
 
-    if agent.partition("@")[0] not in adapter_names():
+    name = agent.partition("@")[0]
+    if name not in adapter_names() and not Path(agent).exists():
+        import difflib
+
+        close = difflib.get_close_matches(name, adapter_names(), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise UsageError(
+            f"--agent {agent}: no built-in adapter of that name{hint}: with --model, expected one of "
+            f"{', '.join(adapter_names())}"
+        )
+    if name not in adapter_names():
         raise UsageError(
             f"--model: only for a built-in adapter ({', '.join(adapter_names())}); "
             f"--agent {agent} names its model in its agent file"

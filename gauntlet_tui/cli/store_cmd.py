@@ -17,7 +17,8 @@ from typing import Any
 
 from arena import paths
 from arena.errors import UsageError
-from arena.usage import breakdown, usage_from_events
+from arena.scoring.report_usage import ended_text, usage_line
+from arena.usage import usage_from_events
 from arena.text import printable
 
 
@@ -142,6 +143,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     from arena.agents.client import to_yaml
 
     print(printable(f"{doc['attempt']}  {doc['challenge']}  {doc['agent']}  {doc['format']}  {doc['status']}"))
+    finished = [e for e in doc["events"] if e["kind"] == "attempt.finished"]
+    print(printable("ended: " + ended_text(finished[-1] if finished else None)))
+    print(printable("usage: " + usage_text(doc["usage"])))
     for s in doc["submissions"]:
         print(f"\nsubmission #{s['submission']} at {s['at']}s")
         if s["feedback"]:
@@ -158,9 +162,7 @@ def usage_text(u: dict[str, Any], kept: int | None = None) -> str:
     """``4 model call(s) (1 refused, 1 cancelled), 120 tokens, $0.0010``: the usage of
     ``show --json`` (arena.usage's one count); ``kept``: how many the transcript holds (a
     call cancelled before any answer, or refused for a bad token, leaves none)."""
-    brk = breakdown(u)
-    cost = "no known price" if u["cost_usd"] is None else f"${u['cost_usd']:.4f}"
-    text = f"{u['calls']} model call(s)" + (f" ({brk})" if brk else "") + f", {u['tokens']} tokens, {cost}"
+    text = usage_line(u)
     if kept is not None and kept != u["calls"]:
         text += f"; {kept} in the transcript"
     return text

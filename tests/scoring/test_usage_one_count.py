@@ -128,3 +128,25 @@ def test_an_attempt_without_model_calls_counts_none(tmp_path, capsys):
         "calls_failed": 0,
     }
     assert view_of(events).calls == 0 and usage_line(view_of(events)) == ""
+
+
+def test_plain_show_judge_and_reports_say_the_usage_and_how_it_ended(tmp_path, capsys):
+    """Issue 21 item 7: plain `show` and plain `judge` print the end and the usage (the
+    same count), and the HTML and Markdown reports carry them with the transcript summary."""
+    db = tmp_path / "g.db"
+    _store(db)
+    want = "usage: 3 model call(s) (1 refused, 1 cancelled), 150 tokens, $0.0012"
+    assert main(["show", AID, "--store", str(db)]) == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert main(["judge", AID, "--store", str(db)]) == 0
+    judged = capsys.readouterr().out.splitlines()
+    for lines in (shown, judged):
+        assert "ended: finished (done)" in lines and want in lines, lines[:6]
+    for suffix in ("html", "md"):
+        out = tmp_path / f"r.{suffix}"
+        assert main(["report", AID, "--out", str(out), "--store", str(db)]) == 0
+        text = out.read_text()
+        assert "Model usage" in text and "ended: finished" in text
+        assert "3 model call(s) (1 refused, 1 cancelled), 150 tokens" in text
+        assert text.count("openai/gpt-4.1-mini") >= 2  # one transcript row per kept call
+        assert "usage_limit" in text  # the refused call's answer, summarised
