@@ -60,6 +60,7 @@ def run_agent(
         "--headless", "--store", str(db), env=env,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
+    assert "Unclosed" not in run.stderr, run.stderr[-2000:]  # issue 21: every session closed at the end
     aid = run.stdout.strip().splitlines()[-1]
     show = json.loads(cli("show", aid, "--json", "--store", str(db), env=env).stdout)
     assert show["status"] == "finished", show["status"]

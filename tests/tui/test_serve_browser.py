@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -23,40 +21,13 @@ import aiohttp
 import pytest
 
 from cdp import Browser, chromium_path  # tests/tui/cdp.py (tests/tui is on sys.path)
+from serve_kit import alive, serve, until
 from store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(
     chromium_path() is None, reason="chromium is not installed (apt-get install chromium; .ci/run does)"
 )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _children(pid: int) -> set[int]:
-    out = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                out.add(int(entry.name))
-    return out
-
-
-async def _until(predicate, timeout: float, what: str):  # noqa: ANN001
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not (value := predicate()):
-        assert loop.time() < end, f"timed out: {what}"
-        await asyncio.sleep(0.1)
-    return value
 
 
 CLOCK = re.compile(r"The Off-By-One\s+scripted:elite\s+\S*\s*(\d\d:\d\d)")
@@ -92,43 +63,15 @@ async def test_served_arena_in_headless_chromium(tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    port = _free_port()
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "gauntlet_tui", "serve", "--port", str(port), "--store", str(db)],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    browser = None
+    server = browser = None
     sessions_seen: set[int] = set()
     try:
-        lines = []
-        for line in serve.stdout:
-            lines.append(line)
-            if "operator:" in line or len(lines) > 40:
-                break
-        token = lines[-1].split("?token=")[-1].strip()
-        assert "operator:" in lines[-1] and token, "".join(lines)
-        base = f"http://127.0.0.1:{port}/"
-
+        server = await serve(db, cwd=tmp_path, env=env)
+        token, base = server.token, server.base
         async with aiohttp.ClientSession() as http:
-
-            async def listening() -> bool:
-                try:
-                    async with http.get(base) as r:
-                        return r.status == 200
-                except aiohttp.ClientConnectionError:
-                    return False
-
-            for _ in range(100):  # it prints its addresses just before it listens
-                if await listening():
-                    break
-                await asyncio.sleep(0.05)
             async with http.get(base + "?token=wrong") as r:
                 assert r.status == 403 and "wrong operator token" in await r.text()
-            async with http.get(f"ws://127.0.0.1:{port}/ws/operator/wrong") as r:
+            async with http.get(f"ws://127.0.0.1:{server.port}/ws/operator/wrong") as r:
                 assert r.status == 403
 
         browser = await Browser.start(width=1400, height=900)
@@ -137,8 +80,8 @@ async def test_served_arena_in_headless_chromium(tmp_path):
         for page in (one, two):
             text = await page.wait_for(lambda t: _clock(t) and "running" in t, 30, "the running attempt's row")
             assert "Gauntlet — watching (read-only)" in text
-        sessions = await _until(
-            lambda: len(_children(serve.pid)) == 2 and _children(serve.pid), 10, "one session process per page"
+        sessions = await until(
+            lambda: len(server.sessions()) == 2 and server.sessions(), 10, "one session process per page"
         )
         # Both pages see the same attempt advance: its clock moves on each.
         first = {id(p): _clock(p.text()) for p in (one, two)}
@@ -164,12 +107,12 @@ async def test_served_arena_in_headless_chromium(tmp_path):
         await op.wait_for(lambda t: "Gauntlet — operator" in t and _clock(t), 30, "the operator's dashboard")
 
         # A page that closes ends its session process, and only it.
-        all_three = _children(serve.pid)
+        all_three = server.sessions()
         sessions_seen |= all_three
         assert len(all_three) == 3 and sessions < all_three
         await two.close()
-        await _until(lambda: len(_children(serve.pid)) == 2, 10, "the closed page's session to end")
-        assert _children(serve.pid) < all_three
+        await until(lambda: len(server.sessions()) == 2, 10, "the closed page's session to end")
+        assert server.sessions() < all_three
         await one.wait_for(lambda t: "left of 15:00" in t, 5, "the other watcher still live")
         assert not one.closed and not op.closed
         assert run.poll() is None  # the attempt still runs in the other process
@@ -201,17 +144,11 @@ async def test_served_arena_in_headless_chromium(tmp_path):
     finally:
         if browser is not None:
             await browser.close()
-        serve.send_signal(signal.SIGTERM)
         try:
-            serve.wait(15)
+            status = server.stop() if server is not None else None
         finally:
-            serve.kill()
             run.kill()
             run.wait()
-    assert serve.returncode == 0
-    left = [
-        pid
-        for pid in sessions_seen
-        if Path(f"/proc/{pid}").exists() and ") Z" not in Path(f"/proc/{pid}/stat").read_text()
-    ]
+    assert status == 0
+    left = alive(sessions_seen)
     assert not left, f"session processes left behind by the server: {left}"
