@@ -109,3 +109,52 @@ async def test_no_result_file_is_a_build_failure_not_a_crash(tmp_path):
     before, _ = await verdicts("local", root, tmp_path)
     assert before.infra_error is None and before.build.status == "failure"
     assert "wrote no report (exit code 3)" in before.build.errors[0]
+
+
+FAILING_TEST = {"reward": "reward", "ctrf": "test_answer", "tap": "answer", "junit": "test_answer"}
+
+
+@pytest.mark.parametrize("fmt", ["reward", "ctrf", "tap", "junit"])
+async def test_each_format_maps_onto_feedback_and_the_objective(tmp_path, fmt):
+    """The same real verdicts through the format's disclosure (CONTRACT §4: the Sprint's
+    first feedback shows the visible tests, with failures and their category) and the
+    Objective judge (CONTRACT §6): the failing submission scores below 100 with its failing
+    test named in the feedback, the fixed one 100 with none failing."""
+    from arena.formats import FORMATS
+    from arena.rules import disclose
+    from arena.scoring.objective import submission_score
+
+    root = package(tmp_path / "pkg", fmt)
+    ch = load_challenge(root)
+    before, after = await verdicts("local", root, tmp_path)
+    docs = [
+        disclose(FORMATS["sprint"], n, res, at="2026-12-05T00:00:00Z", elapsed_s=60.0 * n)
+        for n, res in ((1, before), (2, after))
+    ]
+    first, second = docs[0]["tests"], docs[1]["tests"]
+    assert first["total"] == len(before.tests) and first["passed"] == first["total"] - 1, first
+    (failure,) = first["failures"]
+    assert FAILING_TEST[fmt] in failure["name"] and failure["category"], failure
+    assert second["passed"] == second["total"] == len(after.tests) and not second["failures"], second
+    deliverables = ch.manifest.deliverables
+    low, high = submission_score(before, deliverables), submission_score(after, deliverables)
+    assert high == 100.0 and low < 100.0, (low, high)
+    if fmt == "reward":  # a reward-only result is one test: all or nothing
+        assert low == 0.0 and len(before.tests) == 1
+
+
+MALFORMED = {
+    "ctrf": ('echo \'{"results": [1, 2]}\' > "$OUT"', "ctrf result file ctrf.json"),
+    "tap": ("echo 'ok, I guess'", "tap result"),
+    "junit": ('echo "<testsuite><testcase" > "$OUT"', "junit result file out.xml"),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(MALFORMED))
+async def test_a_malformed_file_of_each_format_is_an_infra_error_naming_it(tmp_path, fmt):
+    writer, named = MALFORMED[fmt]
+    root = package(tmp_path / "pkg", fmt, writer=writer)
+    before, _ = await verdicts("local", root, tmp_path)
+    assert before.infra_error is not None and before.infra_error.startswith("judge: "), before.infra_error
+    assert named in before.infra_error, before.infra_error
+    assert before.tests == []

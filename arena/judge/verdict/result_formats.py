@@ -136,7 +136,8 @@ def parse_ctrf(data: bytes) -> list[RawCase]:
 
 # -- TAP ---------------------------------------------------------------------------
 _PLAN = re.compile(r"^1\.\.(\d+)(\s*#.*)?$")
-_TEST = re.compile(r"^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*))?$")
+# a test line is "ok" or "not ok" then a space or the line's end ("ok, I guess" is not one)
+_TEST = re.compile(r"^(not ok|ok)(?=\s|$)\s*(\d+)?\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*))?$")
 _BAIL = re.compile(r"^Bail out!\s*(.*)$", re.IGNORECASE)
 
 
