@@ -98,6 +98,7 @@ class CommandAgent:
             hide=list(getattr(ctx, "host_hidden", [])),
             env=env,
             binds=self.host_binds(),
+            uid=getattr(ctx, "host_uid", None),  # the attempt's own (issue 26)
         )
         try:
             proc = await asyncio.create_subprocess_exec(
@@ -108,10 +109,14 @@ class CommandAgent:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 preexec_fn=_die_with_parent,
+                pass_fds=hp.fds,
             )
         except OSError as exc:
             ctx.publish(ev.AGENT_EXITED, {"exit_code": None, "detail": f"cannot start {argv[0]}: {exc}"})
             return AgentOutcome(None, f"cannot start {argv[0]}: {exc}", own_failure=True)
+        finally:
+            for fd in hp.fds:
+                os.close(fd)
         self.pid = proc.pid
         ctx.publish(
             ev.AGENT_STARTED,

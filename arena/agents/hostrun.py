@@ -3,8 +3,13 @@
 The operator trusts a host agent (it has the host's network and file system), yet it must
 not read what the judge keeps from every agent. So the process runs:
 
-- as an unprivileged uid (``HOST_AGENT_UID``, 65534) with no supplementary groups and
-  ``no_new_privs``, so root-only files (``/etc/shadow``, ``/root``) are out of reach;
+- as an unprivileged uid of the attempt's own (``reserve_uid``: the local sandboxes' pool,
+  ``quota.allocate_uid``), named ``gauntlet`` in the ``/etc/passwd`` it sees, with no
+  supplementary groups and ``no_new_privs``, so root-only files (``/etc/shadow``, ``/root``)
+  are out of reach, and so is another host attempt's agent (no PID namespace: with one
+  shared uid, it could read the other's ``/proc/<pid>/environ``, its gateway token, and
+  reach its agent socket through ``/proc/<pid>/root``; issue 26). ``release_uid`` kills
+  whatever still runs as the uid and frees it when the attempt ends;
 - with a cleared environment: ``GAUNTLET_*``, ``PATH``, ``HOME``, ``LANG`` and what the
   attempt adds (the gateway's per-attempt URL and token), never the arena's own variables
   (the host's model keys among them);
@@ -24,11 +29,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-HOST_AGENT_UID = 65534
+HOST_AGENT_UID = 65534  # only when a caller names no uid of the attempt's own
 HOST_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
@@ -60,6 +66,38 @@ class HostPlan:
     argv: list[str]
     env: dict[str, str]
     isolation: list[str] = field(default_factory=list)  # what is and is not done
+    fds: list[int] = field(default_factory=list)  # to pass to the process, closed by the caller after
+
+
+def reserve_uid() -> tuple[int, str]:
+    """``(uid, reservation id)``: a uid of the attempt's own from the sandboxes' pool,
+    reserved by this arena's pid (a stale one is reused); a leftover of a crashed arena
+    still running as it is killed first."""
+    from arena.sandbox import owners, quota  # noqa: PLC0415
+
+    sid = f"{owners.owner_tag()}-host-{os.urandom(5).hex()}"
+    uid = quota.allocate_uid(sid)
+    _kill_uid(uid)
+    return uid, sid
+
+
+def release_uid(uid: int, sid: str) -> None:
+    """Kill every process still running as ``uid`` (a daemon the agent left) and free it."""
+    from arena.sandbox import quota  # noqa: PLC0415
+
+    _kill_uid(uid)
+    quota.free_uid(uid, sid)
+
+
+def _kill_uid(uid: int) -> None:
+    """SIGKILL every process of ``uid`` (a pool uid only): ``kill(-1)`` sent as that uid,
+    atomic against forks."""
+    from arena.sandbox.quota import UID_BASE, UID_COUNT  # noqa: PLC0415
+
+    setpriv, kill = shutil.which("setpriv"), shutil.which("kill")
+    if os.geteuid() == 0 and setpriv and kill and UID_BASE <= uid < UID_BASE + UID_COUNT:
+        ids = [f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+        subprocess.run([setpriv, *ids, kill, "-KILL", "--", "-1"], capture_output=True, timeout=30)
 
 
 def view(workspace: Path, agent_dir: Path) -> HostView:
@@ -76,10 +114,13 @@ def plan(
     hide: list[Path],
     env: dict[str, str],
     binds: Sequence[tuple[Path, str]] = (),
+    uid: int | None = None,
 ) -> HostPlan:
     """The argv and environment of a host agent (see the module docstring); ``argv`` and
     ``env`` already name paths as ``view()`` says the agent sees them. ``binds`` are extra
-    read-only ``(host path, target)`` mounts (an adapter's tree)."""
+    read-only ``(host path, target)`` mounts (an adapter's tree); ``uid`` the attempt's own
+    (``reserve_uid``). The caller passes ``fds`` to the process and closes them."""
+    uid = HOST_AGENT_UID if uid is None else uid
     seen = view(workspace, agent_dir)
     base_path = env.get("PATH", "")
     run_env = {
@@ -111,17 +152,37 @@ def plan(
     ]
     for host, target in binds:
         pre += ["--ro-bind", str(host), target]
+    fds = _named(uid, seen.workspace)
+    for name, fd in zip(("passwd", "group"), fds):
+        pre += ["--perms", "0644", "--ro-bind-data", str(fd), f"/etc/{name}"]
     pre += ["--chdir", seen.workspace]
     drop = [
         shutil.which("setpriv") or "setpriv",
-        f"--reuid={HOST_AGENT_UID}",
-        f"--regid={HOST_AGENT_UID}",
+        f"--reuid={uid}",
+        f"--regid={uid}",
         "--clear-groups",
         "--no-new-privs",
         "--",
     ]
-    notes.append(f"uid {HOST_AGENT_UID}; hidden: {', '.join(str(h) for h in _outermost(hide))}")
-    return HostPlan([*pre, *drop, *argv], run_env, notes)
+    notes.append(f"uid {uid}; hidden: {', '.join(str(h) for h in _outermost(hide))}")
+    return HostPlan([*pre, *drop, *argv], run_env, notes, fds)
+
+
+def _named(uid: int, home: str) -> list[int]:
+    """The host's /etc/passwd and /etc/group plus a ``gauntlet`` entry for ``uid`` (tools
+    look their user up: git, node's ``os.userInfo``), as two memfds for ``--ro-bind-data``."""
+    out = []
+    for name, line in (("passwd", f"gauntlet:x:{uid}:{uid}::{home}:/bin/sh"), ("group", f"gauntlet:x:{uid}:")):
+        try:
+            text = Path("/etc", name).read_bytes().rstrip(b"\n")
+        except OSError:
+            text = b""
+        fd = os.memfd_create(f"gauntlet-{name}")
+        with open(fd, "wb", closefd=False) as f:
+            f.write(text + f"\n{line}\n".encode())
+        os.lseek(fd, 0, os.SEEK_SET)
+        out.append(fd)
+    return out
 
 
 def _outermost(paths: list[Path]) -> list[Path]:
@@ -134,7 +195,7 @@ def _outermost(paths: list[Path]) -> list[Path]:
     return out
 
 
-def give_workspace(workspace: Path, uid: int = HOST_AGENT_UID) -> None:
+def give_workspace(workspace: Path, uid: int) -> None:
     """Make the workspace the host agent's own (it runs as ``uid``); links are chowned as
     links, never followed."""
     for dirpath, dirnames, filenames in os.walk(workspace, followlinks=False):

@@ -89,6 +89,8 @@ class Attempt:
         self.desk = SubmissionDesk(self)
         self.protocol = ProtocolHandler(self)
         self.sandbox: Sandbox | None = None
+        self.host_uid: int | None = None  # a host agent's own uid, as root with bwrap (hostrun.py)
+        self._host_sid = ""  # its reservation
         self.status: str | None = None
         self.reason = ""
         self._done = asyncio.Event()
@@ -335,9 +337,12 @@ class Attempt:
         await self.support.setup()  # before the clock starts: images, trees, the grant
         agent_file = getattr(self.agent, "file", None)  # agent-file runners only
         if agent_file is not None and agent_file.where == "host":
-            from arena.agents.hostrun import give_workspace  # noqa: PLC0415
+            from arena.agents import hostrun  # noqa: PLC0415
 
-            give_workspace(self.workspace)
+            if hostrun.view(self.workspace, self.agent_dir).isolated:  # else it runs as the arena's uid
+                uid, self._host_sid = await asyncio.to_thread(hostrun.reserve_uid)
+                self.host_uid = uid
+                hostrun.give_workspace(self.workspace, uid)
         if self.agent.needs_sandbox:
             m = self.manifest.sandbox
             limits = Limits(
@@ -363,9 +368,7 @@ class Attempt:
         if self.sandbox is not None:
             uid = getattr(self.sandbox, "uid", None)
         elif agent_file is not None and agent_file.where == "host":
-            from arena.agents.hostrun import HOST_AGENT_UID, view  # noqa: PLC0415
-
-            uid = HOST_AGENT_UID if view(self.workspace, self.agent_dir).isolated else os.geteuid()
+            uid = self.host_uid if self.host_uid is not None else os.geteuid()
         if uid is None:
             return
         if self._server is not None:
@@ -500,6 +503,11 @@ class Attempt:
             with contextlib.suppress(Exception):
                 await self.sandbox.close()
         await self.support.close()
+        if self.host_uid is not None:  # the agent is gone: its leftovers are killed, the uid freed
+            from arena.agents.hostrun import release_uid  # noqa: PLC0415
+
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(release_uid, self.host_uid, self._host_sid)
         self._closed = True
         self.publish(
             ev.ATTEMPT_FINISHED,

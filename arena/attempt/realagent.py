@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Protocol
 
@@ -214,13 +215,14 @@ class AgentSupport:
         from arena.observe import SandboxObservation  # noqa: PLC0415
         from arena.sandbox.base import ObserveTarget  # noqa: PLC0415
 
+        own = getattr(self.a, "host_uid", None)  # the attempt's own (hostrun.reserve_uid); None: not isolated
+        uid: int = os.geteuid() if own is None else own
+
         class _Host:  # what the observer asks of a sandbox
             id = f"host-{pid}"
 
             def observe_target(self) -> ObserveTarget:
-                from arena.agents.hostrun import HOST_AGENT_UID  # noqa: PLC0415
-
-                return ObserveTarget(root_pid=pid, uid=HOST_AGENT_UID, backend="host")
+                return ObserveTarget(root_pid=pid, uid=uid, backend="host")
 
         obs = SandboxObservation()
         obs.on_note = lambda text: self.a.publish(ev.AGENT_OUTPUT, {"stream": "arena", "text": text})

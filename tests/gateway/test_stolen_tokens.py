@@ -150,7 +150,7 @@ async def test_a_token_is_refused_on_another_attempts_listener(gateway, upstream
 
 async def test_host_token_from_a_foreign_uid_is_refused(gateway, upstream, events):
     g = register(gateway, events)
-    gateway.allow_uid("a1", 65534)  # the host agent's uid (hostrun.HOST_AGENT_UID)
+    gateway.allow_uid("a1", 65534)  # a host agent's uid (each has its own: hostrun.reserve_uid)
     own = await asyncio.to_thread(as_uid, 65534, CALL_TCP, g.tcp_url, g.token)
     assert own.stdout.strip() == "200", own.stderr
     foreign = await asyncio.to_thread(as_uid, FOREIGN_UID, CALL_TCP, g.tcp_url, g.token)
