@@ -27,6 +27,11 @@ def _containers(pid: int) -> list:
     import docker
 
     client = docker.from_env(timeout=10)
+    for _ in range(10):
+        try:
+            return client.containers.list(all=True, filters={"label": f"gauntlet.owner={pid}"})
+        except docker.errors.NotFound:  # removed between the list and its inspect: the reaper at work
+            continue
     return client.containers.list(all=True, filters={"label": f"gauntlet.owner={pid}"})
 
 
