@@ -213,6 +213,7 @@ async def test_docker_token_is_not_readable_by_host_uid_1000(gateway, events, tm
             if int(found.stdout.split()[0]) > 0:
                 break
             await asyncio.sleep(0.02)
+        assert int(found.stdout.split()[0]) > 0, "the agent never started (root's scan found no token)"
         thief = await asyncio.to_thread(as_uid, HOST_USER_UID, SCAN_PROC, stdin=g.token)
         (ws / "go").write_text("")
         await run
