@@ -378,7 +378,9 @@ def test_model_agent_on_a_node_uses_this_machines_gateway(cluster, tmp_path):
     assert [(e["limit"], e["used"], e["allowed"]) for e in reached] == [("calls", 2, 2)]
     fin = next(e for e in evs if e["kind"] == "attempt.finished")
     assert doc["status"] == "finished" and "usage limit reached" in fin["reason"], fin
-    assert doc["usage"]["calls"] == 2
+    # every model.call counts (arena/usage.py): the two answered and the one refused at the limit
+    u = doc["usage"]
+    assert (u["calls"], u["calls_ok"], u["calls_refused"]) == (3, 2, 1), u
     # the provider saw the calls with this machine's key, never the attempt's token
     assert len(requests) == 2 and all(r["headers"]["Authorization"] == f"Bearer {HOST_KEY}" for r in requests)
     transcript = gauntlet("show", doc["attempt"], "--transcript", "--store", db).stdout
