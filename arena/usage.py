@@ -26,7 +26,7 @@ from typing import Any, Iterable, Mapping
 
 from arena.events import MODEL_CALL
 
-CANCELLED_STATUS = 499  # arena.gateway.inflight.CANCELLED_STATUS (a higher layer)
+CANCELLED_STATUS = 499  # nginx's "client closed request": the gateway cut the call, its attempt ended first
 
 
 def _count(v: object) -> int:

@@ -19,11 +19,11 @@ from typing import Awaitable, Callable
 from aiohttp import web
 
 from arena.gateway.state import AttemptState, GatewayView, InFlight  # noqa: F401  # InFlight: imported from here too
+from arena.usage import CANCELLED_STATUS  # HTTP 499: the attempt ended first (one definition)
 
 CALL_BEGIN = "gateway.call_begin"  # {"endpoint"}: a call of the attempt reached the gateway
 CALL_END = "gateway.call_end"  # {"endpoint"}: it ended (answered, refused, failed or cancelled)
 INTERNAL = frozenset({CALL_BEGIN, CALL_END})
-CANCELLED_STATUS = 499  # nginx's "client closed request": the attempt ended first
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
