@@ -15,6 +15,7 @@ from arena.pipeline.generate.architect import architect, dump
 from arena.pipeline.generate.job import ESCALATED, Job, Request
 from arena.pipeline.generate.spec_gate import gate_1, recent_fingerprints
 from arena.pipeline.generate.templates import library
+from tests.support.published import publish_record
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -27,14 +28,6 @@ def gauntlet(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def spec(seed: int, wc: int = 2) -> dict:
     return architect(library(), category="debugging", weight_class=wc, seed=seed)
-
-
-def publish_record(store: Path, cid: str, fingerprint: str, at: datetime) -> None:
-    """A publication as `challenge publish` lays it out (published.py): the two records read."""
-    entry = store.with_name(store.name + ".d") / "published" / cid / "1"
-    entry.mkdir(parents=True)
-    (entry / "metadata.json").write_text(json.dumps({"id": cid, "fingerprint": fingerprint}))
-    (entry / "lifecycle.json").write_text(json.dumps({"state": "live", "published_at": at.isoformat()}))
 
 
 def test_spec_is_reproduced_byte_for_byte_and_passes_gate_1():
@@ -136,14 +129,33 @@ def test_a_calibration_retry_with_the_offline_builder_redraws_the_spec(tmp_path,
 
 
 @pytest.mark.slow
-def test_generated_package_calibrates(tmp_path):
-    """The issue's command through gate 3 (one run per agent, local sandbox): the first
-    attempt's package calibrates, exit 0."""
+def test_generated_package_passes_gates_3_to_5_and_lineage_has_the_job(tmp_path):
+    """The issue's command through every gate (one run per agent, local sandbox) and
+    published: the first attempt's package calibrates, the audit's check 4.7 flags a
+    publication 80 days old that is 67% alike (one flag: still published), and gate 5's
+    lineage.json has the job's stage timings, retry count and spec hash."""
+    from arena.pipeline.published import read_record  # noqa: PLC0415
+
+    store = tmp_path / "g.db"
+    f = spec(1)["challenge_spec"]["anti_repetition_fingerprint"].split(":")
+    publish_record(store, "older", ":".join(f[:4] + ["other", "9rh"]), datetime.now(timezone.utc) - timedelta(days=80))
     r = gauntlet("challenge", "generate", "--category", "debugging", "--weight-class", "2", "--seed", "1",
-                 "--out", str(tmp_path / "o"), "--until", "calibrate", "--sandbox", "local", "--quick",
+                 "--out", str(tmp_path / "o"), "--publish", "--store", str(store), "--sandbox", "local", "--quick",
                  cwd=tmp_path)  # fmt: skip
     report = json.loads((tmp_path / "o" / "report.json").read_text())
     assert r.returncode == 0, r.stdout[-3000:] + json.dumps(report["attempts"][-1], default=str)[-3000:]
     assert report["outcome"] == "passed" and len(report["attempts"]) == 1
-    scores = report["attempts"][0]["stages"][-1]["outputs"]["scores"]
+    stages = {s["stage"]: s for s in report["attempts"][0]["stages"]}
+    scores = stages["calibrator"]["outputs"]["scores"]
     assert scores["reference"] > scores["elite"] > scores["standard"] > scores["naive"]
+    audit = stages["auditor"]
+    assert audit["inputs"]["recent_fingerprints_90d"] == 1 and audit["outputs"]["verdict"] == "pass_with_flags"
+    assert [x["check"] for x in audit["findings"] if x["severity"] == "warning"] == ["repetition"]
+    entry = Path(stages["publisher"]["outputs"]["entry"])
+    lin = read_record(entry, "lineage")
+    spec_bytes = (tmp_path / "o" / "spec.yaml").read_bytes()
+    assert lin["spec_hash"] == "sha256:" + __import__("hashlib").sha256(spec_bytes).hexdigest()
+    assert lin["retry_count"] == 0 and lin["template_id"] == "boundary-batches"
+    for stage in ("architect", "builder", "calibrator", "auditor", "publisher"):
+        assert isinstance(lin["stage_timings"][stage], float), (stage, lin["stage_timings"])
+    assert lin["stage_timings"]["calibrator"] == report["stage_timings"]["calibrator"]

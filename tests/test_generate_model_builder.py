@@ -84,6 +84,9 @@ def test_recorded_builder_writes_a_package_that_passes_gates_1_and_2(tmp_path, s
     manifest = yaml.safe_load((pkg / "challenge.yaml").read_text())
     spec = yaml.safe_load((out / "spec.yaml").read_text())["challenge_spec"]
     assert (manifest["category"], manifest["format"]) == (spec["category"], spec["format"])
+    # seed 1 draws the 70/30 rule's novel concept, which a model builder is asked to make
+    assert spec["concept_source"] == "novel" and spec["anti_repetition_fingerprint"].startswith("novel-")
+    assert "A novel concept" in json.dumps(requests[0]["body"])
     assert (pkg / "tests" / "adversarial").is_dir() and (pkg / "agents" / "reference.yaml").is_file()
     # gates 1-2 again, as a user runs them on the package
     check = _cli("challenge", "validate", str(pkg))

@@ -273,12 +273,15 @@ def publish(
     flakiness: bool = False,
     time_scale: float | None = None,
     verify_calibration: bool = True,
+    pipeline: dict[str, Any] | None = None,
     now: Callable[[], datetime] = utc_now,
     timer: Callable[[], float] = time.perf_counter,
 ) -> Publication:
     """Gates 1-4 as preconditions, then the store entry. Never raises for package faults;
     ``key`` may be a function (called once the package has loaded, before anything runs),
-    whose ``SealError`` propagates (bad input: exit 2)."""
+    whose ``SealError`` propagates (bad input: exit 2). ``pipeline``: what a generate job
+    knows that publish cannot (``stage_timings`` of its architect, builder, calibrator and
+    auditor, ``retry_count``, ``spec_hash`` of its spec.yaml), put into lineage.json."""
     from arena.pipeline.package import examine  # noqa: PLC0415
     from arena.pipeline.package_runs import run_checks  # noqa: PLC0415
 
@@ -374,6 +377,11 @@ def publish(
             previous_version=version - 1 if version > 1 else None,
         )
         lin["calibration_verified"] = verified
+        if pipeline:  # a generate job's own stages (seed 003 step 5.4)
+            ran = {k: v for k, v in (pipeline.get("stage_timings") or {}).items() if v is not None}
+            lin["stage_timings"] = {**lin["stage_timings"], **ran}
+            lin["retry_count"] = int(pipeline.get("retry_count", 0))
+            lin["spec_hash"] = str(pipeline.get("spec_hash") or lin["spec_hash"])
         if isinstance(ch.manifest.extensions.get("x-builder"), dict):  # the model builder's attempt and transcript
             lin["builder"] = ch.manifest.extensions["x-builder"]
         return {

@@ -33,7 +33,13 @@ def register_generate(sub: argparse._SubParsersAction) -> None:
         help="stop after this gate (default: audit, or publish with --publish)",
     )
     g.add_argument("--publish", action="store_true", help="gate 5 too: publish to --store")
-    g.add_argument("--store", metavar="DB", default=None, help="store for the 30-day fingerprint window and --publish")
+    g.add_argument(
+        "--store",
+        metavar="DB",
+        default=None,
+        help="store whose publications give the fingerprint windows (30 days: gate 1, 60: a novel concept's "
+        "patterns to avoid, 90: audit check 4.7) and that --publish writes to",
+    )
     g.add_argument(
         "--sandbox", choices=("docker", "local"), default=None, help="sandbox backend (default: docker if it answers)"
     )

@@ -1,7 +1,7 @@
 """Seed 003 stage 1, the Challenge Architect (Steps 1.1-1.3): a template chosen from the
-library (70/30 rule: the 30% novel-concept draw needs a model, so the offline Architect
-records it and uses a template), variables randomised per weight class, the structured
-spec. Everything is drawn from ``Random(seed)``: the same arguments give the same spec
+library or a novel concept (70/30 rule: the 30% novel-concept draw needs a model, so it is
+made only when a model builder writes the package; offline the draw is recorded and a
+template is used), variables randomised per weight class, the structured spec. Everything is drawn from ``Random(seed)``: the same arguments give the same spec
 byte for byte (``dump``)."""
 
 from __future__ import annotations
@@ -67,6 +67,24 @@ def sub(value: object, vocab: dict[str, str]) -> object:
     return value
 
 
+def novel_concept(template: Template, category: str, discs: list[str], avoid: list[str]) -> dict[str, Any]:
+    """Step 1.1's ``generate_novel_concept(category, discriminators, avoid_patterns)``: the
+    request the model builder turns into a new concept. The drawn template is only its
+    scaffold (layout, sizes, the benchmark agents' shape); ``avoid_patterns`` are the
+    fingerprints published in the last 60 days."""
+    return {
+        "scaffold_template": template.id,
+        "discriminators": discs,
+        "avoid_patterns": sorted(set(avoid)),
+        "brief": (
+            f"Invent a new {category} challenge, not a variant of the scaffold template "
+            f"{template.id!r}: a different system, failure and fix, that discriminates "
+            f"{', '.join(discs) or 'the traits of the spec'}. Keep the scaffold's package layout, "
+            "weight class and format; avoid every pattern in avoid_patterns."
+        ),
+    }
+
+
 def architect(
     templates: list[Template],
     *,
@@ -76,7 +94,12 @@ def architect(
     fmt: str | None = None,
     discriminators: list[str] | None = None,
     last_used: dict[str, float] | None = None,
+    model_builder: bool = False,
+    avoid: list[str] | None = None,
 ) -> dict[str, Any]:
+    """``model_builder``: a model writes the package (``--builder``), so the 30% draw
+    makes a novel concept (``concept_source: novel``); ``avoid``: the last 60 days'
+    fingerprints, which a novel concept is told to avoid."""
     discs = [trait_name(d) for d in discriminators or []]
     cands = candidates(templates, category, weight_class, fmt)
     if not cands:
@@ -93,6 +116,14 @@ def architect(
         [prefix, variables["domain"], variables["bug_type"], variables["framework"], variables["codebase_size"],
          f"{variables['red_herring_count']}rh"]
     )  # fmt: skip
+    traits = sorted(set(discs) | {trait_name(d) for d in template.data["discriminators"]})
+    if novel and model_builder:
+        fp = "novel-" + fp
+        source = "novel"
+    elif novel:
+        source = "template (novel concept drawn: needs a model, none offline)"
+    else:
+        source = "template"
     spec = {
         "title": sub(template.data["title"], vocab),
         "hook": sub(template.data["hook"], vocab),
@@ -100,15 +131,17 @@ def architect(
         "format": fmt or template.data["formats"][0],
         "weight_class": weight_class,
         "template_id": template.id,
-        "concept_source": "template (novel concept drawn: needs a model, none offline)" if novel else "template",
+        "concept_source": source,
         "seed": seed,
-        "discriminator_traits": sorted(set(discs) | {trait_name(d) for d in template.data["discriminators"]}),
+        "discriminator_traits": traits,
         "difficulty_profile": profile(template, weight_class, rng, discs),
         "deliverables": sub(template.data["deliverables"], vocab),
         "expected_failure_modes": sub(template.data["expected_failure_modes"], vocab),
         "variables": variables,
         "anti_repetition_fingerprint": fp,
     }
+    if source == "novel":
+        spec["novel_concept"] = novel_concept(template, template.category, traits, avoid or [])
     return {"challenge_spec": spec}
 
 

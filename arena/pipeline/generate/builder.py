@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from arena.formats import WEIGHT_CLASSES
+from arena.pipeline.generate.architect import sub
 from arena.pipeline.generate.render import overlay_state, path, render, starter_state
 from arena.pipeline.generate.templates import Template
 from arena.pipeline.generate.texts import briefing, fixtures, log_lines
@@ -24,7 +25,7 @@ AGENT_ORDER = ("naive", "standard", "elite", "reference")
 def manifest(template: Template, spec: dict[str, Any]) -> dict[str, Any]:
     v = spec["variables"]
     cid = f"{template.id}-{v['domain']}-{v['identifier_seed'][:6]}"
-    return {
+    out = {
         "schema": "gauntlet.challenge/v1",
         "id": cid,
         "title": spec["title"],
@@ -42,12 +43,15 @@ def manifest(template: Template, spec: dict[str, Any]) -> dict[str, Any]:
         "sandbox": {"image": "gauntlet-base", "cpus": 1, "memory": "512m", "pids": 128, "network": False},
         "judge": {
             "command": "python -m pytest -q -p no:cacheprovider --junitxml={report} {tests}",
-            "timeout": "60s",
+            "timeout": str(template.data.get("judge_timeout", "60s")),
             "categories": dict(template.data["judge_categories"]),
         },
         "x-template-id": template.id,
         "x-spec-seed": spec["seed"],
     }
+    if template.data.get("phases"):  # a Marathon's phases 2.. (files under files/phases/<n>/)
+        out["phases"] = sub(template.data["phases"], v["domain_vocabulary"])
+    return out
 
 
 def _write(p: Path, text: str) -> None:

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any, Callable
 from arena.pipeline.generate.architect import architect, dump
 from arena.pipeline.generate.builder import build
 from arena.pipeline.generate.package_gate import gate_2
-from arena.pipeline.generate.spec_gate import gate_1, recent_fingerprints
+from arena.pipeline.generate.spec_gate import (
+    AUDIT_WINDOW_DAYS,
+    NOVEL_WINDOW_DAYS,
+    audit_repetition,
+    gate_1,
+    recent_fingerprints,
+)
 from arena.pipeline.generate.stages import HARD_TIMEOUT_S, TIMEOUTS_S, StageRecord, StageTimeout, run_stage
 from arena.pipeline.generate.templates import library
 from arena.results import Finding
@@ -107,11 +113,13 @@ class Job:
         templates = library()
         if start == 1 or spec is None:
             recent = recent_fingerprints(req.store, self.now())
+            avoid = [fp for fp, _, _ in recent_fingerprints(req.store, self.now(), NOVEL_WINDOW_DAYS)]
             rec, spec = self._stage(stages, "architect", {"category": req.category, "weight_class": req.weight_class,
                                     "format": req.fmt, "seed": seed, "discriminators": req.discriminators,
-                                    "recent_fingerprints": len(recent)},
+                                    "recent_fingerprints": len(recent), "recent_fingerprints_60d": len(avoid)},
                                     lambda: architect(templates, category=req.category, weight_class=req.weight_class,
-                                                      seed=seed, fmt=req.fmt, discriminators=req.discriminators))  # fmt: skip
+                                                      seed=seed, fmt=req.fmt, discriminators=req.discriminators,
+                                                      model_builder=bool(req.builder), avoid=avoid))  # fmt: skip
             (req.out / "spec.yaml").write_text(dump(spec), encoding="utf-8")
             rec.findings = gate_1(spec, recent)
             rec.outputs = {"spec": str(req.out / "spec.yaml"), "fingerprint": spec["challenge_spec"]["anti_repetition_fingerprint"],
@@ -170,8 +178,11 @@ class Job:
             return "gate 3 rejected the calibration", calibration_retry_stage(cal.scores, stdev), spec
         if req.until == "calibrate":
             return "done", 0, spec
-        rec, found = self._stage(stages, "auditor", {"package": str(pkg)},
-                                 lambda: static_audit(ch) + [f for f in cal.findings if f.check == "trivial_shortcut"])  # fmt: skip
+        recent = recent_fingerprints(req.store, self.now(), AUDIT_WINDOW_DAYS)  # check 4.7's window
+        fp = str(spec["challenge_spec"]["anti_repetition_fingerprint"])
+        rec, found = self._stage(stages, "auditor", {"package": str(pkg), "recent_fingerprints_90d": len(recent)},
+                                 lambda: static_audit(ch) + audit_repetition(fp, recent)
+                                 + [f for f in cal.findings if f.check == "trivial_shortcut"])  # fmt: skip
         rec.findings = found
         rec.outputs = {"verdict": verdict(found)}
         if rec.outputs["verdict"] == "reject":
@@ -194,13 +205,24 @@ class Job:
         rec, pub = self._stage(stages, "publisher", {"package": str(pkg), "store": str(store)},
                                lambda: publish(pkg, store=store, key=lambda: load_key(data_dir(store))[0],
                                                calibration=report, sandbox=self.req.sandbox,
-                                               verify_calibration=False))  # fmt: skip
+                                               verify_calibration=False, pipeline=self._lineage()))  # fmt: skip
         rec.findings = pub.findings
         rec.outputs = {"entry": str(pub.entry) if pub.entry else None, "version": pub.version}
         if pub.entry is None:
             rec.status = "rejected"
             return "gate 5 did not publish", 2, spec
         return "done", 0, spec
+
+    def _lineage(self) -> dict[str, Any]:
+        """What gate 5's lineage.json takes from the job: this attempt's stage timings (the
+        publisher's is publish's own), the retries so far and the spec's hash."""
+        from arena.pipeline.publish_records import sha256  # noqa: PLC0415
+
+        return {
+            "stage_timings": {k: v for k, v in self.stage_timings().items() if k != "publisher"},
+            "retry_count": max(0, len(self.attempts) - 1),
+            "spec_hash": sha256((self.req.out / "spec.yaml").read_bytes()),
+        }
 
     # -- progress (on_event) ------------------------------------------------------------
     def _emit(self, kind: str, data: dict[str, Any]) -> None:

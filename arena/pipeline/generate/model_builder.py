@@ -73,6 +73,21 @@ class BuilderRun:
         }  # fmt: skip
 
 
+def _novel(spec: dict[str, Any]) -> str:
+    """Step 1.1's novel concept (``concept_source: novel``): what to invent, from which
+    scaffold, and the recent patterns to avoid; empty for a template's spec."""
+    nc = spec.get("novel_concept")
+    if spec.get("concept_source") != "novel" or not isinstance(nc, dict):
+        return ""
+    avoid = "".join(f"- `{p}`\n" for p in nc.get("avoid_patterns") or []) or "- (none published in 60 days)\n"
+    return (
+        "\n## A novel concept\n\n"
+        f"{nc.get('brief', '')}\n\n"
+        f"Scaffold template: `{nc.get('scaffold_template')}` (its layout and sizes only). "
+        "Patterns published in the last 60 days, to avoid:\n\n" + avoid
+    )
+
+
 def _briefing(spec: dict[str, Any]) -> str:
     return (
         f"# Build a challenge package: {spec['title']}\n\n"
@@ -83,7 +98,7 @@ def _briefing(spec: dict[str, Any]) -> str:
         "reference solution and the four benchmark agents (naive, standard, elite, reference).\n"
         "The reference solution must pass every judge-side test; the unmodified starter must fail\n"
         "some of them. Only `package/` is kept when you finish; submitting is not needed.\n"
-    )
+    ) + _novel(spec)
 
 
 def builder_task(doc: dict[str, Any], dest: Path) -> Path:

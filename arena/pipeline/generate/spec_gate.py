@@ -1,6 +1,11 @@
 """Seed 003 Quality Gate 1 (spec completeness) on a structured spec, with the
 anti-repetition fingerprint checked against the store's publications of the last 30 days
-(a rejection). Returns findings; any error rejects the spec (retry from Step 1.1)."""
+(a rejection). Returns findings; any error rejects the spec (retry from Step 1.1).
+
+Seed 003's other two windows live here too, over the same store records: a novel concept
+avoids the patterns of the last 60 days (Step 1.1, ``NOVEL_WINDOW_DAYS``), and Check 4.7
+(repetition detection, gate 4) compares with every publication of the last 90 days at a
+60% threshold (``audit_repetition``): one match flags, two reject."""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from arena.challenge.errors import error
+from arena.challenge.errors import error, warning
 from arena.challenge.models import TRAITS
 from arena.pipeline.spec import FINGERPRINT_THRESHOLD, fingerprint_similarity
 from arena.results import Finding
@@ -25,7 +30,10 @@ VARIABLES = (
 # Average of the eight traits per weight class (seed 003 names WEIGHT_CLASS_RANGES without
 # values; these overlapping ranges are Gauntlet's reading, docs/challenges.md).
 WEIGHT_CLASS_RANGES = {1: (0.15, 0.45), 2: (0.3, 0.6), 3: (0.45, 0.75), 4: (0.6, 0.9), 5: (0.7, 1.0)}
-WINDOW_DAYS = 30
+WINDOW_DAYS = 30  # gate 1: get_fingerprints(days=30), above FINGERPRINT_THRESHOLD rejects
+NOVEL_WINDOW_DAYS = 60  # step 1.1: generate_novel_concept(avoid_patterns=get_recent_patterns(days=60))
+AUDIT_WINDOW_DAYS = 90  # check 4.7: get_recent_packages(days=90), "broader window than Stage 1"
+AUDIT_THRESHOLD = 0.60  # check 4.7: structural_similarity > 0.60 is a high (warning) finding
 SPEC = "spec.yaml"
 
 
@@ -49,6 +57,30 @@ def recent_fingerprints(store: Path | None, now: datetime, days: int = WINDOW_DA
             if isinstance(fp, str) and fp and now - at <= timedelta(days=days):
                 out.append((fp, str(meta.get("id")), at.isoformat()))
     return out
+
+
+def alike(fp: str, recent: list[tuple[str, str, str]], threshold: float) -> list[tuple[float, str, str, str]]:
+    """(similarity, their fingerprint, challenge id, published_at) of every recent
+    publication whose fingerprint is more than ``threshold`` like ``fp``."""
+    out = []
+    for theirs, cid, at in recent:
+        sim = fingerprint_similarity(fp, theirs)
+        if fp and sim > threshold:
+            out.append((sim, theirs, cid, at))
+    return out
+
+
+def audit_repetition(fp: str, recent: list[tuple[str, str, str]]) -> list[Finding]:
+    """Check 4.7 against the store's publications of the last 90 days (``recent``): a
+    warning (seed 003's 'high') per publication more than 60% like ``fp``."""
+    return [
+        warning(
+            "repetition",
+            f"{SPEC}: key 'anti_repetition_fingerprint': {sim:.0%} like '{theirs}' of {cid} published {at} "
+            f"(check 4.7: at most {AUDIT_THRESHOLD:.0%} within {AUDIT_WINDOW_DAYS} days)",
+        )
+        for sim, theirs, cid, at in alike(fp, recent, AUDIT_THRESHOLD)
+    ]
 
 
 def gate_1(doc: dict[str, Any], recent: list[tuple[str, str, str]]) -> list[Finding]:
@@ -89,16 +121,14 @@ def gate_1(doc: dict[str, Any], recent: list[tuple[str, str, str]]) -> list[Find
     elif wc is not None and wc not in WEIGHT_CLASS_RANGES:
         out.append(error("weight_class_range", f"{SPEC}: key 'weight_class': expected 1-5, got {wc!r}"))
     fp = str(spec.get("anti_repetition_fingerprint") or "")
-    for theirs, cid, at in recent:
-        sim = fingerprint_similarity(fp, theirs)
-        if fp and sim > FINGERPRINT_THRESHOLD:
-            out.append(
-                error(
-                    "repetition",
-                    f"{SPEC}: key 'anti_repetition_fingerprint': too similar to recent instance {cid} published {at} "
-                    f"({sim:.0%} match with '{theirs}', threshold {FINGERPRINT_THRESHOLD:.0%})",
-                )
+    for sim, theirs, cid, at in alike(fp, recent, FINGERPRINT_THRESHOLD):
+        out.append(
+            error(
+                "repetition",
+                f"{SPEC}: key 'anti_repetition_fingerprint': too similar to recent instance {cid} published {at} "
+                f"({sim:.0%} match with '{theirs}', threshold {FINGERPRINT_THRESHOLD:.0%})",
             )
+        )
     dels = spec.get("deliverables") if isinstance(spec.get("deliverables"), list) else []
     if dels:
         total = sum(float(d.get("weight", 0)) for d in dels if isinstance(d, dict))
