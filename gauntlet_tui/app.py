@@ -230,7 +230,10 @@ class GauntletApp(App[None]):
         self.presence.schedule()
 
     def refresh_rows(self, attempts: set[str]) -> None:
-        """Redraw these attempts' rows if the dashboard is on top (else on its return)."""
+        """Redraw these attempts' rows if the dashboard is on top (else on its return).
+        A worker may finish while the app closes: with no screen left there is nothing to draw."""
+        if not self.screen_stack:
+            return
         if isinstance(self.screen, HomeScreen) and self.screen.is_mounted:
             self.screen.refresh_view(attempts)
 

@@ -127,7 +127,7 @@ async def test_generate_from_the_library_live_then_inspect_and_play(tmp_path):
         start.query_one("#start-scale", Input).focus()
         await pilot.press("enter")
         await _until(pilot, app, lambda: type(app.screen).__name__ == "AttemptScreen")
-        attempt = next(iter(app.adapter.views), None) or app.screen.attempt
+        attempt = next(iter(app.adapter.views), None) or app.screen.attempt_id
         await _until(pilot, app, lambda: attempt in app.adapter.views)
         view = app.adapter.views[attempt]
         assert (view.agent, view.sandbox) == ("human", "local")
