@@ -65,11 +65,23 @@ def script(ws: Path, name: str, body: str) -> list[str]:
     return ["python", f"/workspace/{name}"]
 
 
+def left_since(before: dict[str, list[str]]) -> dict[str, list[str]]:
+    """What this process holds now that it did not hold at ``before`` (a ``leftovers()``)."""
+    now = leftovers()
+    out = {k: sorted(set(v) - set(before.get(k, []))) for k, v in now.items()}
+    return {k: v for k, v in out.items() if v}
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request):
+    """The backend; after the test, what the test itself left behind fails it. Only what
+    it made counts: one leak elsewhere in the run (a container some earlier test left) is
+    that test's failure, not every later sandbox test's (stop 32's CI: one container, 60
+    teardown errors)."""
     be = get_backend(request.param)  # raises (test fails) when unavailable
+    before = leftovers()
     yield be
-    left = leftovers()
+    left = left_since(before)
     assert not left, f"left behind after the test: {left}"
 
 

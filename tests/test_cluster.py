@@ -38,7 +38,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-pytestmark = [pytest.mark.cluster, pytest.mark.docker, pytest.mark.slow]
+# the first test also pays for the module's cluster start-up (143-245 s seen): 30 minutes
+pytestmark = [pytest.mark.cluster, pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(1800)]
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "fakes"))  # the fake provider
 TIMING = {

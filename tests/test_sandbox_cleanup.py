@@ -1,18 +1,21 @@
 """Nothing left behind: a crashed run is cleaned by cleanup_stale(), SIGTERM closes all,
-and cleanup never touches the live sandboxes of another running arena."""
+cleanup never touches the live sandboxes of another running arena, and a sandbox made after
+its caller gave up is removed even when the loop ends at once (arena/sandbox/handover.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
-from arena.sandbox import Limits, cleanup_stale
-from sandbox_common import BACKENDS, backend, leftovers, ws  # noqa: F401
+from arena.sandbox import Limits, cleanup_stale, get_backend
+from sandbox_common import BACKENDS, SMALL, backend, left_since, leftovers, ws  # noqa: F401
 
 CHILD = textwrap.dedent("""
     import asyncio, os, sys, time
@@ -79,3 +82,47 @@ async def test_cleanup_spares_live_sandboxes_of_running_arenas(backend, ws):
         assert r.exit_code == 0
     finally:
         await sb.close()
+
+
+async def _release_when_cancelled(release: threading.Event) -> None:
+    try:
+        await asyncio.Event().wait()
+    finally:  # cancelled with the refill's task, at the loop's end
+        release.set()
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("how", ["create", "cold acquire", "pool refill"])
+def test_a_sandbox_made_after_its_caller_gave_up_is_removed(how, ws, monkeypatch):
+    """The container is made only after the caller was cancelled, and the loop ends right
+    after (a test's end, an app quitting): nothing may be left behind. Before handover.py
+    the container of a cancelled ``create`` or cold ``acquire`` stayed until the process
+    exited (stop 32's CI: 60 teardown errors)."""
+    be = get_backend("docker")
+    before = leftovers()
+    entered, release = threading.Event(), threading.Event()
+    real = be.create_sync
+
+    def slow(*a, **kw):  # fault injection: the engine is slow to make this container
+        entered.set()
+        release.wait(60)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(be, "create_sync", slow)
+
+    async def main():
+        if how == "pool refill":  # a pool's background creation, its pool never closed
+            be.pool(SMALL, size=1).refill()
+            assert await asyncio.to_thread(entered.wait, 60)
+            asyncio.ensure_future(_release_when_cancelled(release))
+            return  # the loop ends: asyncio.run cancels every task, then waits for threads
+        job = be.create(ws, SMALL) if how == "create" else be.pool(SMALL, size=0).acquire(ws)
+        task = asyncio.ensure_future(job)
+        assert await asyncio.to_thread(entered.wait, 60)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        release.set()  # the container is made now, after its caller gave up
+
+    asyncio.run(main())
+    assert left_since(before) == {}

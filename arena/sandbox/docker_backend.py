@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence
 
+from arena.sandbox.handover import made_in_thread
 from arena.sandbox import fsutil, quota, registry
 from arena.sandbox.base import WORKSPACE, ObserveTarget, ExecResult, Limits, Mount, SandboxError
 from arena.sandbox.capture import CappedBuffer, LineSplitter
@@ -89,9 +90,8 @@ class DockerBackend:
         workspace = Path(workspace)
         if not workspace.is_dir():
             raise SandboxError(f"workspace {workspace} is not a directory")
-        return await asyncio.to_thread(
-            self.create_sync, workspace.resolve(), limits, list(mounts), image, workspace_readonly, None
-        )
+        ws, ms = workspace.resolve(), list(mounts)
+        return await made_in_thread(lambda: self.create_sync(ws, limits, ms, image, workspace_readonly, None))
 
     def pool(
         self,

@@ -30,13 +30,9 @@ from pathlib import Path
 from typing import Callable
 
 from arena.sandbox import docker_launch, fsutil, launch, registry
+from arena.sandbox.handover import made_in_thread
 from arena.sandbox.base import Limits, Mount, SandboxError
 from arena.sandbox.image import SANDBOX_UID
-
-
-def _close_result(fut: asyncio.Future) -> None:
-    if not fut.cancelled() and fut.exception() is None:
-        asyncio.ensure_future(fut.result().close())
 
 
 class DockerPool:
@@ -81,7 +77,7 @@ class DockerPool:
 
     def _refill(self) -> None:
         while not self.closed and len(self.ready) + len(self.pending) < self.size:
-            task = asyncio.ensure_future(asyncio.to_thread(self._make_one, None, True))
+            task = asyncio.ensure_future(made_in_thread(lambda: self._make_one(None, True)))
             self.pending.add(task)
             task.add_done_callback(self._done)
 
@@ -187,12 +183,15 @@ class DockerPool:
         # The workspace dir is made first, then filled while the container is created:
         # the bind mount shows what is in the directory whenever it is written.
         d = self._new_dir()
-        made = asyncio.ensure_future(asyncio.to_thread(self._make_one, d))
+        made = asyncio.ensure_future(made_in_thread(lambda: self._make_one(d)))
         filled = asyncio.ensure_future(asyncio.to_thread(fill, d / "ws"))
         try:
             await asyncio.wait({made, filled})  # (wait does not cancel them if we are)
-        except asyncio.CancelledError:  # the caller gave up: remove what is being made
-            made.add_done_callback(_close_result)
+        except asyncio.CancelledError:  # the caller gave up: what is being made is removed
+            if not made.done():
+                made.cancel()  # (by its thread, even if this loop ends first: handover.py)
+            elif not made.cancelled() and made.exception() is None:
+                made.result()._close_sync()
             raise
         if refill:
             self._refill()

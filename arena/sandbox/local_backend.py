@@ -28,6 +28,7 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Callable, Sequence
 
+from arena.sandbox.handover import made_in_thread
 from arena.sandbox import cgroups, fsutil, quota, registry
 from arena.sandbox.base import WORKSPACE, ObserveTarget, ExecResult, Limits, Mount, SandboxError
 from arena.sandbox.capture import CappedBuffer, LineSplitter, drain
@@ -78,7 +79,8 @@ class LocalBackend:
         workspace_readonly: bool = False,
     ):
         # ``image`` is ignored: the host system is the image (CONTRACT §2).
-        return await asyncio.to_thread(self._create_sync, Path(workspace), limits, list(mounts), workspace_readonly)
+        ws, ms = Path(workspace), list(mounts)
+        return await made_in_thread(lambda: self._create_sync(ws, limits, ms, workspace_readonly))
 
     def pool(
         self,
