@@ -96,8 +96,8 @@ async def _release_when_cancelled(release: threading.Event) -> None:
 def test_a_sandbox_made_after_its_caller_gave_up_is_removed(how, ws, monkeypatch):
     """The container is made only after the caller was cancelled, and the loop ends right
     after (a test's end, an app quitting): nothing may be left behind. Before handover.py
-    the container of a cancelled ``create`` or cold ``acquire`` stayed until the process
-    exited (stop 32's CI: 60 teardown errors)."""
+    the container of a cancelled ``create``, cold ``acquire`` or refill stayed until the
+    process exited (all three cases failed on that code)."""
     be = get_backend("docker")
     before = leftovers()
     entered, release = threading.Event(), threading.Event()
