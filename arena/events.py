@@ -34,6 +34,7 @@ AGENT_STARTED = "agent.started"
 AGENT_EXITED = "agent.exited"
 AGENT_HUNG = "agent.hung"
 AGENT_MESSAGE = "agent.message"
+AGENT_STEP = "agent.step"  # one step parsed from the agent's own output (arena/steps, CONTRACT §11)
 PROTOCOL_CALL = "protocol.call"
 INTEGRITY_FINDING = "integrity.finding"
 INFRA_ERROR = "infra.error"

@@ -407,7 +407,7 @@ class Attempt:
             "agent_spec": self.agent.spec,
             "workspace": str(self.workspace),
             "runner_pid": runner_lock.held_pid(),
-            **({"run": self.run_id} if self.run_id else {}),
+            **({"run": self.run_id, "heat": self.run_id} if self.run_id else {}),  # a heat is one run
             **self.support.started_data(),
         }
 
