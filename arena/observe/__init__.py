@@ -42,24 +42,39 @@ __all__ = [
 PLUGIN_TARGET = "/opt/gauntlet/observe"
 REPORTS_TARGET = "/opt/gauntlet/test-reports"
 Emit = Callable[[str, dict[str, Any]], None]
-_shared: dict[int, ProcessObserver] = {}
+# Per event loop: the task starting (then holding) its one observer. Every caller awaits that
+# task, so a second attempt never gets an observer whose start() is still under way (it would
+# stay "unavailable" for its whole life: issue 34).
+_shared: dict[int, "asyncio.Task[ProcessObserver]"] = {}
 
 
 async def shared_observer() -> ProcessObserver:
-    """The arena process's one observer (per event loop), started on first use."""
+    """The arena process's one observer (per event loop), started on first use.
+
+    Concurrent first uses share one start: each returns only once ``start()`` has finished.
+    A caller cancelled while waiting does not cancel the start the others wait for.
+    """
     loop = asyncio.get_running_loop()
-    obs = _shared.get(id(loop))
-    if obs is None:
-        obs = _shared[id(loop)] = ProcessObserver()
-        await obs.start()
-    return obs
+    task = _shared.get(id(loop))
+    stale = task is not None and (
+        task.get_loop() is not loop or (task.done() and (task.cancelled() or task.exception() is not None))
+    )
+    if task is None or stale:  # none yet, a dead loop's id reused, or a start that raised
+        task = _shared[id(loop)] = loop.create_task(ProcessObserver().start())
+    return await asyncio.shield(task)
 
 
 async def close_shared_observer() -> None:
     """Stop this event loop's observer process (the arena closing); the next use starts one."""
-    obs = _shared.pop(id(asyncio.get_running_loop()), None)
-    if obs is not None:
-        await obs.close()
+    loop = asyncio.get_running_loop()
+    task = _shared.pop(id(loop), None)
+    if task is None or task.get_loop() is not loop:
+        return
+    try:
+        obs = await task  # a start under way finishes first: its process is then stopped
+    except Exception:  # noqa: BLE001 — a failed start left nothing to stop
+        return
+    await obs.close()
 
 
 class SandboxObservation:
