@@ -271,6 +271,8 @@ def _finish(
         input_tokens=ev["input_tokens"],
         output_tokens=ev["output_tokens"],
     )
+    if "cost_usd" in ev:
+        meta["cost_usd"] = ev["cost_usd"]  # the transcript's readers show each call's cost
     gw.transcript(st, meta, raw, response, response_len)
 
 
