@@ -131,6 +131,8 @@ def message_lines(m: Message, limits: Limits, echo: int | None = None) -> list[s
         return [clean(f"  {role}: call {echo}'s answer, sent back" + (f" ({what})" if what else ""))[:MAX_LINE]]
     if len(m.parts) == 1 and m.parts[0].kind == "text" and "\n" not in m.parts[0].text:
         return wrap(f"{role}: {m.parts[0].text}", "  ", limits, limits.part_lines)
+    if m.parts and all(p.kind == "tool_result" for p in m.parts):  # the result says what it is
+        return [line for p in m.parts for line in _part(p, "  ", limits)]
     out = [f"  {role}:"]
     for p in m.parts:
         out += _part(p, "      ", limits)

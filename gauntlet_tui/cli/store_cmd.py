@@ -33,8 +33,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--store", metavar="DB", help="store file (default $GAUNTLET_STORE or ./gauntlet.db)")
     s.add_argument("--json", action="store_true", help="one JSON document (CONTRACT §5)")
     s.add_argument(
-        "--transcript", action="store_true", help="the attempt's model calls in order: request and response of each"
+        "--transcript",
+        action="store_true",
+        help="the attempt's model calls in order, decoded: new messages, the answer's text and tool calls",
     )
+    s.add_argument("--call", type=int, metavar="N", help="with --transcript: call N alone, in full")
+    s.add_argument("--raw", action="store_true", help="with --transcript: the request and answer bodies as kept")
     s.set_defaults(func=cmd_show)
 
 
@@ -131,11 +135,13 @@ def _node(events: list[Any]) -> Any:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    if (args.call is not None or args.raw) and not args.transcript:
+        raise UsageError(f"{'--call' if args.call is not None else '--raw'}: goes with --transcript")
     doc = asyncio.run(show_doc(paths.store_path(args.store), args.attempt))
     if doc is None:
         raise UsageError(f"unknown attempt {args.attempt!r} in store {paths.store_path(args.store)}")
     if args.transcript:
-        return _print_transcript(paths.store_path(args.store), doc, as_json=args.json)
+        return _print_transcript(paths.store_path(args.store), doc, as_json=args.json, raw=args.raw, call=args.call)
     if args.json:
         json.dump(doc, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
@@ -168,33 +174,13 @@ def usage_text(u: dict[str, Any], kept: int | None = None) -> str:
     return text
 
 
-def _print_transcript(store: Path, doc: dict[str, Any], *, as_json: bool) -> int:
-    """``show --transcript``: every model call of the attempt, in order (CONTRACT §8)."""
-    from arena.gateway import read_transcript  # noqa: PLC0415
+def _print_transcript(
+    store: Path, doc: dict[str, Any], *, as_json: bool, raw: bool = False, call: int | None = None
+) -> int:
+    """``show --transcript``: every model call of the attempt, in order, decoded (CONTRACT
+    §11; gauntlet_tui/cli/transcript_out.py)."""
+    from gauntlet_tui.cli.transcript_out import kept_calls, print_transcript  # noqa: PLC0415
 
-    tdir = store.with_name(store.name + ".d") / "transcripts"
-    calls = read_transcript(tdir, doc["attempt"]) if tdir.is_dir() else []
-    if as_json:
-        json.dump({"attempt": doc["attempt"], "usage": doc["usage"], "calls": calls}, sys.stdout, indent=2, default=str)
-        sys.stdout.write("\n")
-        return 0
-    print(printable(f"{doc['attempt']}  {doc['agent']}: " + usage_text(doc["usage"], kept=len(calls))))
-    if not calls:
-        print(
-            "no transcript: this attempt made no model calls through the gateway"
-            if not doc["usage"]["calls"]
-            else "no transcript kept for these calls"
-        )
-    for i, c in enumerate(calls, 1):
-        head = {
-            k: c.get(k)
-            for k in ("provider", "model", "status", "input_tokens", "output_tokens", "latency_ms")
-            if k in c
-        }
-        print(f"\n--- call {i}: " + printable(json.dumps(head, default=str)))
-        for side in ("request", "response"):
-            body = c.get(side)
-            text = body if isinstance(body, str) else json.dumps(body, indent=2, default=str)
-            print(f"{side}:")
-            print(printable(text or ""))
-    return 0
+    kept = kept_calls(store, doc["attempt"])
+    header = f"{doc['attempt']}  {doc['agent']}: " + usage_text(doc["usage"], kept=kept)
+    return print_transcript(store, doc, header, as_json=as_json, raw=raw, call=call)
