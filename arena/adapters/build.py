@@ -133,6 +133,11 @@ def ensure_agent_tree(name: str, log: Log = print) -> Path:
     return tree
 
 
+def agent_tree_present(name: str) -> bool:
+    """A complete tree of the agent's current recipe is on the host (nothing to build)."""
+    return (tree_path(name) / ".complete").exists()
+
+
 def _build_tree(ad: Adapter, dest: Path, log: Log) -> Path:
     if not Path(SANDBOX_PYTHON).exists():
         raise SandboxError(
@@ -239,6 +244,14 @@ def agent_build_key(name: str) -> str:
     """The build lock's and build-time record's key of an agent image."""
     ad = _adapter(name)
     return f"gauntlet-agent-{ad.name}-{image_label(ad.name)[:16]}"
+
+
+def agent_image_present(name: str) -> bool:
+    """``gauntlet-agent-<name>:latest`` is this recipe's image (nothing to build or tag)."""
+    from arena.sandbox.image import _client  # noqa: PLC0415
+
+    found = _client().images.list(filters={"label": f"{AGENT_LABEL}={image_label(name)}"})
+    return bool(found) and image_ref(name) in found[0].tags
 
 
 def build_agent_image(name: str, force: bool = False, log: Log = print) -> str:

@@ -27,17 +27,36 @@ def register(subparsers) -> None:
     k.set_defaults(func=cmd_cleanup)
 
 
+def _stderr(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
 def cmd_build(args) -> int:
-    from arena.sandbox.base import SandboxError  # noqa: PLC0415
-    from arena.sandbox.image import build_image  # noqa: PLC0415
+    """Build gauntlet-base (or an adapter's image): every log line on stderr as it comes, and
+    a progress line with the step at least every 10 s while a step is silent (issue 34)."""
+    import asyncio  # noqa: PLC0415
+
+    from arena.attempt.prepare import Preparation, PrepareError, Step, run_printing  # noqa: PLC0415
+    from arena.sandbox.image import BASE_IMAGE, BASE_TAG, base_build_key, build_image  # noqa: PLC0415
 
     if getattr(args, "agent", None):
         return _build_agent(args)
+    reports: list = []
+
+    async def work(log) -> None:
+        def tell(msg: str) -> None:
+            _stderr(msg)
+            log(msg)
+
+        reports.append(await asyncio.to_thread(build_image, args.force, tell))
+
+    prep = Preparation([Step(f"image {BASE_IMAGE}:{BASE_TAG}", base_build_key(), work)], backend="docker")
     try:
-        r = build_image(force=args.force, log=lambda m: print(m, file=sys.stderr))
-    except SandboxError as exc:
-        print(f"gauntlet: sandbox build failed: {exc}", file=sys.stderr)
+        asyncio.run(run_printing(prep, sys.stderr, echoed=True))
+    except PrepareError as exc:
+        print(f"gauntlet: sandbox build failed: {_why(exc)}", file=sys.stderr)
         return 1
+    r = reports[0]
     verb = "built" if r.built else "up to date"
     print(
         f"{r.image} {verb} (id {r.image_id[7:19]}, recipe {r.recipe[:12]}, "
@@ -47,24 +66,35 @@ def cmd_build(args) -> int:
 
 
 def _build_agent(args) -> int:
+    import asyncio  # noqa: PLC0415
     import time  # noqa: PLC0415
 
-    from arena.adapters import build_agent_image, get_adapter  # noqa: PLC0415
+    from arena.adapters import build as b  # noqa: PLC0415
+    from arena.adapters import get_adapter  # noqa: PLC0415
+    from arena.attempt.prepare import Preparation, PrepareError, run_printing  # noqa: PLC0415
     from arena.errors import UsageError  # noqa: PLC0415
-    from arena.sandbox.base import SandboxError  # noqa: PLC0415
 
     t0 = time.monotonic()
     try:
         get_adapter(args.agent)
-        ref = build_agent_image(args.agent, force=args.force, log=lambda m: print(m, file=sys.stderr))
     except UsageError as exc:
         print(f"gauntlet: sandbox build --agent: {exc}", file=sys.stderr)
         return 2
-    except SandboxError as exc:
-        print(f"gauntlet: sandbox build --agent {args.agent} failed: {exc}", file=sys.stderr)
+    prep = Preparation.agent_image(args.agent, force=args.force, echo=_stderr)
+    try:
+        asyncio.run(run_printing(prep, sys.stderr, echoed=True))
+    except PrepareError as exc:
+        print(f"gauntlet: sandbox build --agent {args.agent} failed: {_why(exc)}", file=sys.stderr)
         return 1
-    print(f"{ref} ready ({time.monotonic() - t0:.1f}s)")
+    print(f"{b.image_ref(args.agent)} ready ({time.monotonic() - t0:.1f}s)")
     return 0
+
+
+def _why(exc: Exception) -> str:
+    """A failed step's reason without its label (the command line names it) or the hint."""
+    from arena.attempt.prepare import LOCAL_HINT  # noqa: PLC0415
+
+    return str(exc).split(" failed: ", 1)[-1].removesuffix(f" — {LOCAL_HINT}")
 
 
 def _local_status() -> dict:

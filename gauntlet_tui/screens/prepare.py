@@ -2,8 +2,10 @@
 
 Shows ``arena.attempt.prepare.Preparation.steps`` (polled four times a second): what is
 being built, how long it has taken and how long it took last time (the bar fills against
-that; unknown: an indeterminate bar). It closes itself when everything is ready; on a
-failure it stays up with the reason and the way out (``--sandbox local``), Esc closes.
+that; unknown: an indeterminate bar). Steps run side by side; one found already there is
+ready at once, one waiting for another says which. It closes itself when everything is
+ready; on a failure it stays up with the reason and the way out (``--sandbox local``),
+Esc closes.
 """
 
 from __future__ import annotations
@@ -17,12 +19,28 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, ProgressBar, Static
 
 
-def step_text(step: Any) -> str:
+def step_text(step: Any, waits_for: str = "") -> str:
+    """One line for a step: mark, label, where it is, last time's duration, its detail."""
+    mark = {"done": "✓", "failed": "✗", "running": "…", "pending": "·", "skipped": "–"}[step.state]
+    if step.state == "done" and getattr(step, "present", False):
+        return f"{mark} {step.label} — ready (already there)"
+    if step.state == "skipped":
+        return f"{mark} {step.label} — {step.detail}"
     last = f"last time {step.last_s:.0f}s" if step.last_s else "first build: no previous time"
-    mark = {"done": "✓", "failed": "✗", "running": "…", "pending": "·"}[step.state]
-    took = f"{step.elapsed():.0f}s" if step.state != "pending" else "waiting"
+    if step.state == "pending":
+        took = f"after {waits_for}" if waits_for else "checking"
+    else:
+        took = f"{step.elapsed():.0f}s"
     detail = f"  {step.detail}" if step.state == "running" and step.detail else ""
     return f"{mark} {step.label} — {took} ({last}){detail}"
+
+
+def _waits_for(steps: list[Any], step: Any) -> str:
+    """The label of the first step ``step`` still waits for ("" when none)."""
+    for other in steps:
+        if other is not step and other.key in getattr(step, "after", ()) and other.state in ("pending", "running"):
+            return str(other.label)
+    return ""
 
 
 class PrepareScreen(ModalScreen[bool]):
@@ -44,7 +62,9 @@ class PrepareScreen(ModalScreen[bool]):
         with Vertical():
             yield Label("Preparing images and warm sandboxes — no clock has started", id="prep-title")
             for i, step in enumerate(self.prep.steps):
-                yield Static(step_text(step), id=f"prep-label-{i}", classes="prep-step")
+                yield Static(
+                    step_text(step, _waits_for(self.prep.steps, step)), id=f"prep-label-{i}", classes="prep-step"
+                )
                 yield ProgressBar(total=100, show_eta=False, id=f"prep-bar-{i}")
             yield Static("", id="prep-error")
 
@@ -54,7 +74,7 @@ class PrepareScreen(ModalScreen[bool]):
 
     def refresh_view(self) -> None:
         for i, step in enumerate(self.prep.steps):
-            self.query_one(f"#prep-label-{i}", Static).update(step_text(step))
+            self.query_one(f"#prep-label-{i}", Static).update(step_text(step, _waits_for(self.prep.steps, step)))
             bar = self.query_one(f"#prep-bar-{i}", ProgressBar)
             frac = step.fraction()
             if step.state == "running" and frac is None:

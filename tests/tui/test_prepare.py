@@ -88,11 +88,13 @@ async def test_a_failed_step_says_why_and_offers_local(tmp_path, monkeypatch):
     async def later(log):
         ran.append(1)
 
-    prep = Preparation([Step("image gauntlet-base", "k1", fails), Step("warm", "k2", later)], backend="docker")
+    prep = Preparation(
+        [Step("image gauntlet-base", "k1", fails), Step("warm", "k2", later, after=("k1",))], backend="docker"
+    )
     with pytest.raises(PrepareError) as err:
         await prep.run()
     assert "debootstrap failed: no mirror" in str(err.value) and "--sandbox local" in str(err.value)
-    assert [s.state for s in prep.steps] == ["failed", "pending"] and not ran
+    assert [s.state for s in prep.steps] == ["failed", "skipped"] and not ran  # it needed the image
 
 
 async def test_preparation_screen_shows_progress_and_last_time(tmp_path, monkeypatch):
