@@ -16,6 +16,7 @@ here raises on what an upstream sent.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from arena.transcripts import sse
@@ -293,15 +294,19 @@ def _decode(a: Answer, api: str, response: object, stream: object) -> None:
         return
     if isinstance(response, dict) and response.get("truncated") is True:
         head = response.get("head")
+        size = response.get("bytes")
         a.notes.append(
-            f"answer cut at the transcript's cap: {len(_s(head)):,} of {response.get('bytes', '?'):,} "
-            "characters kept, decoded as far as they go"
-            if isinstance(response.get("bytes"), int)
-            else "answer cut at the transcript's cap, decoded as far as it goes"
+            "answer cut at the transcript's cap"
+            + (f" ({size:,} bytes, the first {len(_s(head).encode()):,} kept)" if isinstance(size, int) else "")
+            + ", decoded as far as it goes"
         )
         response = _s(head)
         if not sse.looks_like_sse(response):
-            a.notes.append("the cut JSON body cannot be decoded; --raw shows its start")
+            a.text = _salvage(response)
+            a.notes.append(
+                "the cut JSON body cannot be parsed: "
+                + ("the start of its text is shown" if a.text else "--raw shows its start")
+            )
             return
     if isinstance(response, str):
         if sse.looks_like_sse(response):
@@ -319,6 +324,25 @@ def _decode(a: Answer, api: str, response: object, stream: object) -> None:
     if (err := _error_text(response)) is not None:
         a.error = err
     {CHAT: _chat_body, RESPONSES: _resp_body, MESSAGES: _msg_body}.get(api, _chat_body)(a, response)
+
+
+_TEXT_KEY = re.compile(r'"(?:content|text)"\s*:\s*"')
+
+
+def _salvage(head: str) -> str:
+    """The start of the first text string in a JSON body cut short (the rest is lost)."""
+    m = _TEXT_KEY.search(head)
+    if m is None:
+        return ""
+    body = head[m.end() :]
+    end = re.search(r'(?<!\\)(?:\\\\)*"', body)
+    raw = body[: end.start() + len(end.group()) - 1] if end else body
+    for _ in range(8):  # at most a cut escape sequence (\\uXXXX) to drop from the end
+        try:
+            return str(json.loads('"' + raw + '"'))
+        except ValueError:
+            raw = raw[:-1]
+    return ""
 
 
 def _stream(a: Answer, api: str, text: str) -> None:

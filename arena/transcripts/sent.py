@@ -140,7 +140,7 @@ def _chat(req: Request, body: dict) -> None:
         system.append("\n".join(p.text for p in _blocks(m.get("content"))))
         lead += 1
     req.system = "\n\n".join(system) if system else None
-    req.raw_system = msgs[:lead]
+    req.raw_system = msgs[:lead] if lead else None
     req.raw_messages = msgs[lead:]
     for m in req.raw_messages:
         if not isinstance(m, dict):
