@@ -10,7 +10,17 @@ from arena.text import printable
 from typing import Any, Iterable
 
 from arena.scoring.history import AttemptHistory
-from arena.scoring.report_usage import HEADERS, ended, transcript_rows, usage_line
+from arena.scoring.report_usage import (
+    HEADERS,
+    decoded,
+    ended,
+    md_inline,
+    transcript_html,
+    transcript_markdown,
+    transcript_rows,
+    usage_line,
+)
+from arena.transcripts import Transcript
 from arena.scoring.scorecard import Scorecard
 from arena.scoring.svg import ascii_bars, bar_plot, line_plot
 from arena import events as ev
@@ -23,7 +33,8 @@ text-align:left;vertical-align:top} th{background:#f6f8fa} td.num{text-align:rig
 td:first-child,td.num{white-space:nowrap} td:last-child:not(.num){overflow-wrap:anywhere}
 .total{font-size:2.4em;font-weight:700} .plots{display:flex;flex-wrap:wrap;gap:1em}
 .pos{color:#1a7f37} .neg{color:#cf222e} pre{background:#f6f8fa;padding:.8em;overflow:auto;font-size:.85em}
-details{margin:.4em 0}
+details{margin:.4em 0} details.call{border:1px solid #d1d9e0;border-radius:6px;padding:.2em .6em}
+details.call summary{cursor:pointer;font-size:.9em} details.call pre{white-space:pre-wrap;overflow-wrap:anywhere}
 """
 
 
@@ -44,9 +55,11 @@ def _sign(p: float) -> str:
     return "pos" if p > 0 else "neg" if p < 0 else ""
 
 
-def render_html(card: Scorecard, events: Iterable[Any], calls: list[dict[str, Any]] | None = None) -> str:
-    """``calls``: the attempt's transcript records (``arena.gateway.read_transcript``)."""
+def render_html(card: Scorecard, events: Iterable[Any], calls: list[dict[str, Any]] | Transcript | None = None) -> str:
+    """``calls``: the attempt's transcript records (``arena.gateway.read_transcript``), or
+    a ``Transcript`` over its file."""
     events = list(events)
+    transcript = decoded(calls, events)
     docs = feedback_docs(events)
     e = escape
     parts = [
@@ -100,13 +113,14 @@ def render_html(card: Scorecard, events: Iterable[Any], calls: list[dict[str, An
         parts.append("<p>none</p>")
     parts.append("<h2>Model usage</h2>")
     parts.append(f"<p>ended: {e(ended(events))}<br>usage: {e(usage_line(card.usage))}</p>")
-    call_rows = transcript_rows(calls or [])
+    call_rows = transcript_rows(transcript)
     if call_rows:
         parts.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in HEADERS) + "</tr>")
         parts += ["<tr>" + "".join(f"<td>{e(v)}</td>" for v in r) + "</tr>" for r in call_rows]
         parts.append("</table>")
     else:
         parts.append("<p>no transcript: no model call was kept for this attempt</p>")
+    parts += transcript_html(transcript, e)
     parts.append("<h2>Feedback documents</h2>")
     if not docs:
         parts.append("<p>none delivered</p>")
@@ -119,8 +133,11 @@ def render_html(card: Scorecard, events: Iterable[Any], calls: list[dict[str, An
     return printable("\n".join(parts))  # agent text never reaches a terminal raw
 
 
-def render_markdown(card: Scorecard, events: Iterable[Any], calls: list[dict[str, Any]] | None = None) -> str:
+def render_markdown(
+    card: Scorecard, events: Iterable[Any], calls: list[dict[str, Any]] | Transcript | None = None
+) -> str:
     events = list(events)
+    transcript = decoded(calls, events)
     docs = feedback_docs(events)
     out = [
         f"# {card.challenge} — {card.agent}",
@@ -173,13 +190,15 @@ def render_markdown(card: Scorecard, events: Iterable[Any], calls: list[dict[str
     else:
         out.append("none")
     out += ["", "## Model usage", "", f"ended: {ended(events)}", "", f"usage: {usage_line(card.usage)}", ""]
-    call_rows = transcript_rows(calls or [])
+    call_rows = transcript_rows(transcript)
     if call_rows:
         out += ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
         out += ["| " + " | ".join(_md(v) for v in r) + " |" for r in call_rows]
     else:
         out.append("no transcript: no model call was kept for this attempt")
-    out += ["", "## Feedback documents", ""]
+    out.append("")
+    out += transcript_markdown(transcript)
+    out += ["## Feedback documents", ""]
     for d in docs:
         body = json.dumps(d.get("feedback", {}), indent=2, sort_keys=True, ensure_ascii=False)
         out += [f"### Submission {d.get('submission')}", "", "```json", body, "```", ""]
@@ -189,4 +208,4 @@ def render_markdown(card: Scorecard, events: Iterable[Any], calls: list[dict[str
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return md_inline(text)

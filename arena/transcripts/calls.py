@@ -144,8 +144,16 @@ class _Costs:
 
 
 class Transcript:
-    def __init__(self, path: Path, model_calls: Iterable[Mapping[str, object]] = ()) -> None:
-        self.path = Path(path)
+    def __init__(
+        self,
+        path: Path | None,
+        model_calls: Iterable[Mapping[str, object]] = (),
+        records: list[Record] | None = None,
+    ) -> None:
+        """``path``: the gateway's file, read a call at a time; or ``records``: calls already
+        read (``arena.gateway.read_transcript``), their offsets their positions."""
+        self.path = Path(path) if path is not None else None
+        self._records = records
         self._model_calls = list(model_calls)
         self._index: list[CallInfo] | None = None
 
@@ -154,7 +162,23 @@ class Transcript:
         return cls(transcript_file(Path(store), attempt), model_calls)
 
     def exists(self) -> bool:
-        return self.path.is_file()
+        return self._records is not None or (self.path is not None and self.path.is_file())
+
+    def _walk(self) -> Iterator[tuple[int, Record]]:
+        if self._records is not None:
+            yield from enumerate(self._records)
+        elif self.path is not None:
+            yield from iter_records(self.path)
+
+    def raw(self) -> Iterator[Record]:
+        """The records as the gateway kept them, in order (``show --transcript --raw``)."""
+        for _offset, rec in self._walk():
+            yield rec
+
+    def _at(self, offset: int) -> Record | None:
+        if self._records is not None:
+            return self._records[offset] if 0 <= offset < len(self._records) else None
+        return read_record(self.path, offset) if self.path is not None else None
 
     # -- decoding ----------------------------------------------------------------------
     def _decode(self, n: int, offset: int, rec: Record, costs: _Costs | None, before: list[CallInfo]) -> Call:
@@ -231,7 +255,7 @@ class Transcript:
         """Every call in order, decoded, one at a time."""
         costs = _Costs(self._model_calls)
         before: list[CallInfo] = []
-        for n, (offset, rec) in enumerate(iter_records(self.path), 1):
+        for n, (offset, rec) in enumerate(self._walk(), 1):
             call = self._decode(n, offset, rec, costs, before)
             before.append(call.info)
             yield call
@@ -253,7 +277,7 @@ class Transcript:
         if not 1 <= n <= len(infos):
             raise IndexError(n)
         info = infos[n - 1]
-        rec = read_record(self.path, info.offset)
+        rec = self._at(info.offset)
         if rec is None:
             raise IndexError(n)
         call = self._decode(n, info.offset, rec, None, infos[: n - 1])

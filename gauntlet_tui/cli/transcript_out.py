@@ -100,7 +100,7 @@ def print_transcript(
 
 def _items(t: Transcript, raw: bool, call: int | None) -> Iterator[tuple[int, dict[str, Any]]]:
     if raw:
-        for n, (_offset, rec) in enumerate(iter_records(t.path), 1):
+        for n, rec in enumerate(t.raw(), 1):
             if call is None or n == call:
                 yield n, rec
         return
