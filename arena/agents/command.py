@@ -26,6 +26,7 @@ from typing import Any
 from arena.agents.base import AgentContext, AgentOutcome
 from arena.agents import hostrun
 from arena.agents.agent_file import AgentFile, load_agent_file
+from arena.agents.endreason import EndReader, reader_for
 from arena import events as ev
 
 OUTPUT_CAP = 1 << 20  # bytes of agent output recorded per attempt
@@ -58,8 +59,11 @@ class CommandAgent:
         self.extra_binds: list[tuple[Path, str]] = []  # read-only (host path, target) for a host run: the MCP tree
         self.pid: int | None = None
         self._recorded = 0
+        self._end: EndReader | None = reader_for(file.adapter)  # the agent's own end reason
 
     def _emit_output(self, ctx: AgentContext, stream: str, text: str) -> None:
+        if self._end is not None:
+            self._end.feed(stream, text)  # whole lines, past the recording cap too
         if self._recorded >= OUTPUT_CAP:
             return
         text = text[:LINE_CAP]
@@ -160,7 +164,12 @@ class CommandAgent:
             if code == 0
             else (f"killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}")
         )
-        ctx.publish(ev.AGENT_EXITED, {"exit_code": code, "detail": detail})
+        data: dict[str, Any] = {"exit_code": code, "detail": detail}
+        end = self._end.end(code) if self._end is not None else None
+        if end is not None:  # what the agent itself said about its end (endreason.py)
+            detail = data["detail"] = end.detail(self.file.adapter, code)
+            data["end_reason"], own = end.reason, own or end.failed
+        ctx.publish(ev.AGENT_EXITED, data)
         return AgentOutcome(code, detail, own_failure=own)
 
     async def _run_sandboxed(self, ctx: AgentContext) -> AgentOutcome:

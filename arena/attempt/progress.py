@@ -47,7 +47,7 @@ def _line(e: Event) -> str | None:
         return f"submission #{d.get('submission')} judged: score {d.get('score')} ({passed}/{len(tests)} tests)"
     if k == ev.AGENT_HUNG:
         return f"agent hung: {d.get('detail')}"
-    if k == ev.AGENT_EXITED and d.get("exit_code") not in (0,):
+    if k == ev.AGENT_EXITED and (d.get("exit_code") not in (0,) or d.get("end_reason")):  # its own end
         return f"agent exited: {d.get('detail')}"
     if k == ev.INFRA_ERROR:
         return f"infrastructure error ({d.get('source')}): {d.get('detail')}"
