@@ -47,6 +47,7 @@ SPEED_UP = _b("plus", "speed(2.0)", "Faster", "Replay twice as fast", id="speed-
 SLOW_DOWN = _b("minus", "speed(0.5)", "Slower", "Replay half as fast", id="slow-down", key_display="-")
 SEEK_BACK = _b("left", "seek(-30)", "-30s", "Seek back 30 attempt seconds", id="seek-back", priority=True)
 SEEK_FWD = _b("right", "seek(30)", "+30s", "Seek forward 30 attempt seconds", id="seek-forward", priority=True)
+COMPARE = _b("c", "compare", "Compare", "Mark this attempt, then press c on another to compare them", id="compare")
 BIG_BOARD = _b("v", "app.big_board", "Board", "The big board: one card per attempt (projectors)", id="big-board")
 PAGE_NEXT = _b(
     "pagedown,right_square_bracket",

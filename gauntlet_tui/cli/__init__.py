@@ -14,6 +14,7 @@ COMMAND_MODULES = [
     "gauntlet_tui.cli.run_cmd",  # run, arena
     "gauntlet_tui.cli.store_cmd",  # attempts, show
     "gauntlet_tui.cli.judge_cmd",  # judge, report, leaderboard
+    "gauntlet_tui.cli.compare_cmd",  # compare (two attempts side by side)
     "gauntlet_tui.cli.challenge_cmd",  # challenge validate|calibrate|audit|publish
     "gauntlet_tui.cli.sandbox_cmd",  # sandbox build|check
     "gauntlet_tui.cli.agent_cmd",  # agent status|briefing|submit|feedback

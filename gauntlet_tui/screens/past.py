@@ -51,7 +51,7 @@ class PastScreen(Screen):
     PastScreen DataTable { width: 3fr; }
     PastScreen #scorecard { width: 2fr; border: round $panel; padding: 0 1; }
     """
-    BINDINGS = [keys.BACK, keys.OPEN]
+    BINDINGS = [keys.BACK, keys.OPEN, keys.COMPARE]
 
     def __init__(self, adapter: EngineAdapter) -> None:
         super().__init__(name="past")
@@ -115,3 +115,8 @@ class PastScreen(Screen):
         table = self.query_one(DataTable)
         if table.row_count:
             host(self).open_replay(str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value))
+
+    def action_compare(self) -> None:
+        from gauntlet_tui.screens.compare import mark_or_compare
+
+        mark_or_compare(self, self.query_one(DataTable))
