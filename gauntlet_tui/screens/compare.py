@@ -24,23 +24,26 @@ if TYPE_CHECKING:
     from arena.compare import Comparison
     from arena.compare.timeline import Line
 
+# line kind -> (bold, theme variable)
 KIND_STYLE = {
-    "submit": "bold cyan",
-    "score": "bold cyan",
-    "finish": "bold",
-    "warning": "yellow",
-    "refused": "yellow",
-    "fault": "red",
-    "marker": "dim",
+    "submit": (True, "primary"),
+    "score": (True, "primary"),
+    "finish": (True, ""),
+    "warning": (False, "warning"),
+    "refused": (False, "warning"),
+    "fault": (False, "error"),
+    "marker": (False, "foreground-muted"),
 }
 DIFF_STYLE = {"+": "$success", "-": "$error", "@": "$accent"}
 
 
-def _cell(item: Line | None) -> Text:
+def _cell(item: Line | None, colours: dict[str, str]) -> Text:
     if item is None:
         return Text("")
-    style = "dim" if item.source == "agent" else KIND_STYLE.get(item.kind, "")
-    return Text(("> " if item.source == "agent" else "") + item.text, style=style, no_wrap=True, overflow="ellipsis")
+    bold, var = (False, "foreground-muted") if item.source == "agent" else KIND_STYLE.get(item.kind, (False, ""))
+    style = " ".join(x for x in ("bold" if bold else "", colours.get(var, "") if var else "") if x)
+    text = ("> " if item.source == "agent" else "") + item.text
+    return Text(text, style=style, no_wrap=True, overflow="ellipsis")
 
 
 def _num(v: float | None) -> str:
@@ -114,12 +117,13 @@ class CompareScreen(Screen):
         rows += [line(("note: ", "$warning"), n) for n in c.notes]
         rows.append(line(("tab: timeline / diff · '>' lines are the agent's own account · esc: back", "$text-muted")))
         self.query_one("#compare-head", Static).update(lines(rows))
+        colours = self.app.theme_variables
         scores = self.query_one("#compare-scores", DataTable)
         for label in ("component", "A", "B", "B-A"):
             scores.add_column(label, key=label)
         for r in c.components():
             d = r["diff"]
-            style = "" if not d else "green" if d > 0 else "red"
+            style = "" if not d else colours.get("success" if d > 0 else "error", "")
             diff = Text("-" if d is None else f"{d:+g}" if d else "0", style=style, justify="right")
             scores.add_row(
                 r["component"], Text(_num(r["a"]), justify="right"), Text(_num(r["b"]), justify="right"), diff
@@ -130,7 +134,7 @@ class CompareScreen(Screen):
         table.add_column(Text(f"A {c.a.attempt} · {ha['agent']}"), key="a", width=width)
         table.add_column(Text(f"B {c.b.attempt} · {hb['agent']}"), key="b", width=width)
         for row in c.rows:
-            table.add_row(Text(f"{row.t:.1f}", justify="right"), _cell(row.a), _cell(row.b))
+            table.add_row(Text(f"{row.t:.1f}", justify="right"), _cell(row.a, colours), _cell(row.b, colours))
         self.query_one("#compare-diff-body", Static).update(diff_content(c))
         table.focus()
 
