@@ -65,3 +65,10 @@ PAGE_PREV = _b(
     id="board-prev",
     key_display="PgUp",
 )
+TRANSCRIPT = _b("t", "transcript", "Transcript", "The attempt's model calls, decoded", id="transcript")
+CALL_PREV = _b(
+    "left_square_bracket", "call(-1)", "Prev call", "Open the previous model call", id="call-prev", key_display="["
+)
+CALL_NEXT = _b(
+    "right_square_bracket", "call(1)", "Next call", "Open the next model call", id="call-next", key_display="]"
+)

@@ -63,7 +63,8 @@ class TranscriptWriter:
             rec["request"], n_req = _side(request, self.call_cap)
             rec["response"], n_resp = _side(response, self.call_cap, response_len)
             self.written += n_req + n_resp
-        line = json.dumps(rec, ensure_ascii=False).encode() + b"\n"
+        # a lone surrogate (a body's "\udcff" escape) is written back as its JSON escape
+        line = json.dumps(rec, ensure_ascii=False).encode("utf-8", "backslashreplace") + b"\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "ab") as f:
             f.write(gzip.compress(line, compresslevel=6))

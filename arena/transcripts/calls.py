@@ -156,6 +156,7 @@ class Transcript:
         self._records = records
         self._model_calls = list(model_calls)
         self._index: list[CallInfo] | None = None
+        self._costs = _Costs(self._model_calls)  # the index's, matched once in order
 
     @classmethod
     def of(cls, store: Path, attempt: str, model_calls: Iterable[Mapping[str, object]] = ()) -> "Transcript":
@@ -164,11 +165,18 @@ class Transcript:
     def exists(self) -> bool:
         return self._records is not None or (self.path is not None and self.path.is_file())
 
-    def _walk(self) -> Iterator[tuple[int, Record]]:
+    def _walk(self, after: int | None = None) -> Iterator[tuple[int, Record]]:
+        """Records with their offsets, those past the one at ``after`` only when given."""
         if self._records is not None:
-            yield from enumerate(self._records)
+            start = 0 if after is None else after + 1
+            yield from ((i, self._records[i]) for i in range(start, len(self._records)))
         elif self.path is not None:
-            yield from iter_records(self.path)
+            if after is None:
+                yield from iter_records(self.path)
+                return
+            walk = iter_records(self.path, after)
+            next(walk, None)  # the record at ``after`` itself
+            yield from walk
 
     def raw(self) -> Iterator[Record]:
         """The records as the gateway kept them, in order (``show --transcript --raw``)."""
@@ -259,13 +267,24 @@ class Transcript:
             call = self._decode(n, offset, rec, costs, before)
             before.append(call.info)
             yield call
-        self._index = before
+
+    def update(self) -> list[CallInfo]:
+        """Index the calls written since the last look (a live attempt's file grows);
+        the new ones. Reads from the last indexed call on, never the file again."""
+        if self._index is None:
+            self._index = []
+        last = self._index[-1].offset if self._index else None
+        new: list[CallInfo] = []
+        for offset, rec in self._walk(last):
+            call = self._decode(len(self._index) + 1, offset, rec, self._costs, self._index)
+            self._index.append(call.info)
+            new.append(call.info)
+        return new
 
     def index(self) -> list[CallInfo]:
         """One line's worth per call (reads the file once, keeps no bodies)."""
         if self._index is None:
-            for _ in self.calls():
-                pass
+            self.update()
         return list(self._index or [])
 
     def __len__(self) -> int:

@@ -71,13 +71,13 @@ def _member(f: BinaryIO, offset: int) -> tuple[bytes, int] | None:
     return bytes(out), used - len(d.unused_data)
 
 
-def iter_records(path: Path) -> Iterator[tuple[int, Record]]:
-    """``(offset, record)`` for every call kept in ``path``, in order; nothing when the
-    file does not exist."""
+def iter_records(path: Path, start: int = 0) -> Iterator[tuple[int, Record]]:
+    """``(offset, record)`` for every call kept in ``path`` from byte ``start`` (a member's
+    offset), in order; nothing when the file does not exist."""
     if not path.is_file():
         return
     with open(path, "rb") as f:
-        offset = 0
+        offset = start
         while True:
             got = _member(f, offset)
             if got is None:

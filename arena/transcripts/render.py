@@ -24,10 +24,12 @@ class Limits:
     answer_lines: int
     width: int = 160
     line_chars: int = 2000  # a longer logical line is cut
+    total_lines: int = 20_000  # of one call, all parts together
 
 
 BRIEF = Limits(system_lines=3, part_lines=12, answer_lines=60)
 FULL = Limits(system_lines=2000, part_lines=400, answer_lines=2000)
+SCREEN = Limits(system_lines=200, part_lines=200, answer_lines=500, width=200, total_lines=3000)
 
 
 def _n(v: int | None) -> str:
@@ -182,4 +184,9 @@ def call_lines(call: Call, limits: Limits = BRIEF) -> list[str]:
             out.append("  (nothing)")
     for note in call.notes + a.notes:
         out += wrap("note: " + note, "", limits, 4)
+    if len(out) > limits.total_lines:
+        rest = len(out) - limits.total_lines
+        out = out[: limits.total_lines] + [
+            f"… [{rest:,} more line(s) of this call: `gauntlet show --transcript --call {i.n}`]"
+        ]
     return [line[:MAX_LINE] for line in out]

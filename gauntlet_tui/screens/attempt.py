@@ -71,7 +71,7 @@ class AttemptScreen(Screen):
     AttemptScreen #hang-countdown { display: none; height: 1; padding: 0 1; background: $warning; color: $background; }
     AttemptScreen.-idle #hang-countdown { display: block; }
     """
-    BINDINGS = [keys.BACK, keys.PREV, keys.NEXT, keys.PAUSE, keys.SHELL, keys.SUBMIT]
+    BINDINGS = [keys.BACK, keys.PREV, keys.NEXT, keys.PAUSE, keys.SHELL, keys.SUBMIT, keys.TRANSCRIPT]
 
     def __init__(self, adapter: EngineAdapter, attempt_id: str) -> None:
         super().__init__(name=f"attempt-{attempt_id}")
@@ -266,6 +266,13 @@ class AttemptScreen(Screen):
         current = int(tabs.active.split("-")[1]) if tabs.active.startswith("sub-") else self._tabs[-1]
         i = max(0, min(len(self._tabs) - 1, self._tabs.index(current) + delta))
         tabs.active = f"sub-{self._tabs[i]}"
+
+    def action_transcript(self) -> None:
+        """This attempt's model calls, decoded (issue 35); new calls appear while it runs."""
+        from gauntlet_tui.screens.transcript import open_transcript  # noqa: PLC0415
+
+        view = self.view
+        open_transcript(self, self.attempt_id, live=view is not None and not view.finished)
 
     def action_prev(self) -> None:
         self._step_tab(-1)

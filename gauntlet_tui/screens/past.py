@@ -51,7 +51,7 @@ class PastScreen(Screen):
     PastScreen DataTable { width: 3fr; }
     PastScreen #scorecard { width: 2fr; border: round $panel; padding: 0 1; }
     """
-    BINDINGS = [keys.BACK, keys.OPEN, keys.COMPARE]
+    BINDINGS = [keys.BACK, keys.OPEN, keys.TRANSCRIPT, keys.COMPARE]
 
     def __init__(self, adapter: EngineAdapter) -> None:
         super().__init__(name="past")
@@ -120,3 +120,11 @@ class PastScreen(Screen):
         from gauntlet_tui.screens.compare import mark_or_compare
 
         mark_or_compare(self, self.query_one(DataTable))
+
+    def action_transcript(self) -> None:
+        """The highlighted attempt's model calls, decoded (issue 35)."""
+        from gauntlet_tui.screens.transcript import open_transcript  # noqa: PLC0415
+
+        table = self.query_one(DataTable)
+        if table.row_count:
+            open_transcript(self, str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value))

@@ -152,9 +152,9 @@ async def _record(db: Path, attempt: str, kind: str) -> list[tuple[str, dict]]:
     return got
 
 
-def stored_attempt(db: Path, kind: str, attempt: str = "a-tr00001") -> Path:
+async def record_attempt(db: Path, kind: str, attempt: str = "a-tr00001") -> Path:
     """A finished attempt of agent ``kind`` in store ``db``, its transcript beside it."""
-    got = asyncio.run(_record(db, attempt, kind))
+    got = await _record(db, attempt, kind)
     model = KINDS[kind][0]
     a = Attempt("standard", attempt=attempt, agent=f"{kind}@{model}", challenge="off-by-one")
     a.events[0].data.update(model=model)
@@ -162,15 +162,15 @@ def stored_attempt(db: Path, kind: str, attempt: str = "a-tr00001") -> Path:
         if k in ("model.call", "model.tool_call"):
             a.wait(1).emit(k, **d)
     iteration(a, 80)
-
-    async def go() -> None:
-        st = await Store.open(db)
-        try:
-            for e in a.finish():
-                st.append(e)
-            await st.flush()
-        finally:
-            await st.close()
-
-    asyncio.run(go())
+    st = await Store.open(db)
+    try:
+        for e in a.finish():
+            st.append(e)
+        await st.flush()
+    finally:
+        await st.close()
     return db
+
+
+def stored_attempt(db: Path, kind: str, attempt: str = "a-tr00001") -> Path:
+    return asyncio.run(record_attempt(db, kind, attempt))

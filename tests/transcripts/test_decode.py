@@ -210,3 +210,33 @@ def test_omitted_and_cut_requests_say_so(tmp_path):
     one, two = list(t.calls())
     assert any("messages are not known" in n for n in one.notes)
     assert two.info.omitted and "bodies not kept (attempt cap)" in "\n".join(call_lines(two))
+
+
+def test_lone_surrogate_escapes_in_a_body_are_kept_not_a_lost_call(tmp_path):
+    """A body may escape a lone surrogate ("\\udcff" is valid JSON); the writer used to
+    raise UnicodeEncodeError on it (in its thread: the call's record was lost)."""
+    t = _transcript(
+        tmp_path,
+        (
+            META,
+            {"messages": [{"role": "user", "content": "a\udcffb"}]},
+            {"choices": [{"message": {"content": "c\ud800d"}}]},
+        ),
+    )
+    (call,) = list(t.calls())
+    assert call.answer.text == "c\ud800d" and call.request.messages[0].parts[0].text == "a\udcffb"
+    text = "\n".join(call_lines(call))
+    assert "\ud800" not in text and "\udcff" not in text
+    text.encode("utf-8")  # printable: nothing a terminal or a file cannot take
+
+
+def test_a_live_transcript_is_indexed_from_where_it_was_left(tmp_path):
+    req = {"messages": [{"role": "user", "content": "hi"}]}
+    body = {"choices": [{"message": {"content": "one"}, "finish_reason": "stop"}]}
+    t = _transcript(tmp_path, (META, req, body), (META, req, body))
+    assert [i.n for i in t.index()] == [1, 2] and t.update() == []
+    w = TranscriptWriter(tmp_path, "a")
+    w.record(META, json.dumps(req).encode(), json.dumps({"choices": [{"message": {"content": "three"}}]}).encode())
+    (new,) = t.update()
+    assert new.n == 3 and new.headline == "three" and len(t.index()) == 3
+    assert t.call(3).continues == 2
