@@ -15,9 +15,10 @@ from typing import Any, Iterable, cast
 from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from gauntlet_tui import gcpolicy, keys, settings
+from gauntlet_tui import gcpolicy, keys, settings, text
 from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.guard import Guard
 from gauntlet_tui.screens.attempt import AttemptScreen
@@ -119,6 +120,19 @@ class GauntletApp(App[None]):
             if not self.guard.report(f"action {action!r}", exc):
                 super()._handle_exception(exc)
             return True
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast is text, never markup, whoever asks (``Widget.notify`` lands here):
+        names, titles and error details reach toasts (gauntlet_tui.text.notify)."""
+        text.notify(self, message, title=title, severity=severity, timeout=timeout)
 
     # -- theme variables every theme must provide (Textual's own themes included) ------
     def get_theme_variable_defaults(self) -> dict[str, str]:
