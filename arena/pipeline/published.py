@@ -213,6 +213,8 @@ def publication_at(store: Path, challenge_id: str, started_at: str) -> Path | No
     """The publication of ``challenge_id`` an attempt started at ``started_at`` (ISO
     text, UTC) ran under: the newest version published at or before it; None when the
     challenge was not published then. Reading only."""
+    if "/" in challenge_id or "\0" in challenge_id or challenge_id in ("", ".", "..") or len(challenge_id) > 200:
+        return None  # no publication has that id (a stored name is data: never a path, issue 36)
     cdir = store.with_name(store.name + ".d") / "published" / challenge_id
     for v in reversed(versions(cdir)):
         at = _published_at(cdir / str(v))

@@ -29,6 +29,7 @@ from textual.widgets import Digits, Sparkline, Static
 
 from arena.view import AttemptView
 from gauntlet_tui import keys
+from gauntlet_tui.text import as_text
 from gauntlet_tui.widgets.attempt_lines import STATES, card_state, feedback_line, state_line
 from gauntlet_tui.widgets.clock import fmt_clock
 from gauntlet_tui.screens.kept import KeptScreen
@@ -160,13 +161,13 @@ class AttemptCard(Vertical):
             # restyle the card and its digits only: no other part has a rule on the state
             self.app.stylesheet.update_nodes([self, digits], animate=False)
         if self._set("title", f"{view.title or view.challenge} · {view.agent} · {view.format}"):
-            title.update(self._shown["title"], layout=False)
+            title.update(as_text(self._shown["title"]), layout=False)
         if self._set("clock", clock_text(view, elapsed)):
             digits.update(self._shown["clock"])
         if self._set("line", state_line(view, elapsed)):
-            line.update(self._shown["line"], layout=False)
+            line.update(as_text(self._shown["line"]), layout=False)
         if self._set("feedback", feedback_line(view)):
-            feedback.update(self._shown["feedback"], layout=False)
+            feedback.update(as_text(self._shown["feedback"]), layout=False)
         if self._set("trajectory", view.trajectory):
             spark.data = list(self._shown["trajectory"])
 

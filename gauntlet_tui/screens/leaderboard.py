@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Static
 from gauntlet_tui import keys
 from gauntlet_tui.widgets.footer import GauntletFooter
 from gauntlet_tui.widgets.ratings import ELO_NOTE, class_widgets
+from gauntlet_tui.text import as_text
 
 
 class LeaderboardScreen(Screen):
@@ -49,7 +50,7 @@ class LeaderboardScreen(Screen):
             board = await leaderboard(self.store_path, persist=False) if self.store_path else None
             self.class_rows = board.class_tables() if board is not None else []
         except Exception as exc:  # noqa: BLE001
-            note.update(f"could not read ratings: {exc}")
+            note.update(as_text(f"could not read ratings: {exc}"))
             return
         if not self.class_rows:
             note.update("No ratings yet: no attempt of this store has finished normally.")

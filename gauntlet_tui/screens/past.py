@@ -8,7 +8,7 @@ from typing import Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from gauntlet_tui.text import esc as escape
+from gauntlet_tui.text import cell, esc as escape
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
@@ -79,7 +79,7 @@ class PastScreen(Screen):
             v = self.adapter.views[aid]
             if v.finished:
                 score = "—" if v.last_score is None else f"{v.last_score:.1f}"
-                table.add_row(aid, v.challenge, v.agent, v.format, v.status, score, key=aid)
+                table.add_row(*map(cell, (aid, v.challenge, v.agent, v.format, v.status, score)), key=aid)
         table.focus()
 
     @on(DataTable.RowHighlighted)

@@ -7,6 +7,7 @@ from rich.text import Text
 from textual.widgets import RichLog
 
 from arena.view import AttemptView
+from gauntlet_tui.text import plain as plain_text  # agent output: text, never sequences
 
 _STYLE = {
     "edit": "primary",
@@ -53,6 +54,6 @@ class ActivityStream(RichLog):
         plain = colours.get("foreground", "")
         for a in list(view.activity)[-min(new, len(view.activity)) :]:
             line = Text(f"{a.t:7.1f}s ", style="dim")
-            line.append(a.text, style=colours.get(_STYLE.get(a.kind, ""), "") or plain)
+            line.append(plain_text(a.text), style=colours.get(_STYLE.get(a.kind, ""), "") or plain)
             self.write(line)
         self._seen = view.activity_total

@@ -24,7 +24,7 @@ from typing import Any
 from rich.segment import Segment
 from rich.style import Style
 from rich.cells import cell_len, set_cell_size
-from rich.control import strip_control_codes
+from gauntlet_tui.text import shown
 from rich.text import Text
 from textual._segment_tools import line_crop
 from textual.renderables.styled import Styled
@@ -218,7 +218,9 @@ class TableRender:
                 return self._rich_cell(text, width, pre, post)
             style = t.app.console.get_style(text.style) if text.style else None
         else:
-            text, plain, style = None, strip_control_codes(str(value)), None
+            text, plain, style = None, str(value), None
+        if not plain.isprintable():  # control bytes, bidi overrides: shown as text (gauntlet_tui.text)
+            plain = shown(plain)
         if "\n" in plain or "\t" in plain:
             return self._rich_cell(text or Text(plain), width, pre, post)
         pad = " " * t.cell_padding
