@@ -67,6 +67,10 @@ def _s(v: object) -> str:
     return v if isinstance(v, str) else ""
 
 
+def _d(v: object) -> dict:
+    return v if isinstance(v, dict) else {}
+
+
 def _args_text(v: object) -> str:
     if isinstance(v, str):
         return v
@@ -95,7 +99,7 @@ def _chat_message(a: Answer, msg: dict) -> None:
     a.reasoning += _s(msg.get("reasoning_content")) or _s(msg.get("reasoning"))
     for tc in msg.get("tool_calls") or []:
         if isinstance(tc, dict):
-            fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+            fn = _d(tc.get("function"))
             a.tool_calls.append(ToolCall(_s(fn.get("name")), _args_text(fn.get("arguments")), _s(tc.get("id"))))
     fc = msg.get("function_call")
     if isinstance(fc, dict):
@@ -133,7 +137,7 @@ def _chat_stream(a: Answer, evs: list[tuple[str, object]]) -> bool:
                         continue
                     key = tc.get("index", len(calls))
                     key = key if isinstance(key, (int, str)) else repr(key)
-                    fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+                    fn = _d(tc.get("function"))
                     call = calls.setdefault(key, ToolCall("", ""))
                     call.id = call.id or _s(tc.get("id"))
                     call.name = call.name or _s(fn.get("name"))
@@ -312,11 +316,12 @@ def _decode(a: Answer, api: str, response: object, stream: object) -> None:
         if sse.looks_like_sse(response):
             _stream(a, api, response)
             return
+        text = response
         try:
-            response = json.loads(response)
+            response = json.loads(text)
         except (ValueError, RecursionError):
-            a.notes.append(f"answer is neither JSON nor a stream ({len(response):,} characters); --raw shows it")
-            a.error = a.error or (response.strip().splitlines() or [""])[0][:200] or None
+            a.notes.append(f"answer is neither JSON nor a stream ({len(text):,} characters); --raw shows it")
+            a.error = a.error or (text.strip().splitlines() or [""])[0][:200] or None
             return
     if not isinstance(response, dict):
         a.notes.append(f"answer is a JSON {type(response).__name__}, not an object")

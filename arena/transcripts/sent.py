@@ -46,6 +46,14 @@ def _s(v: object) -> str:
     return v if isinstance(v, str) else ""
 
 
+def _d(v: object) -> dict:
+    return v if isinstance(v, dict) else {}
+
+
+def _l(v: object) -> list:
+    return v if isinstance(v, list) else []
+
+
 def _json(v: object) -> str:
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)
 
@@ -131,7 +139,7 @@ def _blocks(content: object) -> list[Part]:
 
 # -- the three APIs --------------------------------------------------------------------
 def _chat(req: Request, body: dict) -> None:
-    msgs = body.get("messages") if isinstance(body.get("messages"), list) else []
+    msgs = _l(body.get("messages"))
     lead = 0
     system: list[str] = []
     for m in msgs:  # leading system/developer messages are the system prompt
@@ -152,13 +160,13 @@ def _chat(req: Request, body: dict) -> None:
             parts = [Part("tool_result", "\n".join(p.text for p in parts), _s(m.get("tool_call_id")))]
         for tc in m.get("tool_calls") or []:
             if isinstance(tc, dict):
-                fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+                fn = _d(tc.get("function"))
                 parts.append(Part("tool_call", _json(fn.get("arguments")), _s(fn.get("name"))))
         req.messages.append(Message(role, parts))
     req.raw_tools = body.get("tools")
     for t in body.get("tools") or []:
         if isinstance(t, dict):
-            fn = t.get("function") if isinstance(t.get("function"), dict) else t
+            fn = _d(t.get("function")) or t
             req.tools.append(_s(fn.get("name")) or _s(t.get("type")) or "?")
 
 
@@ -167,7 +175,7 @@ def _messages(req: Request, body: dict) -> None:
     req.raw_system = system
     if system is not None:
         req.system = system if isinstance(system, str) else "\n\n".join(p.text for p in _blocks(system))
-    req.raw_messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    req.raw_messages = _l(body.get("messages"))
     for m in req.raw_messages:
         if isinstance(m, dict):
             req.messages.append(Message(_s(m.get("role")) or "?", _blocks(m.get("content"))))
