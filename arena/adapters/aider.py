@@ -63,5 +63,6 @@ ADAPTER = Aider(
     launchers=("gauntlet-aider", "gauntlet-submit-check"),
     cli="gauntlet-aider",
     import_name="aider",
+    startup_limit_s=180.0,  # docs/gateway.md: start-up limits
     extra_env={"AIDER_ANALYTICS": "false", "AIDER_CHECK_UPDATE": "false"},
 )

@@ -106,6 +106,10 @@ class Adapter:
     runtime: str = ""  # "trixie": the tree carries its own Python 3.13 (adapters/trixie.py)
     # the provider APIs it speaks, as `gauntlet agents` shows them
     api: str = "OpenAI Chat Completions (openai/...), Anthropic Messages (anthropic/...), through LiteLLM"
+    providers: tuple[str, ...] = PROVIDERS  # the model providers it can call (check_provider)
+    # real seconds it may take from its start to its first sign of life (a model call, an
+    # output line, an observed command or read) before it is ended as hung; docs/gateway.md
+    startup_limit_s: float = 120.0
 
     @property
     def root(self) -> str:
@@ -128,6 +132,13 @@ class Adapter:
                 name, _, ver = spec.partition("==")
                 out[name] = ver
         return out
+
+    def check_provider(self, model: str, where: str = "--model") -> None:
+        """A ``UsageError`` naming ``where`` when this adapter cannot call ``model``'s provider."""
+        provider, _ = check_model(model)
+        if provider not in self.providers:
+            only = " or ".join(f"{p}/MODEL" for p in self.providers)
+            raise UsageError(f"{where}: {model!r}: the {self.name} adapter speaks {self.api}: use {only}")
 
     def env(self, model: str) -> dict[str, str]:
         check_model(model)

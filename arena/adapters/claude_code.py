@@ -35,6 +35,8 @@ ADAPTER = ClaudeCode(
     import_name="claude_agent_sdk",
     mcp=True,
     api="Anthropic Messages, streamed (anthropic/... only)",
+    providers=("anthropic",),
+    startup_limit_s=120.0,  # docs/gateway.md: start-up limits
     extra_env={
         "DISABLE_TELEMETRY": "1",
         "DISABLE_AUTOUPDATER": "1",

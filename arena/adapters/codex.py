@@ -35,5 +35,7 @@ ADAPTER = Codex(
     binaries=("codex",),
     mcp=True,
     api="OpenAI Responses, streamed (openai/... only)",
+    providers=("openai",),
+    startup_limit_s=120.0,  # docs/gateway.md: start-up limits
     extra_env={"CODEX_HOME": "/tmp/.codex", "RUST_LOG": "error"},
 )

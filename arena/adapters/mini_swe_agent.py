@@ -48,6 +48,7 @@ ADAPTER = MiniSweAgent(
     launchers=("gauntlet-mini",),
     cli="gauntlet-mini",
     import_name="minisweagent",
+    startup_limit_s=180.0,  # docs/gateway.md: start-up limits
     extra_env={
         "MSWEA_CONFIGURED": "true",  # skip the first-run setup prompt
         "MSWEA_GLOBAL_CONFIG_DIR": "/tmp/mini-swe-agent",

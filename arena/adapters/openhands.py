@@ -40,5 +40,7 @@ ADAPTER = OpenHands(
     runtime="trixie",
     mcp=True,
     api="OpenAI Chat Completions, streamed, through LiteLLM (openai/... only)",
+    providers=("openai",),
+    startup_limit_s=240.0,  # docs/gateway.md: start-up limits
     extra_env={"OPENHANDS_SUPPRESS_BANNER": "1", "LOG_LEVEL": "WARNING"},
 )

@@ -13,6 +13,7 @@ adapter: mini-swe-agent          # built-in adapters: mini-swe-agent | aider; de
 model: openai/gpt-4.1-mini       # <provider>/<model>
 where: sandbox                   # the default for adapters
 limits: {tokens: 400000, calls: 150, cost_usd: 5.0}
+startup_limit_s: 180             # optional: real seconds to its first sign of life (docs/gateway.md)
 ```
 
 ``mcp: true`` makes ``gauntlet-agent mcp`` (the Gauntlet MCP server, stdio: tools
@@ -35,7 +36,8 @@ import yaml
 
 from arena.errors import UsageError
 
-KEYS = ("name", "command", "where", "timeout", "adapter", "model", "limits", "mcp")
+KEYS = ("name", "command", "where", "timeout", "adapter", "model", "limits", "mcp", "startup_limit_s")
+DEFAULT_STARTUP_LIMIT_S = 120.0  # an agent file's start-up limit when neither it nor its adapter sets one
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,18 @@ class AgentFile:
     model: str | None = None  # <provider>/<model>
     limits: dict[str, Any] = field(default_factory=dict)  # raw; parsed by the gateway
     mcp: bool = False  # the agent may start the Gauntlet MCP server (`gauntlet-agent mcp`)
+    startup_limit_s: float | None = None  # None: its adapter's, else DEFAULT_STARTUP_LIMIT_S
+
+    @property
+    def startup_limit(self) -> float:
+        """Real seconds from its start to its first sign of life (docs/gateway.md)."""
+        if self.startup_limit_s is not None:
+            return self.startup_limit_s
+        if self.adapter != "command":
+            from arena.adapters import get_adapter  # noqa: PLC0415
+
+            return get_adapter(self.adapter).startup_limit_s
+        return DEFAULT_STARTUP_LIMIT_S
 
     @property
     def identity(self) -> str:
@@ -76,6 +90,35 @@ def agent_identity(spec: str) -> str:
         return adapter_file.identity
     path = Path(spec)
     return load_agent_file(path).identity if path.is_file() else spec
+
+
+def model_of(spec: str) -> str | None:
+    """The model an agent named ``spec`` calls (a built-in adapter's, an agent file's
+    ``model:``), None for scripted agents, ``human`` and command agents without a model.
+    A bad spec raises ``UsageError`` as running it would."""
+    spec = spec.strip()
+    if spec.startswith("scripted:") or spec == "human":
+        return None
+    adapter_file = from_spec(spec)
+    if adapter_file is not None:
+        return adapter_file.model
+    path = Path(spec)
+    return load_agent_file(path).model if path.is_file() else None
+
+
+def require_real_time(spec: str, scale: float, key: str) -> None:
+    """CONTRACT §11: an agent that calls a model runs at time scale 1 (model latency is
+    real time: a sped-up clock charges every second of it ``scale`` times). ``key`` names
+    where the scale came from (``--time-scale``, a plan's ``time_scale``)."""
+    if scale == 1:
+        return
+    model = model_of(spec)
+    if model is not None:
+        raise UsageError(
+            f"{key} {scale:g}: agent {spec} calls a model ({model}) and runs at time scale 1 only: "
+            "its model's latency is real time, so a sped-up clock would charge every second of it "
+            f"{scale:g} times; use a time scale of 1 (scripted agents may keep a sped-up clock)"
+        )
 
 
 def adapter_names() -> list[str]:
@@ -116,7 +159,24 @@ def from_spec(spec: str) -> AgentFile | None:
             "PROVIDER/MODEL (for example --model openai/gpt-4.1-mini)"
         )
     check_model(model, f"--agent {spec}")
+    _check_adapter_provider(name, model, f"--agent {spec}")
     return AgentFile(spec, [], "sandbox", adapter=name, model=model)
+
+
+def _check_adapter_provider(adapter: str, model: str, where: str) -> None:
+    from arena.adapters import get_adapter  # noqa: PLC0415
+
+    get_adapter(adapter).check_provider(model, where)
+
+
+def _startup_limit(v: object, where: str) -> float | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 < v < 86_400):
+        raise UsageError(
+            f"{where}: key 'startup_limit_s': expected a number of real seconds > 0 (and under a day), got {v!r}"
+        )
+    return float(v)
 
 
 def load_agent_file(path: Path) -> AgentFile:
@@ -157,8 +217,20 @@ def load_agent_file(path: Path) -> AgentFile:
         raise UsageError(f"{where_}: key 'model': adapter {adapter!r} needs a model (PROVIDER/MODEL)")
     if model:
         check_model(model, f"{where_}: key 'model'")
+        if adapter != "command":
+            _check_adapter_provider(adapter, model, f"{where_}: key 'model'")
+    startup = _startup_limit(data.get("startup_limit_s"), where_)
     limits = check_limits(data.get("limits"), f"{where_}: key 'limits'")
     mcp = data.get("mcp", False)
     if not isinstance(mcp, bool):
         raise UsageError(f"{where_}: key 'mcp': expected true or false, got {mcp!r}")
-    return AgentFile(name.strip(), [str(c) for c in cmd], where, adapter=adapter, model=model, limits=limits, mcp=mcp)
+    return AgentFile(
+        name.strip(),
+        [str(c) for c in cmd],
+        where,
+        adapter=adapter,
+        model=model,
+        limits=limits,
+        mcp=mcp,
+        startup_limit_s=startup,
+    )

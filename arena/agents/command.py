@@ -31,6 +31,7 @@ from arena import events as ev
 
 OUTPUT_CAP = 1 << 20  # bytes of agent output recorded per attempt
 LINE_CAP = 4096
+NO_TIMEOUT = float("inf")  # a sandboxed agent's exec: ended by its attempt, never by a timer
 __all__ = ["AgentFile", "CommandAgent", "load_agent_file", "expand", "kill_leftover", "describe"]
 
 
@@ -184,15 +185,17 @@ class CommandAgent:
         if wrap is not None:
             argv = wrap(argv)  # the model gateway's relay in front of the agent
         ctx.publish(ev.AGENT_STARTED, {"detail": f"{self.file.name} in the sandbox"})
-        timeout = max(1.0, ctx.wall_seconds_left())
         if ctx.sandbox is None:  # needs_sandbox: the attempt made one before the agent ran
             raise RuntimeError("sandboxed agent without an agent sandbox")
+        # No timeout of its own (issue 34): the attempt's clock ends the agent (grace end, a
+        # hang, a usage limit) by cancelling this run, which kills the process tree. A timeout
+        # computed here, in real seconds, would not follow a clock that slows while judging.
         res = await ctx.sandbox.exec(
-            argv, env=senv, timeout=timeout, on_output=lambda stream, line: self._emit_output(ctx, stream, line)
+            argv, env=senv, timeout=NO_TIMEOUT, on_output=lambda stream, line: self._emit_output(ctx, stream, line)
         )
-        if res.timed_out:
-            ctx.publish(ev.AGENT_EXITED, {"exit_code": None, "detail": "stopped at the time limit"})
-            return AgentOutcome(None, "stopped at the time limit")
+        if res.timed_out:  # not asked for: the backend stopped it
+            ctx.publish(ev.AGENT_EXITED, {"exit_code": None, "detail": "stopped by its sandbox"})
+            return AgentOutcome(None, "stopped by its sandbox")
         return self._exited(ctx, res.exit_code)
 
 

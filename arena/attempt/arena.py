@@ -111,9 +111,17 @@ class Arena:
         return self.shared.store
 
     def attempt(
-        self, challenge: Challenge, agent_spec: str, *, time_scale: float = 1.0, attempt_id: str | None = None
+        self,
+        challenge: Challenge,
+        agent_spec: str,
+        *,
+        time_scale: float = 1.0,
+        attempt_id: str | None = None,
+        contestant: str | None = None,
     ) -> Attempt:
-        """A new attempt (not started). Raises ``UsageError`` for a bad agent name."""
+        """A new attempt (not started). Raises ``UsageError`` for a bad agent name.
+        ``contestant``: a display name (a plan entry's ``name:``); by default the one an
+        ``arena.attempt.plan.NamedSpec`` carries. Recorded on ``attempt.started``."""
         agent = make_agent(agent_spec, challenge)
         a = Attempt(
             challenge,
@@ -123,6 +131,7 @@ class Arena:
             time_scale=time_scale,
             attempt_id=attempt_id or new_attempt_id(),
         )
+        a.contestant = contestant if contestant is not None else getattr(agent_spec, "contestant", None)
         self.attempts.append(a)
         return a
 

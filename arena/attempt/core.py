@@ -27,6 +27,7 @@ from arena.agents.base import Agent, identity_of
 from arena.agents.bounds import Bounds
 from arena.agents.server import AgentServer
 from arena.attempt import runner_lock
+from arena.attempt.liveness import Liveness
 from arena.attempt.phases import PhaseState
 from arena.attempt.realagent import AgentSupport
 from arena.attempt.protocol import ProtocolHandler
@@ -78,6 +79,7 @@ class Attempt:
         self.shared = shared
         self.id = attempt_id or new_attempt_id()
         self.run_id: str | None = None  # the `runs` row this attempt belongs to, if any
+        self.contestant: str | None = None  # a plan entry's display name (``name:``), if any
         self.resume = resume
         self.time_scale = float(time_scale)
         self.source: TimeSource = time_source or RealTime()
@@ -104,6 +106,7 @@ class Attempt:
         self._server: AgentServer | None = None
         self.clock: AttemptClock  # set by _make_clock, below
         self.support = AgentSupport(self)  # gateway, adapter needs, observation
+        self.liveness = Liveness(self)  # the hang watchdog: start-up, idle limit, CPU (liveness.py)
         self._make_clock()
         self.bounds = Bounds(
             now=lambda: self.clock.elapsed(), on_hit=lambda name, data: self.publish(ev.BOUND_REACHED, data)
@@ -179,6 +182,7 @@ class Attempt:
         data = data or {}
         if kind in ACTIVITY:
             self._last_activity = max(self._last_activity, at)
+            self.liveness.seen(kind, data)  # a sign of life ends a real agent's start-up
         if kind in BOUNDED:  # over a bound: counted (one bound.reached event), not stored
             kept = True
             if kind == ev.AGENT_OUTPUT and isinstance(data.get("text"), str):
@@ -408,6 +412,7 @@ class Attempt:
             "workspace": str(self.workspace),
             "runner_pid": runner_lock.held_pid(),
             **({"run": self.run_id, "heat": self.run_id} if self.run_id else {}),  # a heat is one run
+            **({"contestant": self.contestant} if self.contestant else {}),  # a plan entry's name:
             **self.support.started_data(),
         }
 
@@ -448,31 +453,7 @@ class Attempt:
             self.finish("finished", f"agent done: {outcome.detail}")
 
     async def _watchdog(self) -> None:
-        # A real agent's idle limit is in real seconds whatever the time scale (its Python
-        # imports and its model answer at real speed); a scripted agent's is attempt time.
-        # (Holds, where the rate may drop to 1 while judging, are never counted.)
-        real = self.support.real_time_idle and self.clock.scale != 1.0
-        limit = self.hang_limit_s * (self.clock.scale if real else 1.0)
-        while self.clock.stage() == "running":
-            if self._holds:
-                self._released.clear()
-                await self._released.wait()
-                continue
-            deadline = min(self._last_activity + limit, self.clock.cutoff_s)
-            await self.clock.sleep_until(deadline + 1e-6)
-            if self._holds or self.clock.stage() != "running":
-                continue
-            idle = self.clock.elapsed() - self._last_activity
-            if idle > limit:
-                if real:
-                    detail = (
-                        f"no activity for {idle / self.clock.scale:.0f} real seconds (limit {self.hang_limit_s:.0f}s)"
-                    )
-                else:
-                    detail = f"no activity for {idle:.0f}s (limit {limit:.0f}s)"
-                self.publish(ev.AGENT_HUNG, {"detail": detail})
-                self.finish("finished", "agent hung")
-                return
+        await self.liveness.watch()  # start-up, then the idle limit (arena/attempt/liveness.py)
 
     async def _health(self) -> None:
         if self.sandbox is None:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from arena import events as ev
     from arena.agents.base import Agent
     from arena.agents.bounds import Bounds
+    from arena.attempt.liveness import Liveness
     from arena.attempt.records import ResumeState
     from arena.attempt.shared import Shared
     from arena.challenge import Challenge
@@ -38,6 +39,7 @@ class AttemptHost(Protocol):
     clock: AttemptClock
     bounds: Bounds
     io_busy: int
+    liveness: Liveness
 
     @property
     def agent_dir(self) -> Path: ...

@@ -10,10 +10,17 @@ attempts:
   - challenge: path/to/package      # or the id of a bundled challenge
     agents: [scripted:naive, scripted:elite, my-agent.yaml]
     repeat: 2
+  - challenge: path/to/package
+    agents: [codex@openai/gpt-4.1-mini]
+    name: Codex mini                # optional: the contestant's display name (one agent)
+    time_scale: 1                   # an agent that calls a model runs at 1 (CONTRACT §11)
 ```
 
 Relative paths (challenges, agent files) are relative to the plan file. Every error
-names the plan file, the key and what was expected.
+names the plan file, the key and what was expected. Refused (``UsageError``, exit 2,
+before anything is stored): a time scale other than 1 for an agent that calls a model, a
+display name given to two different agents, an adapter given another provider's model,
+and a heat over the machine's capacity (``check_capacity``).
 """
 
 from __future__ import annotations
@@ -27,7 +34,22 @@ from arena.errors import UsageError
 
 SCHEMA = "gauntlet.plan/v1"
 TOP_KEYS = ("schema", "parallel", "time_scale", "sandbox", "cluster", "attempts")
-ENTRY_KEYS = ("challenge", "agents", "repeat", "time_scale", "model")
+ENTRY_KEYS = ("challenge", "agents", "repeat", "time_scale", "model", "name")
+NAME_MAX = 40  # characters of a display name
+RESERVE_MB = 1024  # memory kept for the arena itself (store, gateway, observer, TUI)
+
+
+class NamedSpec(str):
+    """An agent spec that carries its contestant's display name (a plan entry's ``name:``):
+    ``Arena.attempt`` records it as ``contestant`` on ``attempt.started``. A plain ``str``
+    everywhere else (jobs keep their ``(challenge, agent, time_scale)`` shape)."""
+
+    contestant: str | None
+
+    def __new__(cls, spec: str, contestant: str | None = None) -> "NamedSpec":
+        out = super().__new__(cls, spec)
+        out.contestant = contestant
+        return out
 
 
 @dataclass(frozen=True)
@@ -35,6 +57,13 @@ class PlannedAttempt:
     challenge: Path
     agent: str
     time_scale: float
+    name: str | None = None  # the entry's display name (``name:``), recorded as "contestant"
+    entry: str = ""  # where it came from, for messages: "attempts[2]"
+
+    @property
+    def spec(self) -> str:
+        """The agent spec, carrying the display name for ``Arena.attempt``."""
+        return NamedSpec(self.agent, self.name) if self.name else self.agent
 
 
 @dataclass(frozen=True)
@@ -63,6 +92,14 @@ def _agent(spec: object, base: Path, where: str, key: str, model: str | None = N
     from arena.agents.agent_file import adapter_names, check_model  # noqa: PLC0415
 
     name, _, own_model = spec.partition("@")
+    if own_model and name not in adapter_names() and not (base / spec).is_file() and not Path(spec).is_file():
+        import difflib  # noqa: PLC0415
+
+        close = difflib.get_close_matches(name, adapter_names(), n=1)
+        raise UsageError(
+            f"{where}: key '{key}': no built-in adapter {name!r}{f' (did you mean {close[0]}?)' if close else ''}: "
+            f"expected one of {', '.join(adapter_names())}"
+        )
     if name in adapter_names():  # a built-in adapter: NAME@PROVIDER/MODEL, or the entry's model
         chosen = own_model or model
         if not chosen:
@@ -71,6 +108,9 @@ def _agent(spec: object, base: Path, where: str, key: str, model: str | None = N
                 f"{name}@PROVIDER/MODEL or give the entry a 'model' key"
             )
         check_model(chosen, f"{where}: key '{key}'")
+        from arena.adapters import get_adapter  # noqa: PLC0415
+
+        get_adapter(name).check_provider(chosen, f"{where}: key '{key}'")
         return f"{name}@{chosen}"
     p = Path(spec)
     p = p if p.is_absolute() else base / p
@@ -116,6 +156,7 @@ def load_plan(path: Path) -> Plan:
         raise UsageError(f"{where}: key 'attempts': expected a non-empty list of {{challenge, agents, repeat}} entries")
     base = Path(path).resolve().parent
     out: list[PlannedAttempt] = []
+    named: dict[str, tuple[str, str]] = {}  # display name -> (agent spec, entry key)
     for i, e in enumerate(entries):
         key = f"attempts[{i}]"
         if not isinstance(e, dict):
@@ -142,6 +183,77 @@ def load_plan(path: Path) -> Plan:
         specs = [_agent(a, base, where, f"{key}.agents[{j}]", model) for j, a in enumerate(agents)]
         repeat = int(_num(where, f"{key}.repeat", e.get("repeat", 1), integer=True, lo=1))
         escale = float(_num(where, f"{key}.time_scale", e.get("time_scale", scale), integer=False, lo=1e-9))
+        scale_key = f"key '{key}.time_scale'" if "time_scale" in e else "key 'time_scale'"
+        for s in specs:
+            _real_time(s, escale, f"{where}: {scale_key}", f"{key}.agents")
+        display = _display_name(e.get("name"), specs, named, where, key)
         for _ in range(repeat):
-            out.extend(PlannedAttempt(Path(challenge), s, escale) for s in specs)
+            out.extend(PlannedAttempt(Path(challenge), s, escale, display, key) for s in specs)
     return Plan(parallel, scale, sandbox, out, cluster.strip() if cluster else None)
+
+
+def _real_time(spec: str, scale: float, where: str, key: str) -> None:
+    from arena.agents.agent_file import require_real_time  # noqa: PLC0415
+
+    try:
+        require_real_time(spec, scale, "time_scale")
+    except UsageError as exc:
+        raise UsageError(f"{where} ({key}): {exc}") from None
+
+
+def _display_name(v: object, specs: list[str], named: dict[str, tuple[str, str]], where: str, key: str) -> str | None:
+    """An entry's ``name:``: a contestant's display name, one agent's; the same name may
+    name that agent again (another challenge), never another agent."""
+    if v is None:
+        return None
+    if not isinstance(v, str) or not v.strip() or len(v.strip()) > NAME_MAX or not v.strip().isprintable():
+        raise UsageError(
+            f"{where}: key '{key}.name': expected a display name (printable text, 1 to {NAME_MAX} characters), got {v!r}"
+        )
+    name = v.strip()
+    if len(specs) != 1:
+        raise UsageError(
+            f"{where}: key '{key}.name': a display name names one contestant, and this entry has "
+            f"{len(specs)} agents: give the entry one agent, or split it into one entry per agent"
+        )
+    seen = named.get(name.casefold())
+    if seen is not None and seen[0] != specs[0]:
+        raise UsageError(
+            f"{where}: key '{key}.name': display name {name!r} is already {seen[1]}'s ({seen[0]}): "
+            "expected a name of its own for each contestant"
+        )
+    named[name.casefold()] = (specs[0], key)
+    return name
+
+
+def machine_memory_mb() -> int:
+    """The machine's memory (MemTotal of /proc/meminfo), MiB."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def check_capacity(path: Path, jobs: list[tuple[str, float]], parallel: int, total_mb: int | None = None) -> None:
+    """A heat over the machine's capacity is refused (``UsageError`` naming the plan and
+    its ``parallel``). ``jobs``: each attempt's (entry key, sandbox memory in MiB: its
+    manifest's ``sandbox.memory`` plus the workspace and /tmp quotas charged with it).
+    Capacity is memory: the ``parallel`` largest attempts running at once must fit in the
+    machine's memory less ``RESERVE_MB`` for the arena itself. CPUs are shared, not
+    reserved (a sandbox's ``cpus`` is a quota, and many on few cores run slower, not wrong)."""
+    total = machine_memory_mb() if total_mb is None else total_mb
+    if total <= 0 or not jobs:
+        return
+    at_once = sorted(jobs, key=lambda j: j[1], reverse=True)[: max(1, parallel)]
+    need = sum(mb for _k, mb in at_once)
+    room = total - RESERVE_MB
+    if need > room:
+        biggest = at_once[0]
+        raise UsageError(
+            f"plan {path}: key 'parallel': {len(at_once)} attempts at once need {need:.0f} MiB of sandbox memory "
+            f"({biggest[0]} alone {biggest[1]:.0f} MiB), and this machine has {room} MiB for them "
+            f"({total} MiB less {RESERVE_MB} for the arena): lower 'parallel' or the challenges' sandbox.memory"
+        )

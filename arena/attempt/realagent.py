@@ -148,6 +148,7 @@ class AgentSupport:
         if kind == CALL_BEGIN:  # an agent waiting on its model is not hung
             self._in_flight += 1
             a.hold_begin()
+            a.liveness.seen(ev.MODEL_CALL)  # its first model call ends its start-up
             return
         if kind == CALL_END:
             if self._in_flight > 0:
@@ -190,6 +191,8 @@ class AgentSupport:
         f = getattr(self.agent, "file", None)
         if f is not None and f.where == "host":
             out["unsandboxed"] = True
+        if f is not None:  # real seconds to its first sign of life (arena/attempt/liveness.py)
+            out["startup_limit_s"] = f.startup_limit
         model = self.model()
         if model:
             out["model"] = model

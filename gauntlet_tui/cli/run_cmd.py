@@ -41,7 +41,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the model of a built-in adapter, e.g. openai/gpt-4.1-mini (CONTRACT §8)",
     )
     p.add_argument(
-        "--time-scale", type=float, default=1.0, metavar="X", help="attempt seconds per real second (default 1)"
+        "--time-scale",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="attempt seconds per real second (default 1; scripted agents only: an agent that calls a model runs at 1)",
     )
     p.add_argument(
         "--sandbox",
@@ -126,15 +130,20 @@ def agent_spec(agent: str, model: str | None) -> str:
         )
     if "@" in agent:
         raise UsageError(f"--agent {agent}: already names a model: drop --model or the @MODEL")
-    return f"{agent}@{check_model(model, '--model')}"
+    from arena.adapters import get_adapter
+
+    get_adapter(name).check_provider(check_model(model, "--model"), f"--model (--agent {name})")
+    return f"{agent}@{model}"
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     challenge = _challenge(args.challenge)
     scale = _scale(args.time_scale)
+    from arena.agents.agent_file import require_real_time
     from arena.agents.factory import make_agent
 
     args.agent = agent_spec(args.agent, args.model)
+    require_real_time(args.agent, scale, "--time-scale")  # CONTRACT §11: nothing stored yet
 
     make_agent(args.agent, challenge)  # bad agent names fail here, before anything starts
     store = paths.store_path(args.store)
@@ -163,7 +172,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
         if pa.challenge not in loaded:
             loaded[pa.challenge] = _challenge(str(pa.challenge))
         make_agent(pa.agent, loaded[pa.challenge])
-        jobs.append((loaded[pa.challenge], pa.agent, pa.time_scale))
+        jobs.append((loaded[pa.challenge], pa.spec, pa.time_scale))  # pa.spec carries its display name
+    if not (args.cluster or plan.cluster):  # a cluster's capacity is its nodes'
+        _capacity(Path(args.plan), plan, jobs)
     backend = _backend(args.sandbox or plan.sandbox)
     return _launch(
         paths.store_path(args.store),
@@ -191,6 +202,17 @@ def _cluster(flag: str | None, plan: str | None = None, jobs: list | tuple = ())
     return connect(address)
 
 
+def _capacity(path: Path, plan: Any, jobs: list) -> None:
+    """A heat over this machine's memory is refused (arena/attempt/plan.py check_capacity)."""
+    from arena.attempt.plan import check_capacity
+    from arena.sandbox.base import Limits
+
+    def need(c: Any) -> float:
+        return Limits(memory_mb=int(c.manifest.sandbox.memory_mb)).cgroup_memory_mb(workspace_tmpfs=True)
+
+    check_capacity(path, [(pa.entry, need(c)) for pa, (c, _a, _s) in zip(plan.attempts, jobs)], plan.parallel)
+
+
 def _preflight(jobs: list) -> None:
     """One cheap call per provider the jobs' models use (arena/gateway/preflight.py)."""
     from arena.agents.factory import make_agent
@@ -207,8 +229,8 @@ def _launch(
 ) -> int:
     from gauntlet_tui.cli.lifecycle import admit_all, monitor_all
 
-    admit_all(store, jobs)  # a published challenge's lifecycle may refuse (exit 2)
     _preflight(jobs)  # the agents' providers answer, before any attempt is stored (exit 2)
+    admit_all(store, jobs)  # a published challenge's lifecycle may refuse (exit 2)
     try:
         if cluster is None:
             return _launch_admitted(store, backend, jobs, parallel=parallel, headless=headless, kind=kind, argv=argv)
