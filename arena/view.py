@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, NamedTuple
 
 from arena.formats import FormatRules, rules_for
+from arena.names import display_name, shown_status
 from arena import events as K
 from arena.events import Event
 from arena.usage import ModelUsage
@@ -171,6 +172,9 @@ class AttemptView:
     limits: dict[str, Any] = field(default_factory=dict)
     usage: ModelUsage = field(default_factory=ModelUsage)  # arena.usage: show and judge count the same
     node: str = ""
+    heat: str = ""  # the heat (run id) it ran in, from attempt.started (docs/INTERFACES.md)
+    contestant: str = ""  # the display name a plan entry gave, if any
+    adapter: str = ""  # the built-in adapter of an agent file, if any
     version: int = 0  # bumped on every applied event: cheap change detection
     activity_total: int = 0  # activity entries ever logged (the ring keeps the last N)
     activity: ActivityLog = field(init=False)
@@ -179,6 +183,17 @@ class AttemptView:
         self.activity = ActivityLog(self.activity_size)
 
     # -- derived -----------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The contestant's display name, whole (``arena.names``; screens short of room
+        use a ``Namer`` of the contestants shown)."""
+        return display_name(self.agent, self.model, self.contestant)
+
+    @property
+    def shown_status(self) -> str:
+        """The status word screens show: ``hung`` for an attempt ended as hung."""
+        return shown_status(self.status, self.reason)
+
     @property
     def tokens(self) -> int:
         return self.usage.tokens
@@ -329,6 +344,9 @@ class AttemptView:
         self.time_scale = float(d.get("time_scale", 1) or 1)
         self.sandbox = str(d.get("sandbox", ""))
         self.model = str(d.get("model", "") or "")
+        self.heat = str(d.get("heat") or d.get("run") or "")
+        self.contestant = str(d.get("contestant") or "")
+        self.adapter = str(d.get("adapter") or "")
         self.limits = dict(d.get("limits") or {})
         node = d.get("node")
         self.node = str(node.get("host", "") if isinstance(node, dict) else (node or ""))

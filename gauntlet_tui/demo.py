@@ -51,6 +51,7 @@ async def run_round(app: Any, sandbox: str | None, wall_s: float = DEMO_WALL_S) 
     run = await app.live_run(sandbox)
     if not await run.prepare(app, specs):
         return []  # the preparation screen says why (and offers --sandbox local)
+    await run.begin_heat("demo", {"attempts": len(specs), "sandbox": sandbox})  # each round is a heat
     ids = []
     for spec in specs:
         try:
@@ -58,6 +59,7 @@ async def run_round(app: Any, sandbox: str | None, wall_s: float = DEMO_WALL_S) 
         except Exception as exc:  # noqa: BLE001 — one broken package must not stop the demo
             app.notify(f"{spec.challenge}: {exc}", severity="error", timeout=10)
     await run.wait()
+    await run.end_heat()
     app.tick(full=True)
     await app.show_standings(
         ids, again=lambda: app.run_worker(run_round(app, sandbox, wall_s), group="ready", exclusive=True)

@@ -48,6 +48,8 @@ SLOW_DOWN = _b("minus", "speed(0.5)", "Slower", "Replay half as fast", id="slow-
 SEEK_BACK = _b("left", "seek(-30)", "-30s", "Seek back 30 attempt seconds", id="seek-back", priority=True)
 SEEK_FWD = _b("right", "seek(30)", "+30s", "Seek forward 30 attempt seconds", id="seek-forward", priority=True)
 COMPARE = _b("c", "compare", "Compare", "Mark this attempt, then press c on another to compare them", id="compare")
+REMOVE = _b("d", "remove", "Remove", "Remove the selected stored attempt and its files (asks first)", id="remove")
+OLDER = _b("o", "older", "Older", "The store's older attempts, or back to the current heat", id="older")
 BIG_BOARD = _b("v", "app.big_board", "Board", "The big board: one card per attempt (projectors)", id="big-board")
 PAGE_NEXT = _b(
     "pagedown,right_square_bracket",

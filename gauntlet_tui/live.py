@@ -139,6 +139,31 @@ class LiveRun:
         self.adapter = adapter
         self.arena = arena
         self.tasks: list[asyncio.Task] = []
+        self.run_id: str | None = None  # the current heat (a `runs` row): CONTRACT §11
+        self._heat_lock = asyncio.Lock()
+
+    async def begin_heat(self, kind: str, args: dict | None = None) -> str:
+        """Start a new heat: the attempts started from now on carry its id (a demo round)."""
+        await self.end_heat()
+        self.run_id = await self.arena.store.create_run(kind, args or {})
+        return self.run_id
+
+    async def end_heat(self) -> None:
+        """The current heat is over (its attempts have ended); the next start opens another."""
+        if self.run_id is not None:
+            run_id, self.run_id = self.run_id, None
+            await self.arena.store.finish_run(run_id)
+
+    async def _heat(self) -> str:
+        """The current heat, created on first use (attempts started from the TUI's screens)."""
+        async with self._heat_lock:
+            if self.run_id is None:
+                self.run_id = await self.arena.store.create_run("tui", {})
+            return self.run_id
+
+    async def _run_in_heat(self, attempt: Any, heat: str | None) -> Any:
+        attempt.run_id = heat or await self._heat()
+        return await self.arena.run_one(attempt)
 
     @classmethod
     async def open(
@@ -176,7 +201,7 @@ class LiveRun:
             linger(attempt.agent)
         self.adapter.attach_clock(attempt.id, attempt_elapsed(attempt))
         self.adapter.attach_handle(attempt.id, LiveHandle(attempt))
-        self.tasks.append(asyncio.create_task(self.arena.run_one(attempt), name=f"live:{attempt.id}"))
+        self.tasks.append(asyncio.create_task(self._run_in_heat(attempt, self.run_id), name=f"live:{attempt.id}"))
         return attempt.id
 
     async def wait(self) -> None:
@@ -192,4 +217,6 @@ class LiveRun:
                             await handle.stop()
                 break
         await self.wait()
+        with contextlib.suppress(Exception):
+            await self.end_heat()
         await self.arena.close()

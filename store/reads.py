@@ -27,10 +27,21 @@ async def _rows(conn: aiosqlite.Connection, sql: str, params: tuple = ()) -> lis
     return out
 
 
-async def list_attempts(conn: aiosqlite.Connection, limit: int | None, status: str | None) -> list[dict]:
-    where, params = ("WHERE status = ?", (status,)) if status else ("", ())
+async def list_attempts(
+    conn: aiosqlite.Connection, limit: int | None, status: str | None, run: str | None = None
+) -> list[dict]:
+    """Newest first; ``status`` and ``run`` (the heat) filter when given."""
+    conds, params = [], []
+    if status:
+        conds.append("status = ?")
+        params.append(status)
+    if run is not None:
+        conds.append("run = ?")
+        params.append(run)
+    where = f"WHERE {' AND '.join(conds)}" if conds else ""
     lim = "" if limit is None else f"LIMIT {int(limit)}"
-    return await _rows(conn, f"SELECT * FROM attempts {where} ORDER BY started_at DESC, rowid DESC {lim}", params)
+    sql = f"SELECT * FROM attempts {where} ORDER BY started_at DESC, rowid DESC {lim}"
+    return await _rows(conn, sql, tuple(params))
 
 
 async def get_attempt(conn: aiosqlite.Connection, attempt_id: str) -> dict | None:
@@ -74,6 +85,11 @@ async def max_seq(conn: aiosqlite.Connection, attempt_id: str) -> int:
 
 async def ratings(conn: aiosqlite.Connection, table: str) -> list[dict]:
     return await _rows(conn, f"SELECT * FROM {table} ORDER BY rating IS NULL, rating DESC")
+
+
+async def get_run(conn: aiosqlite.Connection, run_id: str) -> dict | None:
+    rows = await _rows(conn, "SELECT * FROM runs WHERE id = ?", (run_id,))
+    return rows[0] if rows else None
 
 
 async def runs(conn: aiosqlite.Connection, limit: int) -> list[dict]:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable, Unpack
 import aiosqlite
 
 from arena.events import Event
-from store import checkpoint, reads
+from store import checkpoint, reads, remove
 from store.derive import AGENT_SEEN, CHALLENGE_SEEN, STARTED_COLS, encode
 from store.errors import StoreError, StoreWriteError
 from store.schema import STATUSES, migrate, open_error
@@ -288,9 +288,23 @@ class Store:
             ]
         )
 
+    async def remove_attempts(self, attempt_ids: Iterable[str]) -> list[dict]:
+        """Delete attempts from the store in one transaction (events, submissions, feedback,
+        rows; see ``store.remove``); return the rows removed (unknown ids are skipped).
+        Whether an attempt may go (not running) and its files beside the store are the
+        caller's business (``arena.attempt.remove``)."""
+        await self.flush()  # queued events of these attempts go in first, not after the delete
+        rows, statements = await remove.plan(self._r, attempt_ids)
+        if rows:
+            await self._write(statements)
+        return rows
+
     # -- queries (committed data only) ---------------------------------------------------
-    async def list_attempts(self, limit: int | None = 50, *, status: str | None = None) -> list[dict]:
-        return await reads.list_attempts(self._r, limit, status)
+    async def list_attempts(
+        self, limit: int | None = 50, *, status: str | None = None, heat: str | None = None
+    ) -> list[dict]:
+        """Newest first; ``heat``: only the attempts of that run (``attempts.run``)."""
+        return await reads.list_attempts(self._r, limit, status, heat)
 
     async def get_attempt(self, attempt_id: str) -> dict | None:
         return await reads.get_attempt(self._r, attempt_id)
@@ -322,6 +336,10 @@ class Store:
 
     async def runs(self, limit: int = 50) -> list[dict]:
         return await reads.runs(self._r, limit)
+
+    async def get_run(self, run_id: str) -> dict | None:
+        """The ``runs`` row of a heat (a run's id is its heat id), None if unknown."""
+        return await reads.get_run(self._r, run_id)
 
 
 def _check_fields(fields: dict[str, Any]) -> None:

@@ -151,7 +151,10 @@ def test_arena_plan_runs_matrix_concurrently(tmp_path, pkg):
     db = tmp_path / "g.db"
     out = gauntlet("arena", plan, "--headless", "--store", db)
     assert out.returncode == 0, out.stderr
-    ids = out.stdout.strip().splitlines()[-4:]
+    lines = out.stdout.strip().splitlines()
+    standings = next(i for i, line in enumerate(lines) if "Standings" in line)  # the heat's, last (issue 34)
+    ids = lines[standings - 4 : standings]
+    assert len(lines) == standings + 5  # one line per contestant
     assert len(set(ids)) == 4 and all(i.startswith("a-") and " " not in i for i in ids)
     rows = json.loads(gauntlet("attempts", "--json", "--store", db).stdout)
     assert sorted(r["attempt"] for r in rows) == sorted(ids)

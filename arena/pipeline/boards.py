@@ -23,12 +23,12 @@ def _marker(store: Path) -> Marker:
     return mark
 
 
-async def leaderboard(store: Path, *, persist: bool = True) -> Leaderboard:
-    return await _leaderboard(store, persist=persist, unverified=_marker(store))
+async def leaderboard(store: Path, *, persist: bool = True, heat: str | None = None) -> Leaderboard:
+    return await _leaderboard(store, persist=persist, unverified=_marker(store), heat=heat)
 
 
-async def standings(store: Path, attempts: list[str]) -> Standings:
-    return await _standings(store, attempts, unverified=_marker(store))
+async def standings(store: Path, attempts: list[str], *, heat: str | None = None) -> Standings:
+    return await _standings(store, attempts, unverified=_marker(store), heat=heat)
 
 
 __all__ = ["leaderboard", "standings"]

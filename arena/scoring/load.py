@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.scoring.ratings import Leaderboard, RatedAttempt, compute_ratings
+from arena.scoring.ratings import Leaderboard, RatedAttempt, compute_ratings, unrated_reason
 from arena.scoring.scorecard import Scorecard, judge_attempt
 
 if TYPE_CHECKING:
@@ -54,19 +54,33 @@ def rated(row: dict, card: Scorecard) -> RatedAttempt:
 Marker = Callable[[list[dict[str, Any]]], set[str]]  # store rows -> ids of unverified-calibration attempts
 
 
-async def leaderboard(path: Path, *, persist: bool = True, unverified: Marker | None = None) -> Leaderboard:
+async def leaderboard(
+    path: Path, *, persist: bool = True, unverified: Marker | None = None, heat: str | None = None
+) -> Leaderboard:
     """Judge every finished attempt (status ``finished``) and rate them in finish order.
     With ``persist`` the ratings are written back to the store's agents/challenges tables.
     ``unverified`` (``arena.pipeline.boards`` passes it) names the attempts that ran under an
-    unverified publication, so that their agents' rows say so."""
+    unverified publication, so that their agents' rows say so. A hung or infra-error attempt
+    is never rated (``ratings.unrated_reason``): it is listed in ``Leaderboard.unrated``.
+    ``heat``: only that heat's attempts (the ``run`` column); a heat's board is never persisted."""
     if not Path(path).exists():
         return compute_ratings([])
     st = await open_store(path)
     try:
-        rows = [r for r in await st.all_finished_attempts() if r.get("status") == "finished"]
-        games = [rated(row, judge_attempt(await st.events(row["id"]))) for row in rows]
+        rows, games, unrated = [], [], []
+        for row in await st.all_finished_attempts():
+            if row.get("status") not in ("finished", "infra_error") or (heat is not None and row.get("run") != heat):
+                continue
+            events = await st.events(row["id"])
+            why = unrated_reason(row, (e.kind for e in events))
+            if why is not None:
+                unrated.append(_unrated_row(row, why))
+            elif row.get("status") == "finished":
+                rows.append(row)
+                games.append(rated(row, judge_attempt(events)))
         board = compute_ratings(games, unverified(rows) if unverified is not None else frozenset())
-        if persist:
+        board.unrated = unrated
+        if persist and heat is None:
             for a in board.agents.values():
                 await st.set_rating(
                     "agents", a.agent, round(a.elo, 1), games=a.games, weight_class=a.state.weight_class
@@ -76,3 +90,16 @@ async def leaderboard(path: Path, *, persist: bool = True, unverified: Marker | 
         return board
     finally:
         await st.close()
+
+
+def _unrated_row(row: dict[str, Any], flag: str) -> dict[str, Any]:
+    return {
+        "attempt": row["id"],
+        "agent": str(row.get("agent") or ""),
+        "challenge": str(row.get("challenge") or ""),
+        "status": row.get("status"),
+        "reason": row.get("reason"),
+        "heat": row.get("run"),
+        "flag": flag,
+        "rated": False,
+    }

@@ -18,10 +18,11 @@ above the 1200 gate; a class median settles below it).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena import events as ev
 from arena.formats import WEIGHT_CLASSES
 from arena.scoring.pairwise import class_ratings
 from arena.scoring.weight_classes import (
@@ -56,6 +57,22 @@ class RatedAttempt:
     order: str = ""  # finish time (ISO) — attempts are applied in (order, attempt) order
     usage: tuple[int, int, float | None] = (0, 0, None)  # tokens, calls, cost_usd (scorecard)
     unsandboxed: bool = False  # the scorecard's unsandboxed_agent flag
+
+
+HUNG_REASON = "agent hung"  # attempt.finished's reason when the watchdog ended the agent
+
+
+def unrated_reason(row: dict[str, Any], kinds: Iterable[str]) -> str | None:
+    """Why a stored attempt is never a rated game (issue 34): ``"infra_error"`` (its status)
+    or ``"hung"`` (ended as hung: reason "agent hung", or an ``agent.hung`` event among
+    ``kinds``, its events' kinds); None when nothing keeps it out. Such attempts are listed
+    and flagged (``Leaderboard.unrated``, the standings), never rated: an agent killed by
+    the watchdog or by the infrastructure did not play the challenge."""
+    if row.get("status") == "infra_error":
+        return "infra_error"
+    if str(row.get("reason") or "").startswith(HUNG_REASON) or ev.AGENT_HUNG in set(kinds):
+        return "hung"
+    return None
 
 
 def expected(r_agent: float, r_challenge: float) -> float:
@@ -113,6 +130,8 @@ class Leaderboard:
     challenges: dict[str, dict]
     pools: dict[str, list[float]]
     pairwise: dict[str, dict[str, dict]] = field(default_factory=dict)  # class -> agent -> rating
+    # attempts kept out of every rating (``unrated_reason``): listed, flagged, never a game
+    unrated: list[dict[str, Any]] = field(default_factory=list)
 
     def agent_rows(self) -> list[dict]:
         rows: list[dict[str, Any]] = []
@@ -150,6 +169,7 @@ class Leaderboard:
                         "cost_usd": None if a.cost_usd is None else round(a.cost_usd, 6),
                     },
                     "unverified_attempts": sum(a.unverified.values()),
+                    "unrated_attempts": self._unrated_of(a.agent),
                     "flags": (
                         [
                             {
@@ -164,6 +184,14 @@ class Leaderboard:
             )
         rows.sort(key=_order)
         return rows
+
+    def _unrated_of(self, agent: str) -> dict[str, int]:
+        """The agent's attempts kept out of the ratings, by flag (``{"hung": 1}``)."""
+        out: dict[str, int] = {}
+        for u in self.unrated:
+            if u["agent"] == agent:
+                out[u["flag"]] = out.get(u["flag"], 0) + 1
+        return out
 
     def _order_fields(self, a: AgentRow) -> dict[str, Any]:
         cls, r = a.ranking(self.pairwise)
@@ -228,7 +256,12 @@ class Leaderboard:
         )
 
     def as_dict(self) -> dict:
-        return {"agents": self.agent_rows(), "classes": self.class_tables(), "challenges": self.challenge_rows()}
+        return {
+            "agents": self.agent_rows(),
+            "classes": self.class_tables(),
+            "challenges": self.challenge_rows(),
+            "unrated": [dict(u) for u in self.unrated],
+        }
 
 
 def _order(r: dict) -> tuple:

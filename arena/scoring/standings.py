@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.scoring.load import Marker, leaderboard, open_store
+from arena.scoring.ratings import unrated_reason
 from arena.scoring.scorecard import judge_attempt
+from arena.text import printable
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,12 @@ class Placing:
     total: float
     submissions: int
     unverified: bool = False  # ran under a publication whose calibration was not verified
+    unrated: str | None = None  # "hung" / "infra_error": never a rated game, never a winner
+
+    @property
+    def placed(self) -> bool:
+        """Ranked among its challenge's attempts: finished and rated."""
+        return self.status == "finished" and self.unrated is None
 
 
 @dataclass
@@ -32,13 +40,15 @@ class Standings:
 
     def winner(self, challenge: str) -> Placing | None:
         rows = self.by_challenge.get(challenge) or []
-        return rows[0] if rows and rows[0].status == "finished" else None
+        return rows[0] if rows and rows[0].placed else None
 
 
-async def standings(path: Path, attempts: list[str], *, unverified: Marker | None = None) -> Standings:
-    """Judge ``attempts`` (any status; only ``finished`` ones can win) and rate the store.
-    ``unverified`` marks the attempts that ran under an unverified publication
-    (``arena.pipeline.boards`` passes it)."""
+async def standings(
+    path: Path, attempts: list[str], *, unverified: Marker | None = None, heat: str | None = None
+) -> Standings:
+    """Judge ``attempts`` (any status; only ``finished`` rated ones can win) and rate the store
+    (``heat``: rate only that heat's attempts). ``unverified`` marks the attempts that ran
+    under an unverified publication (``arena.pipeline.boards`` passes it)."""
     out = Standings()
     st = await open_store(path)
     try:
@@ -57,12 +67,44 @@ async def standings(path: Path, attempts: list[str], *, unverified: Marker | Non
                 round(card.total, 1),
                 subs,
                 aid in marked,
+                unrated_reason(row, (e.kind for e in events)),
             )
             out.by_challenge.setdefault(p.challenge, []).append(p)
     finally:
         await st.close()
     for placings in out.by_challenge.values():
-        placings.sort(key=lambda p: (p.status != "finished", -p.total, p.agent))
-    board = await leaderboard(path, persist=False, unverified=unverified)
+        placings.sort(key=lambda p: (not p.placed, p.status != "finished", -p.total, p.agent))
+    board = await leaderboard(path, persist=False, unverified=unverified, heat=heat)
     out.ratings, out.classes = board.agent_rows(), board.class_tables()
     return out
+
+
+def heat_lines(s: Standings, heat: str | None) -> list[str]:
+    """A heat's standings as text (``gauntlet arena|run --headless`` end with them): the
+    line ``Standings — heat ID``, then one line per attempt: its rank on its challenge
+    (``-`` when not placed), attempt id, agent, challenge and ``total`` as ``gauntlet
+    judge`` gives it; a hung or infra-error attempt shows ``total -`` and its flag, an
+    attempt that did not finish its status."""
+    rows = []
+    for challenge in sorted(s.by_challenge):
+        rank = 0
+        for p in s.by_challenge[challenge]:
+            rank += p.placed
+            flags = [p.unrated or ("" if p.status == "finished" else p.status)]
+            flags.append("(unverified calibration)" if p.unverified else "")
+            rows.append(
+                [
+                    str(rank) if p.placed else "-",
+                    p.attempt,
+                    printable(p.agent, newlines=False),
+                    printable(challenge, newlines=False),
+                    "total " + ("-" if p.unrated else f"{p.total:g}"),
+                    " ".join(f for f in flags if f),
+                ]
+            )
+    n = len(rows)
+    head = f"Standings — heat {heat or '(none)'}: {n} contestant{'s' if n != 1 else ''}"
+    if not rows:
+        return [head]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [head, *("  " + "  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows)]

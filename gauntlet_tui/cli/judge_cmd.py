@@ -38,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     lb = sub.add_parser("leaderboard", help="Elo ratings and weight classes of agents")
     lb.add_argument("--store", metavar="DB", help=STORE_HELP)
     lb.add_argument("--json", action="store_true", help="one JSON document")
+    lb.add_argument("--heat", metavar="ID", default=None, help="rank one heat only (its attempts' games)")
     lb.set_defaults(func=cmd_leaderboard)
 
 
@@ -166,17 +167,25 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     from arena.pipeline.boards import leaderboard  # noqa: PLC0415 — counts unverified publications' attempts
 
     store = paths.store_path(args.store)
+    heat = getattr(args, "heat", None)
+    if heat is not None:
+        _check_heat(store, heat)
     try:
-        board = asyncio.run(leaderboard(store))
+        board = asyncio.run(leaderboard(store, heat=heat))
     except Exception as exc:  # noqa: BLE001
         raise UsageError(f"--store {store}: cannot read the store: {exc}") from None
     doc = board.as_dict()
+    if heat is not None:
+        doc["heat"] = heat
     if args.json:
         json.dump(doc, sys.stdout, indent=2, sort_keys=True)
         sys.stdout.write("\n")
         return 0
+    if heat is not None:
+        print(f"heat {heat}: only its attempts; a game is two of its attempts by different agents on one challenge")
     if not doc["agents"]:
-        print("no judged attempts yet")
+        print("no judged attempts yet" if heat is None else f"no rated attempts in heat {heat}")
+        _print_unrated(doc["unrated"])
         return 0
     for table in doc["classes"]:  # ordered by the pairwise rating within each class (issue 20)
         how = "ranked by pairwise rating" if table["ranked"] else "not ranked (seed 002: frontier is a benchmark)"
@@ -209,7 +218,41 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     print("challenges:")
     for c in doc["challenges"]:
         print(f"  {c['challenge']:<24} Elo {c['elo']:7.1f}  {c['weight_class']:<12} games {c['games']}")
+    _print_unrated(doc["unrated"])
     return 0
+
+
+def _print_unrated(unrated: list[dict]) -> None:
+    """Hung and infra-error attempts: listed and flagged, never a rated game (issue 34)."""
+    if not unrated:
+        return
+    print()
+    print("unrated (hung or infrastructure error: not games):")
+    for u in unrated:
+        print(printable(f"  {u['attempt']}  {u['agent']}  {u['challenge']}  {u['flag']}", newlines=False))
+
+
+def _check_heat(store: Path, heat: str) -> None:
+    """An unknown heat id is bad input (exit 2), not an empty board."""
+    from store import Store  # noqa: PLC0415
+
+    async def known() -> bool:
+        st = await Store.open(store)
+        try:
+            return await st.get_run(heat) is not None
+        finally:
+            await st.close()
+
+    if not store.exists():
+        raise UsageError(f"--heat {heat}: unknown heat (no store at {store})")
+    try:
+        found = asyncio.run(known())
+    except Exception as exc:  # noqa: BLE001
+        raise UsageError(f"--store {store}: cannot read the store: {exc}") from None
+    if not found:
+        raise UsageError(
+            f"--heat {heat}: unknown heat in store {store}; expected a heat id as `gauntlet attempts --json` gives it"
+        )
 
 
 def _rating(r: dict) -> str:

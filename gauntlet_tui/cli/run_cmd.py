@@ -314,10 +314,26 @@ async def run_headless(
     if statuses is None:
         return 130
     mine = statuses[len(resumed) :]
-    for a in attempts:
-        out.write(f"{a.id}\n")
+    ids = [a.id for a in attempts]
+    standings = await _heat_standings(store, run_id, ids)
+    # `arena` ends with the heat's standings; `run` keeps its attempt id alone on the last line
+    lines = [*standings, *ids] if kind == "run" else [*ids, *standings]
+    out.write("".join(f"{line}\n" for line in lines))
     out.flush()
     return 1 if "infra_error" in mine else 0
+
+
+async def _heat_standings(store: Path, heat: str, ids: list[str]) -> list[str]:
+    """The heat's standings as the demo's Standings screen computes them (arena/scoring/
+    standings.py), as text lines; none (and a note on stderr) if they cannot be computed."""
+    from arena.pipeline.boards import standings
+    from arena.scoring.standings import heat_lines
+
+    try:
+        return heat_lines(await standings(store, ids, heat=heat), heat)
+    except Exception as exc:  # noqa: BLE001 - the standings never change the run's result
+        print(f"gauntlet: no standings for heat {heat}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return []
 
 
 async def _prepare_printing(arena: Any, jobs: list) -> bool:

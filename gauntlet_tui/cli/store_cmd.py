@@ -27,7 +27,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--store", metavar="DB", help="store file (default $GAUNTLET_STORE or ./gauntlet.db)")
     a.add_argument("--json", action="store_true", help="one JSON document")
     a.add_argument("--limit", type=int, default=None, help="at most this many")
+    a.add_argument("--heat", metavar="ID", default=None, help="only the attempts of heat ID (one run/arena command)")
     a.set_defaults(func=cmd_attempts)
+    verbs = a.add_subparsers(dest="attempts_verb", metavar="{rm}")
+    rm = verbs.add_parser("rm", help="remove stored attempts and their files (never a running one)")
+    rm.add_argument("ids", nargs="+", metavar="ATTEMPT")
+    rm.add_argument("--store", metavar="DB", default=argparse.SUPPRESS, help="store file (as for attempts)")
+    rm.set_defaults(func=cmd_attempts_rm)
     s = sub.add_parser("show", help="one stored attempt: status, submissions with feedback, events")
     s.add_argument("attempt", metavar="ATTEMPT")
     s.add_argument("--store", metavar="DB", help="store file (default $GAUNTLET_STORE or ./gauntlet.db)")
@@ -51,17 +57,27 @@ async def _open(store: Path) -> Any:
         raise UsageError(f"--store {store}: cannot open the store: {exc}") from None
 
 
-async def attempts_rows(store: Path, limit: int | None = None) -> list[dict[str, Any]]:
+async def attempts_rows(store: Path, limit: int | None = None, heat: str | None = None) -> list[dict[str, Any]]:
+    """The rows of ``attempts --json``, newest first; ``heat``: that heat's only (an unknown
+    heat is a ``UsageError``)."""
     if not store.exists():
+        if heat is not None:
+            raise UsageError(f"--heat {heat}: unknown heat (no store at {store})")
         return []
     st = await _open(store)
     try:
-        rows = await st.list_attempts(limit)
+        if heat is not None and await st.get_run(heat) is None:
+            raise UsageError(
+                f"--heat {heat}: unknown heat in store {store}; expected a heat id as `gauntlet attempts --json` "
+                'gives it (its "heat" field, r-...)'
+            )
+        rows = await st.list_attempts(limit, heat=heat)
     finally:
         await st.close()
     return [
         {
             "attempt": r["id"],
+            "heat": r.get("run"),
             "challenge": r.get("challenge"),
             "agent": r.get("agent"),
             "format": r.get("format"),
@@ -78,19 +94,39 @@ async def attempts_rows(store: Path, limit: int | None = None) -> list[dict[str,
 def cmd_attempts(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit: expected a number >= 1, got {args.limit}")
-    rows = asyncio.run(attempts_rows(paths.store_path(args.store), args.limit))
+    rows = asyncio.run(attempts_rows(paths.store_path(args.store), args.limit, args.heat))
     if args.json:
         json.dump(rows, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     if not rows:
-        print("no attempts stored")
+        print("no attempts stored" if args.heat is None else f"no attempts in heat {args.heat}")
         return 0
-    cols = ("attempt", "challenge", "agent", "format", "status", "start")
+    cols = ("attempt", "heat", "challenge", "agent", "format", "status", "start")
     widths = {c: max(len(c), *(len(printable(r[c] or "", newlines=False)) for r in rows)) for c in cols}
     print("  ".join(c.upper().ljust(widths[c]) for c in cols).rstrip())
     for r in rows:
         print("  ".join(printable(r[c] or "", newlines=False).ljust(widths[c]) for c in cols).rstrip())
+    return 0
+
+
+def cmd_attempts_rm(args: argparse.Namespace) -> int:
+    """``gauntlet attempts rm ID...``: all or nothing (arena/attempt/remove.py); exit 2 when
+    an id is unknown or its attempt still running (nothing removed then)."""
+    from arena.attempt.remove import remove_attempts  # noqa: PLC0415
+
+    store = paths.store_path(getattr(args, "store", None))
+    if not store.exists():
+        raise UsageError(f"unknown attempt(s) {', '.join(args.ids)}: no store at {store}")
+    try:
+        done = asyncio.run(remove_attempts(store, args.ids))
+    except Exception as exc:  # noqa: BLE001 - StoreError, sqlite errors: one line
+        raise UsageError(f"--store {store}: cannot remove: {exc}") from None
+    if not done.ok:
+        raise UsageError(done.refusal(store))
+    print(f"removed {len(done.removed)} attempt(s): {', '.join(done.removed)} ({done.files} file(s) beside the store)")
+    for left in done.left:
+        print(f"gauntlet: could not delete {left}", file=sys.stderr)
     return 0
 
 

@@ -163,7 +163,7 @@ class AttemptScreen(Screen):
     def _draw_info(self, view: AttemptView, elapsed: float) -> None:
         score = "—" if view.last_score is None else f"{view.last_score:.1f}"
         info = (
-            f"[b]{escape(view.title or view.challenge)}[/] · {escape(view.agent)} · {view.format} · "
+            f"[b]{escape(view.title or view.challenge)}[/] · {escape(view.name)} · {view.format} · "
             f"{view.weight_class} · submissions {view.submissions_used}/{view.budget}"
             + (f" ({', '.join(f'#{n}' for n in sorted(view.replaced))} replaced)" if view.replaced else "")
             + (
@@ -179,7 +179,7 @@ class AttemptScreen(Screen):
         if view.node:
             info += f" · node {escape(view.node)}"
         if view.finished:
-            info += f" · [b]{escape(view.status)}[/]"
+            info += f" · [b]{escape(view.shown_status)}[/]"
         self.query_one("#attempt-info", Static).update(info)
 
     def _announce(self, view: AttemptView) -> None:

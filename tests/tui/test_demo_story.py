@@ -67,6 +67,9 @@ async def test_a_recorded_demo_holds_the_story_and_ends_on_the_standings(tmp_pat
         assert all("adversarial" not in e.data["feedback"] for e in standard if e.data["submission"] < 3)
         revealed = [e for e in by_kind["phase.revealed"] if fmt.get(e.attempt) == "marathon"]
         assert revealed
+        heats = {e.data.get("heat") for e in by_kind["attempt.started"] if e.attempt in round_one}
+        assert len(heats) == 1 and None not in heats  # a round is one heat, a runs row (issue 34)
+        assert {(await st.get_attempt(a) or {}).get("run") for a in round_one} == heats
     finally:
         await st.close()
 
