@@ -408,6 +408,7 @@ def tui_app(
             resumed = await arena.recover()
             arena.widen(len(resumed))
             run_id = await arena.store.create_run(kind, argv)
+            app.heat = run_id  # the heat the screens show first (arena.heats), older attempts a key away
             attempts = [arena.attempt(c, agent, time_scale=scale) for c, agent, scale in jobs]
             if not await app.prepare(arena, [(c, agent) for c, agent, _s in jobs]):
                 done["statuses"] = ["infra_error"]
@@ -438,8 +439,11 @@ def tui_app(
             await arena.store.finish_run(run_id)
         finally:
             await arena.close()
+        if kind == "arena":  # the heat ends on its Standings, as the demo's round does
+            app.tick(full=True)
+            await app.show_standings(done["ids"])
 
-    app = GauntletApp(adapter, title="Gauntlet", store=store, on_ready=on_ready, cluster_status=status)
+    app = GauntletApp(adapter, title="Gauntlet", store=store, on_ready=on_ready, cluster_status=status, own_heat=True)
     return app, done
 
 
