@@ -74,6 +74,7 @@ class GauntletApp(App[None]):
         cluster_status: Any = None,
         read_only: bool = False,
         served: bool = False,
+        own_heat: bool = False,
     ) -> None:
         super().__init__()
         self.adapter = adapter or EngineAdapter()
@@ -101,6 +102,12 @@ class GauntletApp(App[None]):
         self.cluster = None  # gauntlet_tui.cluster.ClusterPoller: the cluster line, with --cluster
         self.read_only = read_only  # a watcher (`gauntlet serve` without the token): may_act says no
         self.served = served  # one browser session of `gauntlet serve`: nothing saved on the server
+        # the current heat (arena.heats): a command's own (``own_heat``; ``heat`` is its run id
+        # once created), else the store's newest (the follower notes it on the adapter)
+        self.own_heat = own_heat
+        self.quitting = False
+        self.heat: str | None = None
+        self._split: tuple[tuple, tuple[list[str], list[str]]] | None = None
         if cluster_status is not None:  # its poll() returns a plain ClusterSnapshot
             from gauntlet_tui.cluster import ClusterPoller
 
@@ -205,12 +212,47 @@ class GauntletApp(App[None]):
             self.notify(f"could not read the store {self.store_path}: {exc}", severity="error", timeout=8)
             await self.follower.close()
             return
+        self.adapter.flush()
+        self.adapter.drain_alerts()  # what the store held is history, not news: no toasts for it
         self.tick(full=True)
         gcpolicy.settle()  # the store's attempts are loaded
         if self.live_refresh:
             await self.follower.run()
         else:
             await self.follower.close()
+
+    # -- the current heat (arena.heats) -----------------------------------------------
+    def current_heat(self) -> str | None:
+        """The run id of the heat the screens show first (None: not known yet, or none)."""
+        return self.heat if self.own_heat else (self.adapter.newest_heat or None)
+
+    def heat_split(self) -> tuple[list[str], list[str]]:
+        """``(this heat's attempts, older ones)`` in the adapter's order (recomputed when an
+        attempt arrives or the heat changes)."""
+        from arena.heats import split
+
+        ad = self.adapter
+        key = (self.current_heat(), self.own_heat, len(ad.order))
+        if self._split is None or self._split[0] != key:
+            parts = split(
+                ad.order, ad.views, heat=key[0], own=self.own_heat, is_local=lambda a: ad.handle(a) is not None
+            )
+            self._split = (key, parts)
+        return self._split[1]
+
+    def forget_attempt(self, attempt: str) -> None:
+        """An attempt removed from the store leaves every screen (its row, its card)."""
+        self.adapter.forget(attempt)
+        self._split = None
+        if self.follower is not None:
+            self.follower.forget(attempt)
+
+    def in_heat(self, attempt: str) -> bool:
+        from arena.heats import in_heat
+
+        ad = self.adapter
+        view = ad.views.get(attempt)
+        return in_heat(view, heat=self.current_heat(), own=self.own_heat, local=ad.handle(attempt) is not None)
 
     # -- the refresh timer ----------------------------------------------------------
     def tick(self, full: bool = False) -> None:
@@ -306,6 +348,7 @@ class GauntletApp(App[None]):
                 ConfirmScreen(f"{len(live)} attempt(s) still running. Stop them (interrupted) and quit?")
             ):
                 return
+            self.quitting = True  # the heat ends in the quit, not on its Standings
             self.notify("stopping the running attempts…", timeout=10)
             for attempt in live:
                 await self.adapter.handle(attempt).stop()
@@ -419,18 +462,23 @@ class GauntletApp(App[None]):
         return True
 
     async def show_standings(self, attempts: list[str], again: Any = None) -> None:
-        """The round's final standings screen (stays up; ``again`` runs another round)."""
+        """The round's final standings screen (stays up; ``again`` runs another round): these
+        attempts, named and with the status words the other screens give them; a heat's
+        (``gauntlet arena``) rates this heat's attempts only. Not when the room is quitting."""
         from arena.pipeline.boards import standings  # marks the unverified publications' attempts
         from gauntlet_tui.screens.standings import StandingsScreen
 
-        if not attempts or self.store_path is None:
+        if not attempts or self.store_path is None or self.quitting:
             return
+        heat = self.current_heat() if self.own_heat else None
         try:
-            result = await standings(self.store_path, attempts)
+            result = await standings(self.store_path, attempts, heat=heat)
         except Exception as exc:  # noqa: BLE001 — the round is over either way
             self.notify(f"could not compute the standings: {exc}", severity="error", timeout=15)
             return
-        self.push_screen(StandingsScreen(result, again=again))
+        if self.quitting:
+            return
+        self.push_screen(StandingsScreen(result, again=again, views=self.adapter.views, heat=heat))
 
     async def start_live_attempt(
         self, challenge: Path, *, agent: str, sandbox: str | None, time_scale: float

@@ -55,6 +55,7 @@ class EngineAdapter:
         self._arrived: dict[str, tuple[float, float]] = {}  # followed attempt -> (latest t, arrival)
         self.has_nodes = False  # some attempt ran on a cluster node (the dashboard's Node column)
         self.cluster: Any = None  # the latest arena.cluster.status.ClusterSnapshot, if any
+        self.newest_heat: str = ""  # the run of the store's newest attempt (follow.py notes it)
         self._lock = threading.Lock()
         self._unsubscribe = self.bus.subscribe(self._on_event)
 
@@ -109,6 +110,16 @@ class EngineAdapter:
         self.views[attempt] = AttemptView(attempt=attempt, activity_size=self.activity_size)
         if attempt not in self.order:
             self.order.append(attempt)
+
+    def forget(self, attempt: str) -> None:
+        """Drop an attempt removed from the store (``gauntlet attempts rm``, the attempts screen)."""
+        with self._lock:
+            self._pending.pop(attempt, None)
+        self.views.pop(attempt, None)
+        if attempt in self.order:
+            self.order.remove(attempt)
+        self._clocks.pop(attempt, None)
+        self._handles.pop(attempt, None)
 
     def attach_clock(self, attempt: str, elapsed: Elapsed) -> None:
         """The live elapsed-time callable of an attempt (its AttemptClock, or replay's)."""

@@ -57,7 +57,10 @@ class StoreFollower:
 
             self._store = await Store.open(self.store_path)
         delivered = 0
-        for row in await self._store.list_attempts(self.limit):
+        rows = await self._store.list_attempts(self.limit)
+        if rows:  # newest first: the store's current heat (arena.heats)
+            self.adapter.newest_heat = str(rows[0].get("run") or "")
+        for row in rows:
             aid = row.get("id") or row.get("attempt")
             if aid in self._done or self.adapter.handle(aid) is not None:
                 continue  # finished and fully read, or live in this process (even if resumed here)
@@ -77,6 +80,11 @@ class StoreFollower:
                 if not events or any(e.kind == "attempt.finished" for e in events):
                     self._done.add(aid)
         return delivered
+
+    def forget(self, attempt: str) -> None:
+        """An attempt removed from the store: nothing more to read of it."""
+        self._done.add(attempt)
+        self._anchor.pop(attempt, None)
 
     def _elapsed(self, attempt: str) -> float:
         t, at, scale = self._anchor[attempt]

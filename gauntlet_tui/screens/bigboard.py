@@ -1,9 +1,11 @@
 """The big board: the dashboard for a projector, one card per attempt filling the screen.
 
-Each card shows the challenge and agent, the time left in large digits, the state as the
-card's colour (running, 80% warning, 90% urgent, grace, over, infra error), the score and
+Each card shows the challenge (its border's title) and the agent (its first line, always:
+the longest of its names that fits the card, ``arena.names``), the time left in large
+digits, the state as the card's colour (running, 80% warning, 90% urgent, grace, over, infra error), the score and
 its trajectory, and the last feedback in one line. ``v`` toggles it from home; under the
-projector theme the app opens it by default. Cards are redrawn by the app's refresh
+projector theme the app opens it by default. The cards are the current heat's attempts
+(the app's ``heat_split``, as the dashboard's rows). Cards are redrawn by the app's refresh
 timer (``refresh_view``) from the engine's views; nothing is computed here.
 
 More attempts than fit the screen (cards of at least ``CARD_W`` x ``CARD_H`` cells) are
@@ -27,6 +29,7 @@ from textual.renderables.digits import Digits as DigitsRenderable
 from textual.strip import Strip
 from textual.widgets import Digits, Sparkline, Static
 
+from arena.names import Namer
 from arena.view import AttemptView
 from gauntlet_tui import keys
 from gauntlet_tui.text import as_text
@@ -95,8 +98,9 @@ class BoardDigits(Digits):
 
 class AttemptCard(Vertical):
     DEFAULT_CSS = """
-    AttemptCard { border: heavy $primary; padding: 0 1; height: 1fr; }
-    AttemptCard .card-title { text-style: bold; height: 1; }
+    AttemptCard { border: heavy $primary; padding: 0 1; height: 1fr; border-title-align: left;
+                  border-title-color: $foreground; }
+    AttemptCard .card-title { text-style: bold; height: auto; max-height: 2; }
     AttemptCard Digits { width: auto; }
     AttemptCard .card-state { height: 1; }
     AttemptCard Sparkline { height: 1fr; max-height: 6; margin: 1 0 0 0; }
@@ -140,8 +144,9 @@ class AttemptCard(Vertical):
         self._shown[part] = value
         return True
 
-    def show(self, view: AttemptView, elapsed: float) -> None:
-        """Write what changed: the state class, title, digits, state line, feedback, spark."""
+    def show(self, view: AttemptView, elapsed: float, namer: Namer | None = None) -> None:
+        """Write what changed: the state class, the challenge (border title), the agent,
+        digits, state line, feedback, spark."""
         if not self.is_mounted or not self.children:
             return
         if self._parts is None:  # found once: a DOM query per part per refresh adds up
@@ -160,8 +165,12 @@ class AttemptCard(Vertical):
             self.add_class(f"-{state}", update=False)
             # restyle the card and its digits only: no other part has a rule on the state
             self.app.stylesheet.update_nodes([self, digits], animate=False)
-        if self._set("title", f"{view.title or view.challenge} · {view.agent} · {view.format}"):
-            title.update(as_text(self._shown["title"]), layout=False)
+        if self._set("challenge", f"{view.title or view.challenge} · {view.format}"):
+            self.border_title = as_text(self._shown["challenge"], limit=200)
+        room = max(1, self.size.width - 4)  # inside the border and the padding
+        agent = (namer or Namer()).name(view.agent, view.model, view.contestant, room)
+        if self._set("title", agent):
+            title.update(as_text(self._shown["title"]))  # a name longer than the card wraps: never cut
         if self._set("clock", clock_text(view, elapsed)):
             digits.update(self._shown["clock"])
         if self._set("line", state_line(view, elapsed)):
@@ -196,6 +205,9 @@ class BigBoardScreen(KeptScreen):
         self._grid: tuple[int, int] | None = None
         self._mounting = False
         self._serial = 0  # card ids are never reused (a removed card may still be leaving)
+        self.namer = Namer()  # the contestants on the board, told apart (arena.names)
+        self._namer_for: Any = None
+        self._namer_n = 0
 
     def compose(self) -> ComposeResult:
         yield Static("", id="board-pages")
@@ -230,17 +242,20 @@ class BigBoardScreen(KeptScreen):
             self.refresh_bindings()
         self.pages = pages
         self.set_class(pages > 1, "-paged")
-        if (cols, rows) != self._grid:
-            self._grid = (cols, rows)
-            grid = self.query_one("#board", Grid)
+        grid = self.query_one("#board", Grid)
+        # read back, not remembered: the grid's inline styles do not survive the screen's
+        # first styling when it is pushed over the dashboard (seen: one column of cards)
+        if (grid.styles.grid_size_columns, grid.styles.grid_size_rows) != (cols, rows):
             grid.styles.grid_size_columns = cols
             grid.styles.grid_size_rows = rows
+        self._grid = (cols, rows)
         return per_page
 
     def refresh_view(self, changed: Any = None) -> None:
         if self._mounting or not self.size.height:
             return
-        ids = self.adapter.order
+        split = getattr(self.app, "heat_split", None)
+        ids = split()[0] if split is not None else self.adapter.order
         per_page = self._place(len(ids))
         if len(self.slots) != per_page:
             self._resize_pool(per_page)
@@ -260,10 +275,14 @@ class BigBoardScreen(KeptScreen):
                 f"{len(ids)} · PgDn/PgUp or ]/[ to turn",
                 layout=False,
             )
+        views = self.adapter.views
+        if self._namer_for is not ids or len(ids) != self._namer_n:
+            self._namer_for, self._namer_n = ids, len(ids)
+            self.namer = Namer((views[a].agent, views[a].model) for a in ids if a in views)
         for attempt, card in self.cards.items():
-            view = self.adapter.views.get(attempt)
+            view = views.get(attempt)
             if view is not None:
-                card.show(view, self.adapter.elapsed(attempt))
+                card.show(view, self.adapter.elapsed(attempt), self.namer)
 
     def _resize_pool(self, per_page: int) -> None:
         """Mount or remove cards so there is one per place; redraw once they are there."""

@@ -1,4 +1,10 @@
-"""Home: the live dashboard of every attempt in the store, one DataTable row each.
+"""Home: the live dashboard of the current heat, one DataTable row per attempt.
+
+The current heat (``arena.heats``, through the app's ``heat_split``) is the run the
+command created (``gauntlet arena``, ``gauntlet run``), or the store's newest one for
+``gauntlet`` and ``gauntlet serve``: its rows are the table. The store's older attempts are
+a key away (``o`` toggles), never mixed in. Agents are named by ``arena.names``: the
+contestants shown are told apart, however narrow the Agent column.
 
 ``refresh_view(changed)`` is called by the app's refresh timer (a few Hz) with the ids
 of attempts whose views changed; rows of running attempts are passed too because their
@@ -17,6 +23,7 @@ from textual.events import Resize
 from gauntlet_tui.text import esc as escape
 from textual.widgets import DataTable, Input, Static
 
+from arena.names import Namer
 from gauntlet_tui import keys
 from gauntlet_tui.engine import EngineAdapter
 from gauntlet_tui.screens.confirm import ConfirmScreen
@@ -49,6 +56,7 @@ class HomeScreen(KeptScreen):
     HomeScreen.-paused #paused-banner { display: block; }
     HomeScreen #home-body { height: 1fr; }
     HomeScreen.-narrow DetailPane { display: none; }
+    HomeScreen.-crowded DetailPane { display: none; }
     HomeScreen.-empty DetailPane { display: none; }
     HomeScreen #score-legend { height: auto; padding: 0 1; color: $text-muted; }
     HomeScreen.-empty #score-legend { display: none; }
@@ -63,6 +71,7 @@ class HomeScreen(KeptScreen):
         keys.PAST,
         keys.LEADERBOARD,
         keys.BIG_BOARD,
+        keys.OLDER,
     ]
 
     def __init__(self, adapter: EngineAdapter, *, title: str = "Gauntlet") -> None:
@@ -73,6 +82,11 @@ class HomeScreen(KeptScreen):
         self._title = ""
         self._table: AttemptTable | None = None
         self._wanted = 0  # the table's wanted width when the detail pane was last placed
+        self.older = False  # showing the store's older attempts instead of the current heat (o)
+        self.shown: list[str] = []  # the attempts of the rows, in the adapter's order
+        self._others = 0  # attempts not shown (the other side of the toggle)
+        self._scope_key: tuple | None = None
+        self._empty = ""  # the empty table's sentence shown
 
     def compose(self) -> ComposeResult:
         yield Static("", id="home-title")
@@ -99,8 +113,14 @@ class HomeScreen(KeptScreen):
 
     def _place_detail(self) -> None:
         """The detail pane gets what the table leaves of the width (``PANE_MIN`` to
-        ``PANE_MAX``): titles and classes whole first, on terminals that have the room."""
+        ``PANE_MAX``): titles and classes whole first, on terminals that have the room.
+        When the table at its least (the agents' shortest names whole: long adapter and
+        model names) fits the terminal but not beside ``PANE_MIN`` of pane, the pane gives
+        way (``enter`` opens the attempt) and the table takes the width; a terminal too
+        narrow for the table either way keeps the pane, the table scrolls sideways."""
         self._wanted = self.table.wanted_width()
+        least = self.table.min_width()
+        self.set_class(least <= self.size.width < least + PANE_MIN, "-crowded")
         width = max(PANE_MIN, min(PANE_MAX, self.size.width - self._wanted))
         pane = self.query_one(DetailPane)
         if pane.styles.width is None or pane.styles.width.value != width:
@@ -135,7 +155,9 @@ class HomeScreen(KeptScreen):
         ad = self.adapter
         if self.table.show_nodes(ad.has_nodes):
             changed = None  # the table was rebuilt with its Node column: every row again
-        ids = ad.order if changed is None else [a for a in ad.order if a in changed or ad.is_live(a)]
+        if self._scope():
+            changed = None
+        ids = self.shown if changed is None else [a for a in self.shown if a in changed or ad.is_live(a)]
         if ad.cluster is not None:
             self.query_one(ClusterLine).show(ad.cluster)
         with self.app.batch_update():
@@ -145,22 +167,59 @@ class HomeScreen(KeptScreen):
         self._refresh_title()
         self._show_detail()
 
+    def _scope(self) -> bool:
+        """Which attempts are the rows: the current heat's, or (``o``) the older ones. True
+        when that changed: rows that left it are dropped, the agents renamed among the
+        contestants now shown, and every row is synced again."""
+        split = getattr(self.app, "heat_split", None)
+        mine, older = split() if split is not None else (self.adapter.order, [])
+        heat = getattr(self.app, "current_heat", lambda: None)()
+        if self.older and not older:
+            self.older = False  # nothing older left (or none ever): back to the heat
+        key = (self.older, heat, len(mine), len(older))
+        if key == self._scope_key:
+            return False
+        self._scope_key = key
+        self.shown, others = (older, mine) if self.older else (mine, older)
+        if bool(self._others) != bool(others):
+            self.refresh_bindings()  # the o key is there only with something on its other side
+        self._others = len(others)
+        keep = set(self.shown)
+        gone = [a for a in self.table.attempt_keys() if a not in keep]
+        if gone:
+            self.table.drop(gone)
+        views = self.adapter.views
+        self.table.set_namer(Namer((views[a].agent, views[a].model) for a in self.shown if a in views))
+        return True
+
+    def _heat_words(self) -> str:
+        heat = getattr(self.app, "current_heat", lambda: None)()
+        if self.older:
+            return f" · [b]older attempts[/] ([b]o[/]: back to {'heat ' + escape(heat) if heat else 'this heat'})"
+        where = f" · heat [b]{escape(heat)}[/]" if heat else ""
+        return where + (f" · {self._others} older ([b]o[/])" if self._others else "")
+
     def _refresh_title(self) -> None:
         ad = self.adapter
-        running = sum(1 for v in ad.views.values() if not v.finished)
-        title = f"[b]{escape(self.title_text)}[/] · {running} running · {len(ad.views) - running} finished" + (
-            f" · filter: {escape(self.table.filter_text)}" if self.table.filter_text else ""
+        views = [ad.views[a] for a in self.shown if a in ad.views]
+        running = sum(1 for v in views if not v.finished)
+        title = (
+            f"[b]{escape(self.title_text)}[/]{self._heat_words()} · {running} running · {len(views) - running} finished"
+            + (f" · filter: {escape(self.table.filter_text)}" if self.table.filter_text else "")
         )
         if self.table.sort_column:
             title += f" · sorted by {self.table.sort_column} {'▼' if self.table.sort_reverse else '▲'}"
         if title != self._title:  # one line, fixed height: no re-layout needed
             self._title = title
             self.query_one("#home-title", Static).update(title, layout=False)
-        if self.has_class("-empty") != (not ad.views):
-            self.set_class(not ad.views, "-empty")
+        if not views and self._empty != self._empty_text():
+            self._empty = self._empty_text()
+            self.query_one("#home-empty", Static).update(self._empty)
+        if self.has_class("-empty") != (not views):
+            self.set_class(not views, "-empty")
 
     def _show_detail(self) -> None:
-        if self.has_class("-narrow"):
+        if self.has_class("-narrow") or self.has_class("-crowded"):
             return
         attempt = self.selected()
         view = self.adapter.views.get(attempt) if attempt else None
@@ -177,7 +236,29 @@ class HomeScreen(KeptScreen):
         self._refresh_title()
         self._show_detail()
 
+    def _empty_text(self) -> str:
+        if self._others:
+            return f"No attempts in this heat yet. Press o for the store's {self._others} older attempt(s)."
+        return "No attempts yet. Press l for the challenge library, or run `gauntlet demo`."
+
     # -- keys -----------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``o`` (older attempts) only when the store has attempts outside the current heat."""
+        return (self.older or bool(self._others)) if action == "older" else True
+
+    def action_older(self) -> None:
+        """Toggle the rows: the store's older attempts, or back to the current heat."""
+        split = getattr(self.app, "heat_split", None)
+        older = split()[1] if split is not None else []
+        if not self.older and not older:
+            self.notify("No older attempts: every attempt of the store is in this heat.", timeout=4)
+            return
+        self.older = not self.older
+        self.table.clear_rows(measures=True)
+        self.table.move_cursor(row=0)
+        self._scope_key = None
+        self.refresh_view(None)
+
     def action_filter(self) -> None:
         self.add_class("-filtering")
         self.query_one("#home-filter", Input).focus()

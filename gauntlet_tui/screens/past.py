@@ -1,8 +1,11 @@
 """Past attempts: the finished ones, and the scorecard of the selected attempt
-(``arena.scoring.judge_attempt`` over its events; nothing is scored here)."""
+(``arena.scoring.judge_attempt`` over its events; nothing is scored here). ``d`` removes
+the selected attempt from the store, with its files, after a confirmation
+(``arena.attempt.remove``, as ``gauntlet attempts rm``); a running attempt is refused."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from textual import on, work
@@ -14,7 +17,8 @@ from textual.widgets import DataTable, Static
 
 from gauntlet_tui import keys
 from gauntlet_tui.engine import EngineAdapter
-from gauntlet_tui.screens.host import host
+from gauntlet_tui.screens.confirm import ConfirmScreen
+from gauntlet_tui.screens.host import host, may_act
 from gauntlet_tui.widgets.footer import GauntletFooter
 
 
@@ -51,7 +55,7 @@ class PastScreen(Screen):
     PastScreen DataTable { width: 3fr; }
     PastScreen #scorecard { width: 2fr; border: round $panel; padding: 0 1; }
     """
-    BINDINGS = [keys.BACK, keys.OPEN, keys.TRANSCRIPT, keys.COMPARE]
+    BINDINGS = [keys.BACK, keys.OPEN, keys.TRANSCRIPT, keys.COMPARE, keys.REMOVE]
 
     def __init__(self, adapter: EngineAdapter) -> None:
         super().__init__(name="past")
@@ -79,7 +83,7 @@ class PastScreen(Screen):
             v = self.adapter.views[aid]
             if v.finished:
                 score = "—" if v.last_score is None else f"{v.last_score:.1f}"
-                table.add_row(*map(cell, (aid, v.challenge, v.agent, v.format, v.status, score)), key=aid)
+                table.add_row(*map(cell, (aid, v.challenge, v.name, v.format, v.shown_status, score)), key=aid)
         table.focus()
 
     @on(DataTable.RowHighlighted)
@@ -115,6 +119,53 @@ class PastScreen(Screen):
         table = self.query_one(DataTable)
         if table.row_count:
             host(self).open_replay(str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value))
+
+    def selected(self) -> str | None:
+        table = self.query_one("#past-table", DataTable)
+        if not table.row_count:
+            return None
+        return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+    @work(exclusive=True, group="remove")
+    async def action_remove(self) -> None:
+        """Remove the selected attempt from the store (asks first; never a running one)."""
+        attempt = self.selected()
+        if attempt is None or not may_act(self, "remove an attempt"):
+            return
+        store = getattr(self.app, "store_path", None)
+        view = self.adapter.views.get(attempt)
+        if store is None:
+            self.notify("no store here: nothing to remove", severity="warning")
+            return
+        if self.adapter.is_live(attempt) or (view is not None and not view.finished):
+            self.notify(f"{attempt} is running: stop it first (x on the dashboard).", severity="error", timeout=8)
+            return
+        what = f"{view.challenge} — {view.name}, {view.shown_status}" if view is not None else attempt
+        if not await self.app.push_screen_wait(
+            ConfirmScreen(
+                f"Remove attempt {attempt} ({what}) from the store?\n"
+                "Its events, scorecard, transcript and workspace are deleted; this cannot be undone."
+            )
+        ):
+            return
+        from arena.attempt.remove import remove_attempts
+
+        try:
+            result = await remove_attempts(Path(store), [attempt])
+        except Exception as exc:  # noqa: BLE001 — a busy or broken store: say so, keep the screen
+            self.notify(f"could not remove {attempt}: {exc}", severity="error", timeout=10)
+            return
+        if not result.ok:
+            self.notify(result.refusal(Path(store)), severity="error", timeout=10)
+            return
+        table = self.query_one("#past-table", DataTable)
+        if attempt in table.rows:
+            table.remove_row(attempt)
+        host(self).forget_attempt(attempt)
+        left = f"; could not delete {', '.join(result.left)}" if result.left else ""
+        self.notify(f"removed {attempt} ({result.files} file(s) beside the store){left}", timeout=6)
+        if not table.row_count:
+            self.query_one("#scorecard-body", Static).update("No finished attempts left.")
 
     def action_compare(self) -> None:
         from gauntlet_tui.screens.compare import mark_or_compare

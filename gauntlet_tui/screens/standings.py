@@ -4,7 +4,12 @@ calibration was not verified says so), then the agents' ratings over the store: 
 class the pairwise rating with its interval, unrated agents with their mean total, frontier
 never ranked, Elo within the bracket as a secondary column (``gauntlet_tui.widgets.ratings``).
 It stays up until dismissed; ``r`` runs another round on the same store (when the round
-came from the demo)."""
+came from the demo).
+
+Contestants are named as on the dashboard (the plan's name, else adapter and model:
+``AttemptView.name``) and their status words are the other screens' (``hung`` for an
+attempt ended as hung, ``arena.names.shown_status``); an unrated attempt (hung, infra
+error) says so in the Note column. A heat's Standings rate that heat only."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from arena.names import HUNG, shown_status
 from gauntlet_tui import keys
 from gauntlet_tui.screens.host import may_act
 from gauntlet_tui.widgets.footer import GauntletFooter
@@ -25,13 +31,19 @@ from gauntlet_tui.widgets.ratings import ELO_NOTE, class_widgets
 UNVERIFIED = "unverified calibration"
 
 
-def winner_line(challenge: str, rows: list[Any], success: str = "") -> Text:
-    best = rows[0] if rows and rows[0].status == "finished" else None
+def placed(p: Any) -> bool:
+    """Whether a placing can win (``Placing.placed``: finished and rated)."""
+    return bool(getattr(p, "placed", p.status == "finished"))
+
+
+def winner_line(challenge: str, rows: list[Any], success: str = "", name: Any = None) -> Text:
+    best = rows[0] if rows and placed(rows[0]) else None
     line = Text(f"{challenge}: ", style="bold")
     if best is None:
         line.append("no winner (no attempt finished normally)", style="italic")
     else:
-        line.append(f"winner {best.agent}", style=f"bold {success}".strip())  # the theme's $success
+        who = name(best) if name is not None else best.agent
+        line.append(f"winner {who}", style=f"bold {success}".strip())  # the theme's $success
         line.append(f" with {best.total:.1f}")
     return line
 
@@ -48,20 +60,54 @@ class StandingsScreen(Screen):
     """
     BINDINGS = [keys.BACK, Binding("r", "again", "Another round", id="standings-again")]
 
-    def __init__(self, standings: Any, *, again: Callable[[], Any] | None = None, title: str = "Standings") -> None:
+    def __init__(
+        self,
+        standings: Any,
+        *,
+        again: Callable[[], Any] | None = None,
+        title: str = "Standings",
+        views: dict[str, Any] | None = None,
+        heat: str | None = None,
+    ) -> None:
         super().__init__(name="standings")
         self.standings = standings
         self.again = again
         self.title_text = title
+        self.views = views or {}  # attempt -> AttemptView: the names and statuses the screens show
+        self.heat = heat
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``r`` (another round) only where a round can be run again (the demo)."""
+        return self.again is not None if action == "again" else True
+
+    def who(self, p: Any) -> str:
+        view = self.views.get(p.attempt)
+        return view.name if view is not None and view.agent else p.agent
+
+    def status_of(self, p: Any) -> str:
+        view = self.views.get(p.attempt)
+        if getattr(p, "unrated", None) == HUNG:
+            return HUNG
+        return shown_status(p.status, view.reason if view is not None else "")
+
+    def note_of(self, p: Any) -> str:
+        notes = [UNVERIFIED] if p.unverified else []
+        if getattr(p, "unrated", None):
+            notes.append("unrated")
+        return ", ".join(notes)
 
     def compose(self) -> ComposeResult:
         s = self.standings
         n = sum(len(r) for r in s.by_challenge.values())
-        yield Static(f"{self.title_text} — {n} attempt(s) on {len(s.by_challenge)} challenge(s)", id="standings-title")
+        heat = f" · heat {self.heat}" if self.heat else ""
+        yield Static(
+            Text(f"{self.title_text}{heat} — {n} attempt(s) on {len(s.by_challenge)} challenge(s)"),
+            id="standings-title",
+        )
         with VerticalScroll():
             for i, (challenge, rows) in enumerate(sorted(s.by_challenge.items())):
                 yield Static(
-                    winner_line(challenge, rows, self.app.theme_variables.get("success", "")),
+                    winner_line(challenge, rows, self.app.theme_variables.get("success", ""), self.who),
                     classes="standings-winner",
                 )
                 table: DataTable = DataTable(cursor_type="none", zebra_stripes=True, id=f"standings-{i}")
@@ -69,18 +115,21 @@ class StandingsScreen(Screen):
                 for rank, p in enumerate(rows, 1):
                     table.add_row(
                         str(rank),
-                        Text(p.agent),
+                        Text(self.who(p)),
                         f"{p.total:.1f}",
-                        p.status,
+                        self.status_of(p),
                         str(p.submissions),
                         p.attempt,
-                        UNVERIFIED if p.unverified else "",
+                        self.note_of(p),
                     )
                 yield table
-            yield Static("Ratings (every finished attempt of the store)", id="standings-ratings-title")
+            scope = "this heat's rated attempts" if self.heat else "every finished attempt of the store"
+            yield Static(f"Ratings ({scope})", id="standings-ratings-title")
             classes = s.classes
             yield Static(
-                ELO_NOTE if classes else "No ratings yet: no attempt of this store has finished normally.",
+                ELO_NOTE
+                if classes
+                else f"No ratings yet: no attempt of this {'heat' if self.heat else 'store'} has finished normally.",
                 id="standings-ratings-note",
             )
             yield from class_widgets(classes, "standings-ratings")

@@ -27,12 +27,13 @@ def state_line(view: AttemptView, elapsed: float) -> str:
     # the last submission's objective, as the dashboard's Score column shows it before the total
     score_s = "obj —" if score is None else f"obj {score:.1f}"
     left = max(0.0, view.time_limit_s - view.elapsed_s)
+    ended = "done" if view.shown_status == "finished" else view.shown_status  # "hung, 27:50 left"
     what = {
         "ok": "running",
         "warning": "80% — warning",
         "urgent": "90% — hurry",
         "grace": "GRACE — final message only",
-        "over": (f"done, {fmt_clock(left)} left" if view.finished and left >= 1 else f"over — {view.status}"),
+        "over": (f"{ended}, {fmt_clock(left)} left" if view.finished and left >= 1 else f"over — {view.shown_status}"),
         "infra": "INFRA ERROR",
     }[state]
     phase = f" · phase {view.current_phase}/{len(view.phases)}" if len(view.phases) > 1 else ""

@@ -35,14 +35,17 @@ from textual.widgets import DataTable
 from textual._two_way_dict import TwoWayDict
 from textual.widgets.data_table import CellKey, ColumnKey, RowKey
 
+from arena.names import Namer
 from arena.view import AttemptView
 from gauntlet_tui.widgets.table_cells import (  # noqa: F401 — clock_cell etc. are used from here too
     COLUMNS,
+    NAME_LEVELS,
     NODE_COLUMN,
     STATIC,
     _sort_value,
     _text_cells,
     _usage_cell,
+    agent_cell,
     clock_cell,
     column_widths,
     columns,
@@ -82,6 +85,10 @@ class AttemptTable(TableRender, DataTable):
         self.resort_interval = RESORT_S
         self._static: dict[str, dict[str, Any]] = {}  # row key -> sort keys of the STATIC columns
         self._longest: dict[str, int] = {}  # STATIC column -> cells of its longest value so far
+        self._floor: dict[str, int] = {}  # column -> cells it may not go below (the agent's shortest name)
+        self._need: list[int] = [0] * NAME_LEVELS  # the agent column's cells for every row's name at each level
+        self.name_level = 0  # how short every row's agent name is (``Names.at``): one level for all rows
+        self.namer = Namer()  # the contestants shown, told apart by their names (``set_namer``)
         self.filter_text = ""
         self.sort_column: str | None = None
         self.sort_reverse = False
@@ -120,7 +127,7 @@ class AttemptTable(TableRender, DataTable):
     def wanted_width(self) -> int:
         """The cells the table needs to show every column whole: the static columns as
         wide as their longest value (``table_cells.fitted``), padding and the scrollbar."""
-        widths = fitted(self.active, self._longest)
+        widths = fitted(self.active, self._longest, self._floor)
         return sum(widths.values()) + 2 * self.cell_padding * len(widths) + self._scrollbar_w()
 
     def _scrollbar_w(self) -> int:
@@ -132,9 +139,11 @@ class AttemptTable(TableRender, DataTable):
         if not self.size.width or not self.columns:
             return
         room = self.size.width - self._scrollbar_w()
-        widths = column_widths(self.active, self._longest, room, self.cell_padding)
-        if all(self.columns[ColumnKey(k)].width == w for k, w in widths.items()):
+        widths = column_widths(self.active, self._longest, room, self.cell_padding, self._floor)
+        level = next((i for i, need in enumerate(self._need) if need <= widths["agent"]), NAME_LEVELS - 1)
+        if all(self.columns[ColumnKey(k)].width == w for k, w in widths.items()) and level == self.name_level:
             return
+        self.name_level = level
         for key, width in widths.items():
             self.columns[ColumnKey(key)].width = width
         self.forget_renders()
@@ -168,6 +177,7 @@ class AttemptTable(TableRender, DataTable):
                 view.challenge,
                 view.title,
                 view.agent,
+                view.contestant,
                 view.format,
                 view.weight_class,
                 view.status,
@@ -203,7 +213,7 @@ class AttemptTable(TableRender, DataTable):
                 self._cells[attempt] = {}
                 texts = static_texts(view)
                 self._static[attempt] = {c: _sort_value(text) for c, text in texts.items()}
-                wider = wider | self._measure(texts)
+                wider = wider | self._measure(texts) | self._measure_floor(view)
                 reorder = True
             self._stale.add(attempt)
             if sort and not present:
@@ -231,6 +241,41 @@ class AttemptTable(TableRender, DataTable):
             if size > longest.get(col, 0):
                 longest[col], wider = size, True
         return wider
+
+    def _measure_floor(self, view: AttemptView) -> bool:
+        """Note a row's agent name at each level (``Names.at``); True if the agent column
+        must widen for its shortest (its floor) or a level must be shorter."""
+        names = agent_cell(view, self.namer)
+        wider = False
+        for level in range(NAME_LEVELS):
+            size = cell_len(names.at(level))
+            if size > self._need[level]:
+                self._need[level], wider = size, True
+        self._floor["agent"] = self._need[-1]
+        return wider
+
+    def min_width(self) -> int:
+        """The cells the table needs with the challenge and the agent at their least (the
+        agent's shortest names whole), padding and the scrollbar."""
+        widths = column_widths(self.active, self._longest, 0, self.cell_padding, self._floor)
+        return sum(widths.values()) + 2 * self.cell_padding * len(widths) + self._scrollbar_w()
+
+    def set_namer(self, namer: Namer) -> None:
+        """Name the rows' agents among these contestants (a new one may forbid a shorter
+        name): every row's agent cell is written again and the agent column re-measured."""
+        if namer.members == self.namer.members:
+            return
+        self.namer = namer
+        self._floor.pop("agent", None)
+        self._need = [0] * NAME_LEVELS
+        for attempt in self._cells:
+            row = self.source(attempt)
+            if row is not None:
+                self._measure_floor(row[0])
+        self._stale.update(self._cells)
+        if self.is_mounted:
+            self.fit_columns()
+            self.sync_visible()
 
     def _resort(self) -> None:
         """Re-read the keys of rows whose views changed since the last sort; reorder."""
@@ -261,6 +306,7 @@ class AttemptTable(TableRender, DataTable):
             return 0
         colours = self.app.theme_variables
         changed: dict[tuple[str, str], Any] = {}
+        wider = False
         for attempt in self.visible_rows():
             if attempt not in self._stale:
                 continue
@@ -269,12 +315,17 @@ class AttemptTable(TableRender, DataTable):
             if row is None:
                 continue
             old = self._cells[attempt]
-            for col, (sig, value) in row_cells(*row, colours, self.nodes).items():
+            for col, (sig, value) in row_cells(*row, colours, self.nodes, self.namer).items():
                 if old.get(col, self) != sig:
                     changed[(attempt, col)] = value
                     old[col] = sig
+                    if col == "status" and cell_len(value) > self._floor.get("status", 0):
+                        self._floor["status"] = cell_len(value)  # "infra_error": the column widens
+                        wider = True
         if changed:
             self._write_cells(changed)
+        if wider:
+            self.fit_columns()
         self.updates += len(changed)
         return len(changed)
 
@@ -327,12 +378,28 @@ class AttemptTable(TableRender, DataTable):
         self._update_count += 1
         self.refresh(layout=True)
 
-    def clear_rows(self, columns: bool = False) -> None:
+    def drop(self, attempts: Iterable[str]) -> None:
+        """Take these attempts' rows off the table (they left what it shows)."""
+        gone = [a for a in attempts if a in self._cells]
+        if gone:
+            self._drop_rows(gone)
+
+    def attempt_keys(self) -> list[str]:
+        """The attempts that have a row (shown or filtered in), in no particular order."""
+        return list(self._cells)
+
+    def clear_rows(self, columns: bool = False, measures: bool = False) -> None:
+        """Every row off; ``measures``: the columns' widths are measured afresh from the
+        rows added next (another set of attempts)."""
+        if measures:
+            self._longest.clear()
         self.clear(columns=columns)
         self._cells.clear()
         self._stale.clear()
         self._keys.clear()
         self._static.clear()
+        self._floor.clear()
+        self._need = [0] * NAME_LEVELS
         self.forget_renders()
 
     def action_first_row(self) -> None:

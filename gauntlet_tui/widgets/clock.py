@@ -81,7 +81,7 @@ class AttemptClock(Widget):
             label = f"GRACE {big} — final message only"
         else:
             big = "00:00"
-            label = f"OVER — {view.status}" if view.finished else "TIME UP"
+            label = f"OVER — {view.shown_status}" if view.finished else "TIME UP"
         tail = f" {min(frac, 9.99) * 100:3.0f}%  {label}"
         if self.content_size.width:  # the bar takes what the label leaves (narrow terminals)
             bar_width = max(4, min(bar_width, self.content_size.width - len(tail)))

@@ -20,7 +20,7 @@ ACTIVITY_LINES = 12
 def detail_text(attempt: str, view: AttemptView, elapsed: float) -> str:
     lines = [
         f"[b]{esc(view.title or view.challenge or attempt)}[/]",
-        f"{esc(view.agent)} · {view.format} · {esc(view.weight_class)}",
+        f"{esc(view.name)} · {view.format} · {esc(view.weight_class)}",
         f"[$text-muted]{esc(attempt)}[/]" + (f" · node [b]{esc(view.node)}[/]" if view.node else ""),
         "",
         esc(state_line(view, elapsed)),

@@ -15,6 +15,7 @@ from typing import Any
 from rich.cells import cell_len
 from rich.text import Text
 
+from arena.names import Namer
 from arena.view import AttemptView
 from gauntlet_tui.widgets.clock import fmt_clock
 
@@ -31,7 +32,7 @@ COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("score", "Score", 8),
     ("phase", "Phase", 5),
     ("usage", "Tokens/$", 11),
-    ("status", "Status", 8),  # "interrupted" and "infra_error" are cut
+    ("status", "Status", 8),  # widened, never cut, once a row shows "interrupted" or "infra_error"
     ("format", "Format", 8),
     ("weight", "Class", 12),
 )
@@ -39,7 +40,7 @@ COLUMN_KEYS = tuple(c for c, _, _ in COLUMNS)
 # the cluster node an attempt ran on ("local": this machine), after Status, shown only
 # once some attempt has a node (``AttemptTable.show_nodes``)
 NODE_COLUMN = ("node", "Node", 10)
-FIT_MAX = {"challenge": 40, "agent": 24, "format": 12, "weight": 12}
+FIT_MAX = {"challenge": 40, "agent": 44, "format": 12, "weight": 12}
 SHRINK = ("challenge", "agent")  # give way, in this order, when the room is short
 BAR = 6
 
@@ -99,9 +100,38 @@ def _usage_cell(view: AttemptView) -> str:
     return tok if view.cost_usd is None else f"{tok} ${view.cost_usd:.2f}"
 
 
+class Names(str):
+    """The agent cell: the contestant's full display name (the ``str``), and the shorter
+    forms it may show where its column is narrower (``arena.names.Namer.forms``, longest
+    first). ``TableRender.cell_segments`` draws the longest form that fits; none is cut."""
+
+    forms: tuple[str, ...]
+
+    def __new__(cls, forms: tuple[str, ...]) -> "Names":
+        out = super().__new__(cls, forms[0] if forms else "")
+        out.forms = forms or ("",)
+        return out
+
+    def fit(self, width: int) -> str:
+        return next((f for f in self.forms if cell_len(f) <= width), self.forms[-1])
+
+    def at(self, level: int) -> str:
+        """The name at ``level`` of shortening (0: whole; past its shortest: its shortest).
+        The table shows every row at one level, so names are shortened alike."""
+        return self.forms[min(level, len(self.forms) - 1)]
+
+
+NAME_LEVELS = 3  # a name's forms at most: whole, without the provider, the family cut (arena.names)
+
+
+def agent_cell(view: AttemptView, namer: Namer | None = None) -> Names:
+    """The agent cell of a row: its name's forms among the contestants ``namer`` knows."""
+    return Names((namer or Namer()).forms(view.agent, view.model, view.contestant))
+
+
 def _status(view: AttemptView, elapsed: float) -> str:
     if view.finished:
-        return view.status
+        return view.shown_status  # "hung" for an attempt ended as hung
     return "replaced" if view.recently_replaced(elapsed) else view.stage(elapsed)
 
 
@@ -113,7 +143,7 @@ def _phase(view: AttemptView) -> str:
 # column -> text of the cell (every column but the clock)
 TEXT: dict[str, Any] = {
     "challenge": lambda v, e, t: v.title or v.challenge or v.attempt,
-    "agent": lambda v, e, t: v.agent,
+    "agent": lambda v, e, t: v.name,
     "format": lambda v, e, t: v.format,
     "weight": lambda v, e, t: v.weight_class,
     "subs": lambda v, e, t: f"{v.submissions_used}/{v.budget}",
@@ -130,17 +160,25 @@ def _text_cells(view: AttemptView, elapsed: float, total: float | None = None) -
 
 
 def row_cells(
-    view: AttemptView, elapsed: float, total: float | None, colours: dict[str, str], nodes: bool = False
+    view: AttemptView,
+    elapsed: float,
+    total: float | None,
+    colours: dict[str, str],
+    nodes: bool = False,
+    namer: Namer | None = None,
 ) -> dict[str, tuple[Any, Any]]:
     """column -> (signature, cell value) for one row (the node cell only with ``nodes``).
     Text cells are plain ``str``: the table draws them as they are, never parsed as
-    markup (titles and agents are untrusted)."""
+    markup (titles and agents are untrusted). The agent cell carries its name's shorter
+    forms (``Names``), told apart from the contestants ``namer`` knows."""
     out: dict[str, tuple[Any, Any]] = {}
     for col, cell in TEXT.items():
         if col == "node" and not nodes:
             continue
         value = cell(view, elapsed, total)
         out[col] = (value, value)
+    names = agent_cell(view, namer)
+    out["agent"] = (names.forms, names)
     out["clock"] = clock_cell(view, elapsed, colours)
     return out
 
@@ -166,25 +204,38 @@ def static_texts(view: AttemptView) -> dict[str, str]:
     return {col: TEXT[col](view, 0.0, None) for col in STATIC}
 
 
-def fitted(active: tuple[tuple[str, str, int], ...], longest: dict[str, int]) -> dict[str, int]:
+def fitted(
+    active: tuple[tuple[str, str, int], ...], longest: dict[str, int], floor: dict[str, int] | None = None
+) -> dict[str, int]:
     """The width each column wants: a static column its longest value (``longest``: cells,
-    per column) within its label and ``FIT_MAX``; the others their fixed width."""
+    per column) within its label and ``FIT_MAX``, and at least its ``floor`` (the agent's:
+    its longest shortest name, never cut); the others their fixed width, or their ``floor``
+    when a value is longer (a status word: never cut)."""
+    floor = floor or {}
     return {
-        key: max(cell_len(label), min(FIT_MAX[key], longest.get(key, 0))) if key in FIT_MAX else width
+        key: max(cell_len(label), min(FIT_MAX[key], longest.get(key, 0)), floor.get(key, 0))
+        if key in FIT_MAX
+        else max(width, floor.get(key, 0))
         for key, label, width in active
     }
 
 
 def column_widths(
-    active: tuple[tuple[str, str, int], ...], longest: dict[str, int], room: int, padding: int
+    active: tuple[tuple[str, str, int], ...],
+    longest: dict[str, int],
+    room: int,
+    padding: int,
+    floor: dict[str, int] | None = None,
 ) -> dict[str, int]:
     """The columns' widths for a table ``room`` cells wide whose cells are padded by
     ``padding`` either side: each as wide as it wants (``fitted``); when that does not fit,
-    the challenge and then the agent give up cells down to their ``COLUMNS`` width. What
-    still does not fit scrolls (the static facts on the right first)."""
-    widths = fitted(active, longest)
+    the challenge and then the agent give up cells down to their ``COLUMNS`` width (the
+    agent never below its ``floor``: the shortest name that tells the contestants apart).
+    What still does not fit scrolls (the static facts on the right first)."""
+    floor = floor or {}
+    widths = fitted(active, longest, floor)
     short = sum(widths.values()) + 2 * padding * len(widths) - room
-    base = {key: width for key, _, width in active}
+    base = {key: max(width, floor.get(key, 0)) for key, _, width in active}
     for key in SHRINK:
         if short <= 0:
             break

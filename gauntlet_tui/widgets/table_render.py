@@ -218,7 +218,13 @@ class TableRender:
                 return self._rich_cell(text, width, pre, post)
             style = t.app.console.get_style(text.style) if text.style else None
         else:
-            text, plain, style = None, str(value), None
+            pad = " " * t.cell_padding
+            chosen = value
+            if hasattr(value, "at"):  # a name with shorter forms (table_cells.Names): the table's level
+                chosen = value.at(getattr(t, "name_level", 0))
+                if cell_len(chosen) > width - 2 * len(pad):  # never cut: a shorter form if one fits
+                    chosen = value.fit(max(0, width - 2 * len(pad)))
+            text, plain, style = None, str(chosen), None
         if not plain.isprintable():  # control bytes, bidi overrides: shown as text (gauntlet_tui.text)
             plain = shown(plain)
         if "\n" in plain or "\t" in plain:
