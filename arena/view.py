@@ -20,6 +20,7 @@ from arena.names import display_name, shown_status
 from arena import events as K
 from arena.events import Event
 from arena.usage import ModelUsage
+from arena.steps.lines import model_line, step_line
 
 
 @dataclass
@@ -56,6 +57,10 @@ class ActivityLog:
 
     def append(self, t: float, kind: str, text: str) -> None:
         self._ring.append((t, kind, text))
+
+    def push(self, entry: tuple[float, str, str]) -> None:
+        """Append an entry already made (one tuple shared by the view's two rings)."""
+        self._ring.append(entry)
 
     def clear(self) -> None:
         self._ring.clear()
@@ -178,9 +183,15 @@ class AttemptView:
     version: int = 0  # bumped on every applied event: cheap change detection
     activity_total: int = 0  # activity entries ever logged (the ring keeps the last N)
     activity: ActivityLog = field(init=False)
+    # the readable activity (issue 35): the same lines without the raw agent output and the
+    # gateway's per-tool lines (a model call's line names its tool calls), steps included
+    readable_total: int = 0
+    readable: ActivityLog = field(init=False)
+    _tools: list[str] = field(default_factory=list, repr=False)  # tool calls of the call under way
 
     def __post_init__(self) -> None:
         self.activity = ActivityLog(self.activity_size)
+        self.readable = ActivityLog(self.activity_size)
 
     # -- derived -----------------------------------------------------------------
     @property
@@ -322,11 +333,23 @@ class AttemptView:
         if handler is not None:
             handler(self, ev)
         elif ev.kind in _ACTIVITY_KINDS:
-            self._log(ev.t, _ACTIVITY_KINDS[ev.kind], _describe(ev))
+            raw = ev.kind in (K.AGENT_OUTPUT, K.MODEL_TOOL_CALL)  # not in the readable lines
+            if ev.kind == K.MODEL_TOOL_CALL and len(self._tools) < 16:
+                self._tools.append(str(ev.data.get("name", "?")))
+            self._log(ev.t, _ACTIVITY_KINDS[ev.kind], _describe(ev), None if raw else "")
 
-    def _log(self, t: float, kind: str, text: str) -> None:
-        self.activity.append(t, kind, text)
+    def _log(self, t: float, kind: str, text: str, readable: str | None = "") -> None:
+        """One activity line; ``readable``: its readable form ("" the same, None: raw only)."""
+        entry = (t, kind, text)
+        self.activity.push(entry)
         self.activity_total += 1
+        if readable is not None:
+            self.readable.push((t, kind, readable) if readable else entry)
+            self.readable_total += 1
+
+    def _step(self, ev: Event) -> None:
+        kind, text = step_line(ev.data)
+        self._log(ev.t, kind, text)
 
     def _started(self, ev: Event) -> None:
         d = ev.data
@@ -436,7 +459,8 @@ class AttemptView:
 
 def _model_call(view: AttemptView, ev: Event) -> None:
     view.usage.add(ev.data)
-    view._log(ev.t, "model", _describe(ev))
+    tools, view._tools = view._tools, []
+    view._log(ev.t, "model", _describe(ev), model_line(ev.data, tools) or "")
 
 
 def usage_line(view: AttemptView) -> str:
@@ -461,6 +485,7 @@ def _k(n: int) -> str:
 
 _HANDLERS = {
     K.MODEL_CALL: _model_call,
+    K.AGENT_STEP: AttemptView._step,
     K.ATTEMPT_STARTED: AttemptView._started,
     K.ATTEMPT_RESUMED: AttemptView._resumed,
     K.ATTEMPT_FINISHED: AttemptView._finished,

@@ -67,6 +67,7 @@ PAGE_PREV = _b(
     id="board-prev",
     key_display="PgUp",
 )
+RAW = _b("R", "activity_raw", "Raw", "The activity pane: the agent's raw output, or its steps", id="activity-raw")
 TRANSCRIPT = _b("t", "transcript", "Transcript", "The attempt's model calls, decoded", id="transcript")
 CALL_PREV = _b(
     "left_square_bracket", "call(-1)", "Prev call", "Open the previous model call", id="call-prev", key_display="["

@@ -28,6 +28,7 @@ from arena.agents import hostrun
 from arena.agents.agent_file import AgentFile, load_agent_file
 from arena.agents.endreason import EndReader, reader_for
 from arena import events as ev
+from arena.steps import parser_for
 
 OUTPUT_CAP = 1 << 20  # bytes of agent output recorded per attempt
 LINE_CAP = 4096
@@ -60,18 +61,26 @@ class CommandAgent:
         self.extra_binds: list[tuple[Path, str]] = []  # read-only (host path, target) for a host run: the MCP tree
         self.pid: int | None = None
         self._recorded = 0
+        self._steps = parser_for(file.adapter)  # the agent's output as agent.step events (arena/steps)
         self._end: EndReader | None = reader_for(file.adapter)  # the agent's own end reason
 
     def _emit_output(self, ctx: AgentContext, stream: str, text: str) -> None:
         if self._end is not None:
             self._end.feed(stream, text)  # whole lines, past the recording cap too
-        if self._recorded >= OUTPUT_CAP:
-            return
-        text = text[:LINE_CAP]
-        self._recorded += len(text)
-        if self._recorded >= OUTPUT_CAP:
-            text += "\n[agent output cap reached: further output not recorded]"
-        ctx.publish(ev.AGENT_OUTPUT, {"stream": stream, "text": text})
+        steps = self._steps.feed(stream, text, ctx.elapsed())  # the whole line, past the cap too
+        if self._recorded < OUTPUT_CAP:
+            line = text[:LINE_CAP]
+            self._recorded += len(line)
+            if self._recorded >= OUTPUT_CAP:
+                line += "\n[agent output cap reached: further output not recorded]"
+            ctx.publish(ev.AGENT_OUTPUT, {"stream": stream, "text": line})
+        for step in steps:  # after the raw line, which stays stored
+            ctx.publish(ev.AGENT_STEP, step.data())
+
+    def _last_steps(self, ctx: AgentContext) -> None:
+        """The steps still pending when the agent's output ended (a tool never answered)."""
+        for step in self._steps.finish():
+            ctx.publish(ev.AGENT_STEP, step.data())
 
     async def run(self, ctx: AgentContext) -> AgentOutcome:
         if self.file.where == "sandbox":
@@ -159,6 +168,7 @@ class CommandAgent:
             await asyncio.wait_for(proc.wait(), 5)
 
     def _exited(self, ctx: AgentContext, code: int | None) -> AgentOutcome:
+        self._last_steps(ctx)
         own = code not in (0,)
         detail = (
             "exited normally"
@@ -194,6 +204,7 @@ class CommandAgent:
             argv, env=senv, timeout=NO_TIMEOUT, on_output=lambda stream, line: self._emit_output(ctx, stream, line)
         )
         if res.timed_out:  # not asked for: the backend stopped it
+            self._last_steps(ctx)
             ctx.publish(ev.AGENT_EXITED, {"exit_code": None, "detail": "stopped by its sandbox"})
             return AgentOutcome(None, "stopped by its sandbox")
         return self._exited(ctx, res.exit_code)

@@ -52,7 +52,7 @@ ACTIVITY = frozenset(
     {ev.AGENT_OUTPUT, ev.FILE_CHANGED, ev.PROTOCOL_CALL, ev.COMMAND_RUN, ev.FILE_READ, ev.AGENT_MESSAGE}
 )
 # agent-driven kinds: stored at most at the attempt's event rate (arena/agents/bounds.py)
-BOUNDED = ACTIVITY | {ev.FEEDBACK_READ}
+BOUNDED = ACTIVITY | {ev.FEEDBACK_READ, ev.AGENT_STEP}  # steps: parsed from the agent's output
 HEALTH_INTERVAL_S = 1.0  # real seconds between sandbox health checks
 
 

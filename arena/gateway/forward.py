@@ -27,6 +27,7 @@ from arena.gateway.inflight import CANCELLED_STATUS
 from arena.gateway.state import AttemptState, GatewayView
 from arena.gateway.transcript import CALL_CAP
 from arena.gateway.wire import Meter, SSESplitter, parse_data
+from arena.steps.preview import preview, tools_field
 
 _PASS_REQ = ("accept", "anthropic-version", "anthropic-beta", "openai-beta", "user-agent")
 _DROP_RESP = {
@@ -262,6 +263,8 @@ def _finish(
     **extra: object,
 ) -> None:
     ev = _call_event(gw, st, status, t0, meter, stream, **extra)
+    # what it said and called, in brief, for screens (arena/steps/preview.py)
+    ev.update(preview(meta.get("endpoint"), st.provider, response, stream), **tools_field(meta.get("tool_calls")))
     st.send("model.call", ev)
     _report_limits(st)
     meta.update(

@@ -127,7 +127,8 @@ class ClaudeCodeParser(StepParser):
             if block_.get("type") == "text" and isinstance(block_.get("text"), str) and block_["text"].strip():
                 out.append(text_step(block_["text"]))
             elif block_.get("type") == "tool_use":
-                inp = block_.get("input") if isinstance(block_.get("input"), dict) else {}
+                got = block_.get("input")
+                inp: dict[str, Any] = got if isinstance(got, dict) else {}
                 step = tool_step(str(block_.get("name", "?")), inp, self.cwd)
                 tid = block_.get("id")
                 if isinstance(tid, str) and len(self.pending) < 64:

@@ -141,7 +141,8 @@ class CodexParser(StepParser):
         if t == "patch_apply_begin":
             return self._edits(_changes(msg.get("changes")))
         if t == "mcp_tool_call_begin":
-            inv = msg.get("invocation") if isinstance(msg.get("invocation"), dict) else {}
+            got = msg.get("invocation")
+            inv: dict[str, Any] = got if isinstance(got, dict) else {}
             return [Step("tool", one_line(f"{inv.get('server', '?')}.{inv.get('tool', '?')}"))]
         if t in ("error", "stream_error"):
             return [Step("error", one_line(msg.get("message") or "error"))]

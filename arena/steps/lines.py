@@ -24,7 +24,8 @@ def model_line(data: dict[str, Any], tools: list[str]) -> str | None:
     event has neither text nor tool calls (the plain token line is shown instead).
     ``tools``: the call's tool names when the event does not list them."""
     text = one_line(data.get("text", ""), 120) if data.get("text") else ""
-    named = data.get("tools") if isinstance(data.get("tools"), list) else tools
+    listed = data.get("tools")
+    named: list[Any] = listed if isinstance(listed, list) else tools
     called = ", ".join(one_line(n, 40) for n in named[:8]) + (" …" if len(named) > 8 else "")
     if not text and not called:
         return None

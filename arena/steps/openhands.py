@@ -37,7 +37,8 @@ def action_step(tool: str, action: dict[str, Any]) -> Step | None:
         return text_step(msg)
     if tool == "think" or kind in ("ThinkAction", "AgentThinkAction"):
         return text_step(action.get("thought")) if action.get("thought") else None
-    data = action.get("data") if isinstance(action.get("data"), dict) else {}
+    raw = action.get("data")
+    data: dict[str, Any] = raw if isinstance(raw, dict) else {}
     brief = next((v for v in data.values() if isinstance(v, str) and v), "")
     return Step("tool", one_line(f"{tool or kind or 'tool'} {brief[:300]}".rstrip()))
 

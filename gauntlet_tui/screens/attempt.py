@@ -71,7 +71,7 @@ class AttemptScreen(Screen):
     AttemptScreen #hang-countdown { display: none; height: 1; padding: 0 1; background: $warning; color: $background; }
     AttemptScreen.-idle #hang-countdown { display: block; }
     """
-    BINDINGS = [keys.BACK, keys.PREV, keys.NEXT, keys.PAUSE, keys.SHELL, keys.SUBMIT, keys.TRANSCRIPT]
+    BINDINGS = [keys.BACK, keys.PREV, keys.NEXT, keys.PAUSE, keys.SHELL, keys.SUBMIT, keys.TRANSCRIPT, keys.RAW]
 
     def __init__(self, adapter: EngineAdapter, attempt_id: str) -> None:
         super().__init__(name=f"attempt-{attempt_id}")
@@ -273,6 +273,11 @@ class AttemptScreen(Screen):
 
         view = self.view
         open_transcript(self, self.attempt_id, live=view is not None and not view.finished)
+
+    def action_activity_raw(self) -> None:
+        """The activity pane: the agent's raw output too, or its steps only (issue 35)."""
+        raw = self.query_one(ActivityStream).toggle_raw()
+        self.notify("Activity: raw output shown" if raw else "Activity: steps, no raw output", timeout=2)
 
     def action_prev(self) -> None:
         self._step_tab(-1)
