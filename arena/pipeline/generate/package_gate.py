@@ -43,6 +43,7 @@ print(json.dumps({"generated": len(cases), "passed": passed, "failed": failed}))
 
 
 def adversarial_sample(pkg: Path, count: int = MIN_ADVERSARIAL, timeout_s: float = 60.0) -> list[Finding]:
+    pkg = Path(pkg).resolve()  # the sampler runs in a scratch directory: a relative --out must still resolve
     files = sorted((pkg / "tests" / "adversarial").glob("test_*.py"))
     if not files:
         return [error("adversarial", "tests/adversarial/: no adversarial template (test_*.py with generate_cases)")]
@@ -59,8 +60,13 @@ def adversarial_sample(pkg: Path, count: int = MIN_ADVERSARIAL, timeout_s: float
                     cwd=work, capture_output=True, text=True, timeout=timeout_s,
                     env={"PYTHONPATH": str(work), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
                 )  # fmt: skip
-                doc = json.loads(run.stdout.strip().splitlines()[-1])
-            except (subprocess.TimeoutExpired, ValueError, IndexError) as exc:
+                lines = run.stdout.strip().splitlines()
+                if not lines:  # the sampler died before printing: say why (its last stderr line)
+                    why = (run.stderr.strip().splitlines() or [f"exit {run.returncode}, no output"])[-1]
+                    out.append(error("adversarial", f"{rel}: sampling stopped: {why[:200]}"))
+                    continue
+                doc = json.loads(lines[-1])
+            except (subprocess.TimeoutExpired, ValueError) as exc:
                 out.append(error("adversarial", f"{rel}: sampling stopped: {type(exc).__name__}: {run_err(exc)}"))
                 continue
             if doc["generated"] < count:
