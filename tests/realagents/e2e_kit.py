@@ -48,12 +48,12 @@ def cli(*args: str, env: dict[str, str], timeout: float = 900) -> subprocess.Com
 
 
 def run_agent(
-    adapter: str, model: str, sandbox: str, db: Path, env: dict[str, str], *, time_scale: str | None = "10"
+    adapter: str, model: str, sandbox: str, db: Path, env: dict[str, str], *, time_scale: str | None = None
 ) -> tuple[subprocess.CompletedProcess, dict]:
     """`gauntlet run off-by-one --agent ADAPTER --model MODEL --headless`; the run and its
-    `show --json`. --time-scale 10: the sprint's 30 s double-submit window holds the
-    feedback in attempt time (3 real s instead of 30); idle limits and judging run in real
-    seconds anyway."""
+    `show --json`. At time scale 1, the only one an agent that calls a model may run at
+    (CONTRACT §11; issue 34): the sprint's 30 s double-submit window holds each feedback 30
+    real seconds."""
     scale = ["--time-scale", time_scale] if time_scale else []
     run = cli(
         "run", "off-by-one", "--agent", adapter, "--model", model, "--sandbox", sandbox, *scale,
