@@ -164,7 +164,17 @@ def call_lines(call: Call, limits: Limits = BRIEF) -> list[str]:
             lead = f"messages: {total}" + (", all new" if total else "")
         out.append(lead + (":" if call.new else ""))
         for k, m in enumerate(call.new):
-            out += message_lines(m, limits, call.echoes.get(k))
+            echo = call.echoes.get(k)
+            if echo is not None and k and call.echoes.get(k - 1) == echo:
+                continue  # one answer sent back as several items (Responses): said once
+            if echo is None:
+                out += message_lines(m, limits)
+                continue
+            end = k
+            while end < len(call.new) and call.echoes.get(end) == echo:
+                end += 1
+            parts = [p for x in call.new[k:end] for p in x.parts]
+            out += message_lines(Message(m.role, parts), limits, echo)
     stop = f" (stop: {clean(a.stop_reason)[:80]})" if a.stop_reason else ""
     if not i.omitted:
         out.append("answer" + stop + ":")

@@ -240,3 +240,19 @@ def test_a_live_transcript_is_indexed_from_where_it_was_left(tmp_path):
     (new,) = t.update()
     assert new.n == 3 and new.headline == "three" and len(t.index()) == 3
     assert t.call(3).continues == 2
+
+
+def test_an_answer_sent_back_as_several_responses_items_is_named_once(tmp_path):
+    meta = {**META, "endpoint": "/v1/responses"}
+    fc = {"type": "function_call", "name": "shell", "arguments": '{"command": ["ls"]}', "call_id": "c1"}
+    said = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Looking."}]}
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}
+    out = {"type": "function_call_output", "call_id": "c1", "output": "a.py"}
+    t = _transcript(
+        tmp_path,
+        (meta, {"instructions": "sys", "input": [user]}, {"status": "completed", "output": [said, fc]}),
+        (meta, {"instructions": "sys", "input": [user, said, fc, out]}, {"status": "completed", "output": [said]}),
+    )
+    lines = call_lines(t.call(2))
+    assert lines.count("  assistant: call 1's answer, sent back (shell)") == 1, lines
+    assert "system: same as call 1" in lines and "  tool result (c1), 4 characters:" in lines

@@ -26,7 +26,7 @@ def _config_dir(tmp_path, monkeypatch):
 
 
 async def _until(pilot, cond, what: str):
-    for _ in range(200):
+    for _ in range(600):  # 30 s: a loaded CI machine
         if cond():
             return
         await pilot.pause(0.05)
