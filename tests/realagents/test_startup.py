@@ -1,6 +1,6 @@
 """Liveness that fits real agents while they start (issue 34): no hang verdict before an
 agent's first sign of life, within its start-up limit; past that limit, silent, it is
-ended as hung. And the attempt's clock, nothing precomputed, ends a sandboxed agent: a
+ended as hung, and never rated. And the attempt's clock, nothing precomputed, ends a sandboxed agent: a
 clock that slows while judging never sees its agent stopped before the cutoff.
 Real agent processes in the local sandbox, the real gateway, a stand-in provider, the
 attempt clock stepped by the test (ManualTime)."""
@@ -15,6 +15,7 @@ import yaml
 from arena import events as ev
 from arena.challenge import load_challenge
 from arena.clock import ManualTime
+from arena.scoring.ratings import unrated_reason
 from attempt_kit import make_package, of, open_arena, stored
 from provider import FakeProvider
 
@@ -105,8 +106,10 @@ async def test_an_agent_silent_past_its_startup_limit_is_ended_as_hung(tmp_path,
             await _until(lambda: a.over, "the start-up limit")
             status = await asyncio.wait_for(task, 60)
             events = await stored(arena, a.id)
+            row = await arena.store.get_attempt(a.id)
         finally:
             await arena.close()
+    assert row is not None and unrated_reason(row, [e.kind for e in events]) == "hung"  # never a rated game
     [hung] = of(events, ev.AGENT_HUNG)
     assert status == "finished" and "start-up limit 100s" in hung.data["detail"], hung.data
     assert 100.0 <= hung.t < 102.0 and hung.data["startup_limit_s"] == 100.0
