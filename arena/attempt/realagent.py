@@ -242,7 +242,7 @@ class AgentSupport:
 
         with contextlib.suppress(Exception):
             gw = await self.a.shared.gateway()
-            # calls still under way end now, each recorded (cancelled, usage unknown)
+            # calls still under way end now, each recorded (cancelled, metered by the estimate)
             # before attempt.finished, never billed and stored after it
             await inflight.cancel(gw, self.a.id)
             await gw.unregister(self.a.id)

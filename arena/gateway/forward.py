@@ -6,11 +6,18 @@ token counts, and drops that extra usage-only chunk again when the agent had not
 for it. The body's ``model`` is set to the attempt's granted model, so an agent spends
 its budget on the model it is entered with. A client that hangs up mid-stream ends the
 upstream read at once (the connection is closed, so the provider stops generating); the
-call is metered with the usage seen so far and marked ``client_gone``. A call still
-streaming when its attempt ends (``inflight.cancel``) is cut the same way and recorded as
-``status: 499, cancelled: true`` with what was received: the input and output tokens the
-stream reported so far, the output at least one token per delta event received (an
-OpenAI stream reports its usage only in its last chunk), ``partial: true``.
+call is marked ``client_gone``. A call still streaming when its attempt ends
+(``inflight.cancel``) is cut the same way and recorded as ``status: 499, cancelled: true``.
+
+A call that ends before its provider reported the usage — the client hung up, the upstream
+broke, the attempt ended (a stream reports its usage last: OpenAI in a last chunk, the
+Responses API in ``response.completed``, Anthropic its output in ``message_delta``) — is
+metered by the best estimate available (``Meter.estimate``, issue 36): the input the stream
+reported, else the request's size (``BYTES_PER_TOKEN`` bytes a token, the guess the
+reservation made); the output the stream reported, at least one token per delta event
+received; ``partial: true`` and ``input_estimated`` / ``output_estimated`` say so. It is
+charged against the limits at once (the next call finds them reached), and the call's
+reservation is settled only after that.
 """
 
 from __future__ import annotations
@@ -223,6 +230,9 @@ async def _forward(
         detail = f"upstream {url} unreachable: {type(exc).__name__}: {exc}"
         st.send("infra.error", {"source": "gateway", "detail": detail})  # the operator's: names the host
         return refuse(_error(502, "upstream_unreachable", UNREACHABLE, provider))
+    except asyncio.CancelledError:
+        cut_before_answer(gw, st, t0, meter, raw, meta)
+        raise
     try:
         if up.status in (401, 403):
             st.send(
@@ -244,9 +254,36 @@ async def _forward(
     except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
         detail = f"upstream {url} failed mid-answer: {type(exc).__name__}: {exc}"
         st.send("infra.error", {"source": "gateway", "detail": detail})
-        return refuse(_error(502, "upstream_error", FAILED, provider))
+        return failed_mid_answer(gw, st, t0, meter, raw, meta, _error(502, "upstream_error", FAILED, provider))
+    except asyncio.CancelledError:
+        cut_before_answer(gw, st, t0, meter, raw, meta)  # a stream meters itself (``_cut``)
+        raise
     finally:
         await up_cm.__aexit__(None, None, None)
+
+
+def failed_mid_answer(
+    gw: GatewayView, st: AttemptState, t0: float, meter: Meter, raw: bytes, meta: dict, resp: web.Response
+) -> web.Response:
+    """The upstream took the call and broke while answering: the provider may have billed
+    it, so it is metered by the estimate (issue 36), never at 0."""
+    marks = meter.estimate(len(raw), 0)
+    _finish(
+        gw, st, resp.status, t0, meter, False, raw, cast(bytes, resp.body or b""), None, meta, incomplete=True, **marks
+    )
+    return resp
+
+
+def cut_before_answer(gw: GatewayView, st: AttemptState, t0: float, meter: Meter, raw: bytes, meta: dict) -> None:
+    """The attempt ended (``inflight.cancel``) while the provider was answering a call not
+    streamed: its input was sent and may be billed, so it is metered by the estimate."""
+    task = asyncio.current_task()
+    if task is None or not getattr(task, "_gauntlet_cancelled", False) or getattr(task, "_gauntlet_metered", False):
+        return
+    marks = meter.estimate(len(raw), 0)
+    detail = "the attempt ended while this call was under way; metered by the estimate of its input"
+    _finish(gw, st, CANCELLED_STATUS, t0, meter, False, raw, b"", None, meta, cancelled=True, **marks, detail=detail)
+    task._gauntlet_metered = True  # type: ignore[attr-defined]  # read by inflight.tracked
 
 
 def _finish(
@@ -347,6 +384,8 @@ async def _relay_stream(
         raise
     if client_gone:
         extra["client_gone"] = True
+    if client_gone or status == 502:  # cut before the usage came: the best estimate, charged now
+        extra.update(meter.estimate(len(raw), deltas))
     _finish(gw, st, status, t0, meter, True, raw, bytes(kept), total, meta, **extra)
     if not client_gone:
         try:
@@ -367,10 +406,8 @@ def _cut(
     meta: dict,
     deltas: int,
 ) -> None:
-    """Record a stream cut because its attempt ended: metered with what was received."""
-    reported = meter.output
-    meter.output = max(meter.output or 0, deltas)
-    meter.input = meter.input or 0
+    """Record a stream cut because its attempt ended: metered by the estimate (``Meter.estimate``)."""
+    marks = meter.estimate(len(raw), deltas)
     _finish(
         gw,
         st,
@@ -383,8 +420,7 @@ def _cut(
         total,
         meta,
         cancelled=True,
-        partial=True,
-        output_estimated=(reported or 0) < deltas,
+        **marks,
         detail="the attempt ended while this call was streaming; metered with what was received "
         f"({total} bytes, {deltas} delta events)",
     )

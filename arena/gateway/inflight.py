@@ -5,10 +5,11 @@ under way the attempt is told so (``CALL_BEGIN`` / ``CALL_END`` through the atte
 ``emit``, never stored as events), so an agent waiting on its model is not taken for hung.
 ``cancel(gw, attempt)`` ends the calls still under way when the attempt ends: each leaves
 one ``model.call`` with ``status: 499, cancelled: true`` *before* the attempt's own end,
-instead of a record billed and stored after the attempt finished. A call whose answer was
-streaming is metered with what it received (forward.py's ``_cut``: ``partial: true``); a
-call with nothing received yet has its usage unknown (the upstream may bill it, the
-gateway cannot say how much).
+instead of a record billed and stored after the attempt finished. A call the provider had
+received is metered by forward.py's best estimate (issue 36): a streaming one with what it
+received (``_cut``), one with nothing received yet by its input (``cut_before_answer``: the
+request's size); both ``partial: true``. Only a call cut before it reached the provider
+is recorded with 0 tokens (nothing was sent to be billed).
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def _cancelled_call(gw: GatewayView, st: AttemptState, endpoint: str) -> None:
             "status": CANCELLED_STATUS,
             "cancelled": True,
             "endpoint": endpoint,
-            "detail": "the attempt ended while this call was under way; its usage is unknown",
+            "detail": "the attempt ended before this call reached the provider: nothing to meter",
         },
     )
 

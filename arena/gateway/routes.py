@@ -119,6 +119,10 @@ async def responses(gw: GatewayView, request: web.Request) -> web.StreamResponse
         detail = f"upstream {url} unreachable: {type(exc).__name__}: {exc}"
         st.send("infra.error", {"source": "gateway", "detail": detail})
         return refuse(forward._error(502, "upstream_unreachable", forward.UNREACHABLE))
+    except asyncio.CancelledError:
+        held.settle()
+        forward.cut_before_answer(gw, st, t0, meter, raw, meta)
+        raise
     try:
         if up.status in (401, 403):
             st.send(
@@ -138,7 +142,11 @@ async def responses(gw: GatewayView, request: web.Request) -> web.StreamResponse
     except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
         detail = f"upstream {url} failed mid-answer: {type(exc).__name__}: {exc}"
         st.send("infra.error", {"source": "gateway", "detail": detail})
-        return refuse(forward._error(502, "upstream_error", forward.FAILED))
+        resp = forward._error(502, "upstream_error", forward.FAILED)
+        return forward.failed_mid_answer(gw, st, t0, meter, raw, meta, resp)
+    except asyncio.CancelledError:
+        forward.cut_before_answer(gw, st, t0, meter, raw, meta)  # a stream meters itself
+        raise
     finally:
         held.settle()
         await up_cm.__aexit__(None, None, None)

@@ -12,7 +12,9 @@ calls are ``tool_use`` content blocks; streamed, ``message_start`` carries the i
 from __future__ import annotations
 
 import json
-from typing import Callable
+from typing import Any, Callable
+
+from arena.gateway.guard import BYTES_PER_TOKEN
 
 
 def _int(v: object) -> int:
@@ -39,6 +41,21 @@ class Meter:
             fn(obj)
         except Exception:  # noqa: BLE001 - any shape at all reaches here from the upstream
             self.malformed = True
+
+    def estimate(self, raw_len: int, deltas: int) -> dict[str, Any]:
+        """Fill in the usage of a call cut before its provider reported it (a hang-up, a
+        broken upstream, the attempt's end; issue 36): the input, when none was reported,
+        from the request's ``raw_len`` bytes as the reservation guessed it; the output at
+        least one token per delta event received. Returns the ``model.call`` marks."""
+        marks: dict[str, Any] = {"partial": True}
+        if not self.input:
+            self.input = raw_len // BYTES_PER_TOKEN + 1
+            marks["input_estimated"] = True
+        if (self.output or 0) < deltas:
+            self.output = deltas
+            marks["output_estimated"] = True
+        self.output = self.output or 0
+        return marks
 
     stream_keys: tuple[bytes, ...] = ()  # a further API's metered stream events (wire_responses.py)
 

@@ -157,8 +157,10 @@ async def test_an_openai_stream_cut_at_attempt_end_counts_its_deltas(tmp_path):
     assert ev["output_tokens"] == 5 and usage.output_tokens == 5 and usage.calls == 1
 
 
-async def test_a_call_cut_before_its_answer_began_has_its_usage_unknown(tmp_path):
+async def test_a_call_cut_before_its_answer_began_is_metered_by_its_input(tmp_path):
+    """Its input was sent (the provider may bill it): charged by the request's size, the
+    output 0 (issue 36; it used to be "usage unknown", 0 tokens)."""
     events, usage = await _run(tmp_path, None, CHAT, "openai/gpt-4.1-mini", 0)
     [ev] = events.of("model.call")
-    assert ev["status"] == 499 and ev["cancelled"] is True and "partial" not in ev
-    assert "usage is unknown" in ev["detail"] and usage.tokens == 0
+    assert ev["status"] == 499 and ev["cancelled"] is True and ev["input_estimated"] is True
+    assert ev["input_tokens"] > 0 and ev["output_tokens"] == 0 and usage.tokens == ev["input_tokens"]
