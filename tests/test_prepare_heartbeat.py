@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import io
+import subprocess
+import sys
+
+import pytest
 
 from arena.attempt.prepare import Preparation, PrepareError, Step, run_printing
 from arena.clock import ManualTime
@@ -157,3 +161,29 @@ def test_a_real_agent_tree_on_disk_is_found_ready(tmp_path, monkeypatch):
     (b.tree_path("codex") / ".complete").write_text("1.0s\n")
     asyncio.run(prep.run())  # a build would need the network: it must not run
     assert prep.steps[0].present and prep.summary(prep.steps[0]) == "ready: agent tree codex (already there)"
+
+
+def _codex_image() -> bool:
+    try:
+        from arena.adapters.build import agent_image_present
+
+        return agent_image_present("codex")
+    except Exception:  # noqa: BLE001 — no engine, no image
+        return False
+
+
+@pytest.mark.docker
+@pytest.mark.skipif(
+    not _codex_image(), reason="needs Docker and gauntlet-agent-codex (gauntlet sandbox build --agent codex)"
+)
+def test_sandbox_build_of_an_existing_agent_image_says_ready_at_once():
+    """`gauntlet sandbox build --agent codex` with its image there: ready at once, nothing built."""
+    run = subprocess.run(
+        [sys.executable, "-m", "gauntlet_tui", "sandbox", "build", "--agent", "codex"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.splitlines() == ["gauntlet: ready: agent image gauntlet-agent-codex:latest (already there)"]
+    assert run.stdout.startswith("gauntlet-agent-codex:latest ready (")
