@@ -7,7 +7,7 @@ import json
 from html import escape
 
 from arena.text import printable
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from arena.scoring.history import AttemptHistory
 from arena.scoring.report_usage import (
@@ -20,10 +20,12 @@ from arena.scoring.report_usage import (
     transcript_rows,
     usage_line,
 )
-from arena.transcripts import Transcript
 from arena.scoring.scorecard import Scorecard
 from arena.scoring.svg import ascii_bars, bar_plot, line_plot
 from arena import events as ev
+
+if TYPE_CHECKING:
+    from arena.transcripts import Transcript
 
 CSS = """
 body{font-family:system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;color:#1f2328}

@@ -9,12 +9,13 @@ directory) in, rows and lines of plain text out."""
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from arena import events as ev
-from arena.transcripts import Transcript
-from arena.transcripts.render import BRIEF, call_lines, cost_text, latency_text
 from arena.usage import breakdown
+
+if TYPE_CHECKING:  # imported where used: `show` and `judge` import this module for two lines
+    from arena.transcripts import Transcript
 
 EXCERPT = 120  # characters of each answer shown in the summary
 
@@ -44,6 +45,8 @@ def decoded(calls: "list[dict[str, Any]] | Transcript | None", events: Iterable[
     """The attempt's transcript for a report: ``calls`` are the records as read
     (``arena.gateway.read_transcript``) or a ``Transcript`` over the file; costs come
     from the records or the ``model.call`` events."""
+    from arena.transcripts import Transcript  # noqa: PLC0415
+
     if isinstance(calls, Transcript):
         return calls
     model_calls = [e.data for e in events if e.kind == ev.MODEL_CALL]
@@ -53,6 +56,8 @@ def decoded(calls: "list[dict[str, Any]] | Transcript | None", events: Iterable[
 def transcript_rows(calls: "list[dict[str, Any]] | Transcript | None", events: Iterable[Any] = ()) -> list[list[str]]:
     """call #, model, status, input tokens, output tokens, cost, latency, and what the
     model said or called (decoded: its text's first line, else its tool calls)."""
+    from arena.transcripts.render import cost_text, latency_text  # noqa: PLC0415
+
     rows = []
     for info in decoded(calls, events).index():
         rows.append(
@@ -76,6 +81,8 @@ HEADERS = ["call", "model", "status", "input", "output", "cost", "latency", "ans
 def transcript_html(t: Transcript, e: Callable[[str], str]) -> list[str]:
     """The report's Transcript section: one collapsed ``<details>`` per call, its summary
     the call's line, its body the decoded call (``arena.transcripts.render``)."""
+    from arena.transcripts.render import BRIEF, call_lines, cost_text, latency_text  # noqa: PLC0415
+
     parts = ["<h2>Transcript</h2>"]
     n = 0
     for call in t.calls():
@@ -99,6 +106,8 @@ def md_inline(text: str) -> str:
 
 
 def transcript_markdown(t: Transcript) -> list[str]:
+    from arena.transcripts.render import BRIEF, call_lines  # noqa: PLC0415
+
     out = ["## Transcript", ""]
     n = 0
     for call in t.calls():

@@ -16,8 +16,6 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-from arena.gateway.transcript import transcript_path
-
 CHUNK = 64 * 1024
 MEMBER_CAP = 4 * 1024 * 1024  # no writer's member decompresses past this (two 256 KB sides, escaped)
 
@@ -26,6 +24,8 @@ Record = dict[str, object]
 
 def transcript_file(store: Path, attempt: str) -> Path:
     """Where the gateway keeps ``attempt``'s transcript for the store ``store``."""
+    from arena.gateway.transcript import transcript_path  # noqa: PLC0415 - not the gateway's aiohttp at import
+
     return transcript_path(store.with_name(store.name + ".d") / "transcripts", attempt)
 
 

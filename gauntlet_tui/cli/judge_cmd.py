@@ -8,12 +8,16 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from arena import paths
 from arena.errors import UsageError
 from arena.text import printable
 from arena.scoring.report_usage import ended_text
 from gauntlet_tui.cli.store_cmd import usage_text
+
+if TYPE_CHECKING:
+    from arena.transcripts import Transcript
 
 STORE_HELP = "store file (default $GAUNTLET_STORE or ./gauntlet.db)"
 
@@ -129,13 +133,13 @@ def cmd_judge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _transcript(args: argparse.Namespace, attempt: str) -> list[dict]:
-    """The attempt's transcript records, kept beside the store (none: [])."""
-    from arena.gateway import read_transcript  # noqa: PLC0415
+def _transcript(args: argparse.Namespace, attempt: str, events: list[Any]) -> Transcript:
+    """The attempt's transcript kept beside the store, read a call at a time by the report
+    (``arena.transcripts``); the ``model.call`` events give costs older records lack."""
+    from arena.transcripts import Transcript  # noqa: PLC0415
 
-    store = paths.store_path(args.store)
-    tdir = store.with_name(store.name + ".d") / "transcripts"
-    return read_transcript(tdir, attempt) if tdir.is_dir() else []
+    model_calls = [e.data for e in events if e.kind == "model.call"]
+    return Transcript.of(paths.store_path(args.store), attempt, model_calls)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -152,7 +156,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {out}: directory {out.parent} does not exist")
     _, events = _load(args)
     card = judge_attempt(events)
-    calls = _transcript(args, card.attempt)
+    calls = _transcript(args, card.attempt, list(events))
     render = render_html if suffix in (".html", ".htm") else render_markdown
     text = render(card, events, calls)
     try:
