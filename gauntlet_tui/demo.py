@@ -51,7 +51,7 @@ async def run_round(app: Any, sandbox: str | None, wall_s: float = DEMO_WALL_S) 
     run = await app.live_run(sandbox)
     if not await run.prepare(app, specs):
         return []  # the preparation screen says why (and offers --sandbox local)
-    await run.begin_heat("demo", {"attempts": len(specs), "sandbox": sandbox})  # each round is a heat
+    app.heat = await run.begin_heat("demo", {"attempts": len(specs), "sandbox": sandbox})  # each round is a heat
     ids = []
     for spec in specs:
         try:

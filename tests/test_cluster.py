@@ -470,12 +470,13 @@ async def test_tui_on_cluster_equals_headless(cluster, tmp_path):
             assert done["statuses"] == ["finished", "finished"], done
             app.tick(full=True)
             await pilot.pause()
-            table = app.screen.query_one(AttemptTable)
+            home = next(s for s in app.screen_stack if type(s).__name__ == "HomeScreen")  # under the Standings
+            table = home.query_one(AttemptTable)
             assert "Node" in [c.label.plain for c in table.columns.values()]
             nodes = {str(table.get_cell(a, "node")) for a in done["ids"]}
             assert nodes <= {"w1", "w2"} and nodes, nodes
             assert app.cluster is not None and app.cluster.polls >= 1
-            line = app.screen.query_one(ClusterLine)
+            line = home.query_one(ClusterLine)
             assert line.display and "2 nodes" not in line.text and "w1" in line.text and "w2" in line.text
             assert "3 nodes · 4 slots" in line.text
             if os.environ.get("GAUNTLET_SHOTS"):  # for a person to look at

@@ -92,6 +92,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         store=store_path(args.store),
         theme=_theme(args),
         on_ready=demo_starter(args.sandbox, args.seconds),
+        own_heat=True,  # each round is a heat, shown first; older attempts a key away
     )
     app.run()
     return app.return_code or 0

@@ -112,11 +112,14 @@ class StandingsScreen(Screen):
                 )
                 table: DataTable = DataTable(cursor_type="none", zebra_stripes=True, id=f"standings-{i}")
                 table.add_columns("#", "Agent", "Total", "Status", "Submissions", "Attempt", "Note")
-                for rank, p in enumerate(rows, 1):
+                rank = 0
+                for p in rows:
+                    rank += placed(p)
+                    unrated = bool(getattr(p, "unrated", None))
                     table.add_row(
-                        str(rank),
+                        str(rank) if placed(p) else "—",  # hung, infra error, not finished: unplaced
                         Text(self.who(p)),
-                        f"{p.total:.1f}",
+                        "—" if unrated else f"{p.total:.1f}",
                         self.status_of(p),
                         str(p.submissions),
                         p.attempt,
