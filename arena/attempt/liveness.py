@@ -129,7 +129,7 @@ class Liveness:
 
         return read
 
-    def _hung(self, detail: str, **extra: Any) -> None:
+    def _hung(self, detail: str, **extra: float) -> None:
         self.a.publish(ev.AGENT_HUNG, {"detail": detail, **extra})
         self.a.finish("finished", "agent hung")
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 ROOT = Path(os.environ.get("GAUNTLET_CGROUP_ROOT", "/sys/fs/cgroup"))
 
 Meter = Callable[[], "float | None"]
 
 
-def cpu_meter(sandbox: Any) -> Meter | None:
+def cpu_meter(sandbox: object) -> Meter | None:
     if sandbox is None:
         return None
     cg = getattr(sandbox, "cg", None)
@@ -31,7 +31,7 @@ def cpu_meter(sandbox: Any) -> Meter | None:
 
 
 class _DockerMeter:
-    def __init__(self, sandbox: Any) -> None:
+    def __init__(self, sandbox: object) -> None:  # a DockerSandbox: its api and container
         self.sb = sandbox
         self.file: Path | None = None
         self.failed = False
@@ -39,7 +39,8 @@ class _DockerMeter:
     def __call__(self) -> float | None:
         if self.file is None and not self.failed:
             try:
-                pid = int(self.sb.api.inspect_container(self.sb.container.id)["State"]["Pid"])
+                api, container = getattr(self.sb, "api"), getattr(self.sb, "container")
+                pid = int(api.inspect_container(container.id)["State"]["Pid"])
             except Exception:  # noqa: BLE001 — the engine cannot say: no CPU reading
                 pid = 0
             self.file = cgroup_cpu_file(pid) if pid > 0 else None
