@@ -12,6 +12,7 @@ saying so (``{"unreadable": ...}``), never raised.
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator
@@ -23,10 +24,11 @@ Record = dict[str, object]
 
 
 def transcript_file(store: Path, attempt: str) -> Path:
-    """Where the gateway keeps ``attempt``'s transcript for the store ``store``."""
-    from arena.gateway.transcript import transcript_path  # noqa: PLC0415 - not the gateway's aiohttp at import
-
-    return transcript_path(store.with_name(store.name + ".d") / "transcripts", attempt)
+    """Where the gateway keeps ``attempt``'s transcript for the store ``store``
+    (``arena.gateway.transcript.transcript_path``'s rule: this package sits below the
+    gateway, which reads answers with it, so it does not import the gateway's module)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", attempt) or "_"
+    return store.with_name(store.name + ".d") / "transcripts" / f"{safe}.jsonl.gz"
 
 
 def _parse(text: bytes) -> list[Record]:

@@ -256,3 +256,11 @@ def test_an_answer_sent_back_as_several_responses_items_is_named_once(tmp_path):
     lines = call_lines(t.call(2))
     assert lines.count("  assistant: call 1's answer, sent back (shell)") == 1, lines
     assert "system: same as call 1" in lines and "  tool result (c1), 4 characters:" in lines
+
+
+def test_the_file_is_where_the_gateway_writes_it(tmp_path):
+    from arena.transcripts import transcript_file
+
+    db = tmp_path / "g.db"
+    for attempt in ("a-1234", "a/../b c", "", "é\x1b[2J", "x" * 300):
+        assert transcript_file(db, attempt) == transcript_path(tmp_path / "g.db.d" / "transcripts", attempt)
