@@ -82,3 +82,22 @@ async def test_transcript_screen_lists_calls_opens_one_and_shows_hostile_text_li
         await _until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript screen again")
         assert app.screen.live is False  # a finished attempt: nothing to poll
         await _until(pilot, lambda: app.screen.query_one(OptionList).option_count == 5, "listed again")
+
+
+async def test_a_live_attempts_new_calls_are_added_as_they_are_written(tmp_path):
+    db = await record_attempt(tmp_path / "g.db", "mini-swe-agent")
+    app = GauntletApp(store=db, live_refresh=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = TranscriptScreen(db, AID, live=True)
+        await app.push_screen(screen)
+        await pilot.pause()
+        calls = screen.query_one(OptionList)
+        await _until(pilot, lambda: calls.option_count == 2, "two calls listed")
+        w = TranscriptWriter(db.with_name(db.name + ".d") / "transcripts", AID)
+        body = {"choices": [{"message": {"content": "a third answer"}, "finish_reason": "stop"}]}
+        meta = {"provider": "openai", "model": "gpt-4.1-mini", "endpoint": "/v1/chat/completions", "status": 200}
+        w.record(meta, b'{"messages": []}', json.dumps(body).encode())
+        screen.load_more()  # what its 2-second timer does
+        await _until(pilot, lambda: calls.option_count == 3, "the third call added")
+        assert "a third answer" in str(calls.get_option_at_index(2).prompt)
+        assert "(live)" in app.screen.query_one("#transcript-info", Static).content.plain
