@@ -56,6 +56,7 @@ class CodexParser(StepParser):
         super().__init__()
         self.json = {"stdout": JsonLines(), "stderr": JsonLines()}
         self.running: dict[str, Step] = {}  # command items started, not completed
+        self.shown: dict[str, Step] = {}  # commands shown before they completed
 
     def _feed(self, stream: str, line: str, now: float | None) -> list[Step]:
         objs, other = self.json.setdefault(stream, JsonLines()).feed(line)
@@ -77,6 +78,13 @@ class CodexParser(StepParser):
             return self._legacy(obj["msg"])
         if kind in ("item.started", "item.updated", "item.completed") and isinstance(obj.get("item"), dict):
             return self._item(obj["item"], done=kind == "item.completed")
+        if kind in ("turn.completed", "turn.failed"):
+            out = self._long()
+            if kind == "turn.completed":
+                return out
+            err = obj.get("error")
+            msg = err.get("message") if isinstance(err, dict) else err
+            return out + [Step("error", one_line(f"turn failed: {msg}"), joined([msg]))]
         if kind == "turn.failed":
             err = obj.get("error")
             msg = err.get("message") if isinstance(err, dict) else err
@@ -88,6 +96,17 @@ class CodexParser(StepParser):
     def _item(self, item: dict[str, Any], *, done: bool) -> list[Step]:
         t = item.get("type") or item.get("item_type")
         iid = str(item.get("id", ""))
+        if iid not in self.running:  # another item: a command still running is a long one, shown now
+            return self._long() + self._one(item, t, iid, done)
+        return self._one(item, t, iid, done)
+
+    def _long(self) -> list[Step]:
+        out = list(self.running.values())
+        self.shown.update(self.running)
+        self.running.clear()
+        return out
+
+    def _one(self, item: dict[str, Any], t: object, iid: str, done: bool) -> list[Step]:
         if t == "command_execution":
             cmd = unwrap(item.get("command"))
             step = Step(
@@ -99,7 +118,10 @@ class CodexParser(StepParser):
                 return []
             self.running.pop(iid, None)
             code = item.get("exit_code")
-            if isinstance(code, int) and code != 0:
+            failed = isinstance(code, int) and code != 0
+            if self.shown.pop(iid, None) is not None:  # shown while it ran: only a failure is news
+                return [Step("error", one_line(f"{step.text} → exit {code}"), step.detail)] if failed else []
+            if failed:
                 step = step._replace(text=one_line(f"{step.text} → exit {code}"))
             return [step]
         if not done:

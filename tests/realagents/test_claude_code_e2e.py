@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 from e2e_kit import BACKENDS, cli, run_agent
+from steps_check import assert_steps
 
 from anthropic_provider import AnthropicProvider
 
@@ -40,7 +41,7 @@ def test_claude_code_takes_off_by_one_through_the_messages_api(tmp_path, sandbox
         env = dict(
             os.environ, ANTHROPIC_BASE_URL=fp.base_url, ANTHROPIC_API_KEY=HOST_KEY, GAUNTLET_SOCKETS=str(tmp_path / "s")
         )
-        run, show = run_agent("claude-code", "anthropic/fake-model", sandbox, db, env)
+        run, show = run_agent("claude-code", "anthropic/fake-model", sandbox, db, env, time_scale=None)
         requests, usages = list(fp.requests), list(fp.usages)
     aid, events = show["attempt"], show["events"]
     assert len(requests) >= 5 and all(r["body"].get("stream") for r in requests)
@@ -62,6 +63,9 @@ def test_claude_code_takes_off_by_one_through_the_messages_api(tmp_path, sandbox
     kinds = [e["kind"] for e in events]
     assert "file.changed" in kinds and "submission.received" in kinds
     assert [s for s in show["submissions"] if s["feedback"]], show["submissions"]
+    # its stream-json as steps (issue 35): what it said, ran, read and edited, one line each
+    has = (("read", "sorter.py"), ("edit", "sorter.py +1 −1"), ("command", "$ gauntlet-agent submit"))
+    assert_steps(events, ("text", "command", "read", "edit"), has)
     assert "failed: 0" in _tool_result(requests[-1]["body"])  # the feedback reached it
     transcript = cli("show", aid, "--transcript", "--store", str(db), env=env).stdout
     assert f"{len(calls)} model call(s)" in transcript and HOST_KEY not in transcript

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 from e2e_kit import BACKENDS, cli, run_agent
+from steps_check import assert_steps
 
 from responses_provider import ResponsesProvider
 
@@ -31,7 +32,7 @@ def test_codex_takes_off_by_one_through_the_responses_api(tmp_path, sandbox):
         env = dict(
             os.environ, OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY=HOST_KEY, GAUNTLET_SOCKETS=str(tmp_path / "s")
         )
-        run, show = run_agent("codex", "openai/fake-model", sandbox, db, env)
+        run, show = run_agent("codex", "openai/fake-model", sandbox, db, env, time_scale=None)
         requests, usages = list(fp.requests), list(fp.usages)
     aid, events = show["attempt"], show["events"]
     # Codex called the Responses API of the gateway, which forwarded with the host's key
@@ -59,6 +60,10 @@ def test_codex_takes_off_by_one_through_the_responses_api(tmp_path, sandbox):
     kinds = [e["kind"] for e in events]
     assert "file.changed" in kinds and "submission.received" in kinds
     judged = [s for s in show["submissions"] if s["feedback"]]
+    # its --json events as steps (issue 35): the apply_patch is an edit, the shell wrapper unwrapped
+    assert_steps(
+        events, ("text", "command", "edit"), (("edit", "sorter.py (update)"), ("command", "$ gauntlet-agent submit"))
+    )
     assert judged, show["submissions"]
     assert "failed: 0" in json.dumps([r["body"]["input"] for r in requests[-1:]])  # the feedback reached it
     transcript = cli("show", aid, "--transcript", "--store", str(db), env=env).stdout

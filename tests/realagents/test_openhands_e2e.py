@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from e2e_kit import BACKENDS, cli, run_agent
+from steps_check import assert_steps
 
 from provider import FakeProvider
 
@@ -39,7 +40,7 @@ def test_openhands_takes_off_by_one_through_chat_completions(tmp_path, sandbox):
         env = dict(
             os.environ, OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY=HOST_KEY, GAUNTLET_SOCKETS=str(tmp_path / "s")
         )
-        run, show = run_agent("openhands", "openai/fake-model", sandbox, db, env)
+        run, show = run_agent("openhands", "openai/fake-model", sandbox, db, env, time_scale=None)
         requests, answers = list(fp.requests), list(fp.answers)
         usages = [fp._usage(r["body"], a) for r, a in zip(requests, answers)]
     aid, events = show["attempt"], show["events"]
@@ -68,6 +69,8 @@ def test_openhands_takes_off_by_one_through_chat_completions(tmp_path, sandbox):
     assert "file.changed" in kinds and "submission.received" in kinds
     judged = [s for s in show["submissions"] if s["feedback"]]
     assert judged, show["submissions"]
+    # its events as steps (issue 35): its commands, and the finish message as text
+    assert_steps(events, ("text", "command"), (("command", "$ gauntlet-agent submit"),))
     assert answers[-1]["tool_calls"][0]["function"]["name"] == "finish"  # the feedback reached it
     transcript = cli("show", aid, "--transcript", "--store", str(db), env=env).stdout
     assert f"{len(calls)} model call(s)" in transcript and HOST_KEY not in transcript

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from e2e_kit import BACKENDS, cli, run_agent
+from steps_check import assert_steps
 
 from provider import FakeProvider
 
@@ -20,6 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "tests" / "fakes" / "scripts"
 HOST_KEY = "sk-host-e2e-9f8e7d6c5b4a"
 pytestmark = pytest.mark.slow
+STEPS = {  # the steps each must make: kinds, and (kind, text) pairs
+    "mini-swe-agent": (("text", "command"), (("command", "$ gauntlet-agent submit"),)),
+    "aider": (("read", "text", "edit", "command"), (("edit", "sorter.py +1 −1"),)),
+}
 
 
 @pytest.mark.parametrize("sandbox", BACKENDS)
@@ -30,7 +35,7 @@ def test_real_agent_takes_off_by_one_through_the_gateway(tmp_path, agent, script
         env = dict(
             os.environ, OPENAI_BASE_URL=fp.base_url, OPENAI_API_KEY=HOST_KEY, GAUNTLET_SOCKETS=str(tmp_path / "s")
         )
-        run, show = run_agent(agent, "openai/fake-model", sandbox, db, env)
+        run, show = run_agent(agent, "openai/fake-model", sandbox, db, env, time_scale=None)
         requests = list(fp.requests)
     aid, events = show["attempt"], show["events"]
     kinds = [e["kind"] for e in events]
@@ -47,6 +52,8 @@ def test_real_agent_takes_off_by_one_through_the_gateway(tmp_path, agent, script
     # it edited, submitted and received feedback
     assert "file.changed" in kinds and "submission.received" in kinds
     assert [s for s in show["submissions"] if s["feedback"]], show["submissions"]
+    # its output as a handful of steps (issue 35): mini-swe-agent's trajectory, aider's edits
+    assert_steps(events, *STEPS[agent])
     # ... and the feedback reached the model (the provider saw it in a later request)
     later = json.dumps([r["body"]["messages"] for r in requests[1:]])
     assert "passed" in later and "tests" in later

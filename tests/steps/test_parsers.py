@@ -82,7 +82,22 @@ def test_codex_exec_json():
     assert "3 failed, 6 passed" in cmds[1].detail  # its output, as detail
     assert not any("/bin/sh -lc" in s.text for s in steps)  # the shell wrapper is unwrapped
     assert "text" in kinds(steps) and "error" in kinds(steps)  # Codex's own error item (model metadata)
-    assert cmds[-1].text == "$ gauntlet-agent submit"  # started, never completed: given at the end
+    # started, never completed (Codex moved on): shown when the next item came
+    assert [s.text for s in steps][-2:] == ["$ gauntlet-agent submit", "I am done."]
+
+
+def test_codex_apply_patch_is_an_edit():
+    steps = steps_of("codex", captured("codex_patch"))  # a real run: apply_patch through exec_command
+    assert ("edit", "sorter.py (update)") in [(s.step, s.text) for s in steps]
+    assert kinds(steps).count("command") == 4
+
+
+def test_claude_code_read_and_edit_tools():
+    steps = steps_of("claude-code", captured("claude_code_edit"))  # a real run: Read, then Edit
+    pairs = [(s.step, s.text) for s in steps]
+    assert pairs.index(("read", "sorter.py")) < pairs.index(("edit", "sorter.py +1 −1"))
+    read = steps[pairs.index(("read", "sorter.py"))]
+    assert len(read.detail) == 4000 and "small stable sort" in read.detail  # the file: detail, capped
 
 
 def test_codex_file_change_mcp_and_legacy_shapes():
