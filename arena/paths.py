@@ -8,9 +8,11 @@ from pathlib import Path
 
 
 def store_path(explicit: str | os.PathLike | None = None) -> Path:
+    """The store file, absolute: its data directory (workspaces, transcripts) is bind-mounted
+    into sandboxes and host agents' namespaces, where a relative path means nothing."""
     if explicit:
-        return Path(explicit)
-    return Path(os.environ.get("GAUNTLET_STORE", "gauntlet.db"))
+        return Path(explicit).absolute()
+    return Path(os.environ.get("GAUNTLET_STORE", "gauntlet.db")).absolute()
 
 
 def data_dir(store: Path) -> Path:
