@@ -173,7 +173,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
             loaded[pa.challenge] = _challenge(str(pa.challenge))
         make_agent(pa.agent, loaded[pa.challenge])
         jobs.append((loaded[pa.challenge], pa.spec, pa.time_scale))  # pa.spec carries its display name
-    if not (args.cluster or plan.cluster):  # a cluster's capacity is its nodes'
+    from arena.cluster import resolve_address
+
+    if resolve_address(args.cluster, plan.cluster) is None:  # a cluster's capacity is its nodes'
         _capacity(Path(args.plan), plan, jobs)
     backend = _backend(args.sandbox or plan.sandbox)
     return _launch(
