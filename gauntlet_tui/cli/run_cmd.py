@@ -165,7 +165,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     from arena.agents.factory import make_agent
     from arena.attempt.plan import load_plan
 
-    plan = load_plan(Path(args.plan))
+    plan = load_plan(Path(args.plan))  # refuses sped-up model agents, duplicate names (exit 2)
     loaded: dict[Path, Any] = {}
     jobs = []
     for pa in plan.attempts:
