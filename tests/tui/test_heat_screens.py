@@ -161,3 +161,29 @@ async def test_d_removes_the_selected_stored_attempt_after_a_confirm(tmp_path):
     finally:
         await store.close()
 
+
+async def test_an_arena_heat_ends_on_its_standings_with_exactly_its_contestants(tmp_path):
+    """`gauntlet arena` in the TUI (run_cmd.tui_app, the real runner on the local backend):
+    the store's older heats stay a key away, and the heat ends on its Standings."""
+    from arena.challenge import load_challenge, resolve_challenge
+    from arena.sandbox import get_backend
+    from gauntlet_tui.cli.run_cmd import tui_app
+    from gauntlet_tui.screens.standings import StandingsScreen
+
+    db = tmp_path / "g.db"
+    await H.stored_heat(db)  # two older heats
+    challenge = load_challenge(resolve_challenge("off-by-one"))
+    jobs = [(challenge, "scripted:naive", 600.0), (challenge, "scripted:elite", 600.0)]
+    app, done = tui_app(db, get_backend("local"), jobs, parallel=2, kind="arena", argv={})
+    async with app.run_test(size=(160, 40)) as pilot:
+        for _ in range(600):  # real time: the attempts run and are judged
+            await pilot.pause(0.2)
+            if isinstance(app.screen, StandingsScreen):
+                break
+        assert done["statuses"] == ["finished", "finished"], done
+        screen = app.screen
+        assert isinstance(screen, StandingsScreen) and screen.heat == app.heat
+        table = screen.query_one("#standings-0")
+        assert sorted(str(table.get_row_at(i)[5]) for i in range(table.row_count)) == sorted(done["ids"])
+        home = app.screen_stack[1]
+        assert sorted(home.query_one(AttemptTable).attempt_ids) == sorted(done["ids"])  # older ones: o
