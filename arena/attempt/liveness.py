@@ -2,8 +2,11 @@
 
 A **real agent** (an agent file's process: a built-in adapter, a command) first starts up:
 from its first instant until its first sign of life (a model call begins, a line of its
-own output, an observed command, read or file change, a call of ``gauntlet-agent``) no
-idle limit applies. Start-up is bounded by the agent's start-up limit, in real seconds
+own output, an observed read or change of a workspace file, a call of ``gauntlet-agent``)
+no idle limit applies. An observed command is not a sign of life: every adapter's
+launcher runs a few (the relay, ``readlink``, ``dirname``, ``cat`` of its task, aider's
+``git version``, claude-code's MCP server) within its first two seconds, measured, long
+before the agent itself does anything (docs/gateway.md). Start-up is bounded by the agent's start-up limit, in real seconds
 (its agent file's ``startup_limit_s``, else its adapter's, docs/gateway.md): silent that
 long, it is ended as hung. After start-up its idle limit (the manifest's hang limit)
 counts real seconds whatever the time scale, and CPU time used by its sandbox's processes
@@ -37,9 +40,10 @@ class Liveness:
 
     # -- what the attempt tells it ---------------------------------------------------
     def seen(self, kind: str, data: dict[str, Any] | None = None) -> None:
-        """An activity event (``core.ACTIVITY``) or a model call beginning. The arena's own
-        notes (``agent.output`` on stream ``arena``) are not the agent's sign of life."""
-        if self.alive.is_set() or not self.a.ready:
+        """An activity event (``core.ACTIVITY``) or a model call beginning. Neither the
+        arena's own notes (``agent.output`` on stream ``arena``) nor an observed command
+        (launchers run several as they start) is the agent's sign of life."""
+        if self.alive.is_set() or not self.a.ready or kind == ev.COMMAND_RUN:
             return
         if kind == ev.AGENT_OUTPUT and (data or {}).get("stream") == "arena":
             return

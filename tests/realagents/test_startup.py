@@ -64,11 +64,15 @@ async def test_a_first_model_call_90_real_seconds_after_start_is_not_a_hang(tmp_
         pkg = make_package(tmp_path / "pkg", fmt="sprint", hang_limit="60s")
         clock = ManualTime()
         arena = await open_arena(tmp_path, clock)
-        spec = _agent(tmp_path, ["python3", "-u", "-c", LATE_CALL], model="openai/fake-model")
+        # as an adapter's launcher does, a command first: observed, and no sign of life
+        launcher = 'dirname /opt/x >/dev/null; exec python3 -u -c "$1"'
+        spec = _agent(tmp_path, ["sh", "-c", launcher, "sh", LATE_CALL], model="openai/fake-model")
         try:
             a = arena.attempt(load_challenge(pkg), spec)
             task = asyncio.create_task(arena.run_one(a))
             await _until(lambda: a.ready, "the attempt to start")
+            dirname = lambda: [e for e in of(a.events, ev.COMMAND_RUN) if e.data["argv"][0] == "dirname"]  # noqa: E731
+            await _until(dirname, "the launcher's command to be observed")
             await _step(clock, 90)  # 90 s silent: past the 60 s idle limit, within the 120 s start-up
             assert not a.over and not of(a.events, ev.AGENT_HUNG), a.reason
             (a.agent_dir / "go").write_text("")
@@ -85,6 +89,8 @@ async def test_a_first_model_call_90_real_seconds_after_start_is_not_a_hang(tmp_
     assert of(events, ev.ATTEMPT_FINISHED)[0].data["reason"].startswith("agent done"), events[-1].data
     [call] = of(events, ev.MODEL_CALL)
     assert call.t >= 90.0 and call.data["status"] == 200
+    [dirname] = [e for e in of(events, ev.COMMAND_RUN) if e.data["argv"][0] == "dirname"]
+    assert dirname.t == 0.0  # observed before the clock moved, and start-up went on
 
 
 async def test_an_agent_silent_past_its_startup_limit_is_ended_as_hung(tmp_path, monkeypatch):
