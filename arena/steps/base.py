@@ -207,6 +207,15 @@ class StepParser:
         return [Step(kind, one_line(line))]
 
 
+_ERRORISH = re.compile(r"\b(error|Error|ERROR|panic|Traceback|FATAL|fatal|Exception)\b")
+
+
+def stderr_steps(parser: "StepParser", line: str, now: float | None) -> list[Step]:
+    """A line a JSON-speaking agent wrote outside its event stream, on stderr: an error
+    step when it reads like one, else nothing (its warnings stay in the raw output)."""
+    return parser.plain(line, now, "error") if _ERRORISH.search(line[:_LOOK]) else []
+
+
 def text_step(text: object) -> Step:
     """What a model said: its first line; the whole (capped) as detail when longer."""
     line = one_line(text)

@@ -7,14 +7,25 @@ A tool's step is given when its result arrives (the ``user`` event's ``tool_resu
 kept as the step's detail, capped: never a whole file as text), or earlier when Claude
 Code reports the tool still running (``task_started``, ``tool_progress``). ``result``
 ends the run (an error result is an error step); the ``system`` init event, hooks and
-usage make no step. Lines that are not JSON are plain text steps.
+usage make no step. Lines that are not JSON are plain text steps (on stderr: only errors).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from arena.steps.base import JsonLines, Step, StepParser, block, joined, lines_of, one_line, short_path, text_step
+from arena.steps.base import (
+    JsonLines,
+    stderr_steps,
+    Step,
+    StepParser,
+    block,
+    joined,
+    lines_of,
+    one_line,
+    short_path,
+    text_step,
+)
 
 _EDITS = {"Edit", "MultiEdit", "Write", "NotebookEdit"}
 
@@ -83,7 +94,7 @@ class ClaudeCodeParser(StepParser):
         objs, other = self.json.setdefault(stream, JsonLines()).feed(line)
         out: list[Step] = []
         for text in other:
-            out += self.plain(text, now)
+            out += self.plain(text, now) if stream == "stdout" else stderr_steps(self, text, now)
         for obj in objs:
             out += self.event(obj)
         return out

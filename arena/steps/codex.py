@@ -6,7 +6,7 @@ Codex 0.4x and later print ``thread.started``, ``turn.started/completed/failed``
 '…'`` unwrapped), ``file_change`` (edit, a path and its kind per change), ``mcp_tool_call``
 (tool), ``web_search``, ``todo_list`` (tool), ``error`` (error); ``reasoning`` makes no
 step. The older event shape (``{"id", "msg": {"type": "agent_message" | "exec_command_begin"
-| "patch_apply_begin" | "error" …}}``) is read too. Lines that are not JSON are plain text.
+| "patch_apply_begin" | "error" …}}``) is read too. Lines that are not JSON are plain text (on stderr: only errors).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from arena.steps.base import JsonLines, Step, StepParser, joined, one_line, short_path, text_step
+from arena.steps.base import JsonLines, stderr_steps, Step, StepParser, joined, one_line, short_path, text_step
 
 _SHELLS = ("/bin/sh", "sh", "/bin/bash", "bash", "/usr/bin/bash", "/bin/zsh", "zsh")
 
@@ -62,7 +62,7 @@ class CodexParser(StepParser):
         objs, other = self.json.setdefault(stream, JsonLines()).feed(line)
         out: list[Step] = []
         for text in other:
-            out += self.plain(text, now)
+            out += self.plain(text, now) if stream == "stdout" else stderr_steps(self, text, now)
         for obj in objs:
             out += self.event(obj)
         return out

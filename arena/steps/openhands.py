@@ -9,14 +9,24 @@ CmdRunAction): command ``$ …``; ``file_editor`` (FileEditorAction / FileEditAc
 tool. Text the event carries (``thought``, a message's ``text``) is a text step; an
 ``AgentErrorEvent`` (its ``error``) and a finish other than ``finished`` are errors. Other
 events (observations, state updates, the prompt) make no step; lines that are not JSON
-are plain text steps.
+are plain text steps (on stderr: only errors).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from arena.steps.base import JsonLines, Step, StepParser, joined, lines_of, one_line, short_path, text_step
+from arena.steps.base import (
+    JsonLines,
+    stderr_steps,
+    Step,
+    StepParser,
+    joined,
+    lines_of,
+    one_line,
+    short_path,
+    text_step,
+)
 
 
 def action_step(tool: str, action: dict[str, Any]) -> Step | None:
@@ -69,7 +79,7 @@ class OpenHandsParser(StepParser):
         objs, other = self.json.setdefault(stream, JsonLines()).feed(line)
         out: list[Step] = []
         for text in other:
-            out += self.plain(text, now)
+            out += self.plain(text, now) if stream == "stdout" else stderr_steps(self, text, now)
         for obj in objs:
             out += self.event(obj)
         return out

@@ -3,8 +3,9 @@
 By default it shows the readable lines (``AttemptView.readable``): the agent's steps
 (parsed from its own output, marked ``▸``) merged in time with what was observed
 (commands, reads, edits), submissions, feedback, warnings and model calls (what the model
-said or called) — one line each, never the raw output. ``toggle_raw`` switches to every
-line, the agent's raw output and the gateway's per-tool lines included. Agent text is
+said or called) — one row each (cut with … at the pane's width), never the raw output.
+``toggle_raw`` switches to every line, wrapped, the agent's raw output and the gateway's
+per-tool lines included. Agent text is
 shown literally: lines are plain ``Text`` (never markup), control characters and escape
 sequences are shown as ``?`` or dropped, and a line is cut at ``LINE_LIMIT``.
 Colours are looked up in the current theme's variables when a line is written."""
@@ -40,7 +41,7 @@ _DIM = {"output", "model", "agent"}  # raw output, model calls and lifecycle: qu
 
 class ActivityStream(RichLog):
     DEFAULT_CSS = """
-    ActivityStream { height: 1fr; border: round $panel; background: $surface; }
+    ActivityStream { height: 1fr; border: round $panel; background: $surface; border-title-color: $text-muted; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -81,10 +82,13 @@ class ActivityStream(RichLog):
             return
         colours = self.app.theme_variables
         fg = colours.get("foreground", "")
+        width = self.scrollable_content_region.width  # readable lines: one row each, cut with …
         for a in list(ring)[-min(new, len(ring)) :]:
             line = Text(f"{a.t:7.1f}s ", style="dim")
             style = colours.get(_STYLE.get(a.kind, ""), "") or fg
             shown = plain(escaped(a.text[: LINE_LIMIT * 2]), limit=LINE_LIMIT, newlines=False)
             line.append(shown, style=("dim " + style) if a.kind in _DIM else style)
+            if not self.raw and width > 20:
+                line.truncate(width, overflow="ellipsis")
             self.write(line)
         self._seen = total

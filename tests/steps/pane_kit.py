@@ -10,6 +10,12 @@ from kit import captured
 from arena import events as ev
 from arena.steps import parser_for
 
+FEEDBACK = {
+    "submission": 1,
+    "iteration": 0,
+    "build": {"status": "success"},
+    "tests": {"total": 25, "passed": 25, "failed": 0},
+}
 CALL = {"provider": "anthropic", "model": "claude-sonnet-4-5", "latency_ms": 812.0, "status": 200}
 
 
@@ -22,7 +28,7 @@ def replay(bus, aid: str, adapter: str, fixture: str, *, calls: list[dict] | Non
     for stream, text in captured(fixture):
         t += 0.4
         steps = parser.feed(stream, text, t)
-        if any(s.step in ("text", "command") for s in steps):
+        if stream == "stdout" and any(s.step in ("text", "command", "read", "edit") for s in steps):
             call = next(said, None)
             if call is not None:
                 pub(t - 0.1, ev.MODEL_CALL, {**CALL, "input_tokens": 2900, "output_tokens": 60, **call})
@@ -46,7 +52,7 @@ def replay(bus, aid: str, adapter: str, fixture: str, *, calls: list[dict] | Non
                 pub(
                     t + 4.1,
                     ev.FEEDBACK_DELIVERED,
-                    {"submission": 1, "feedback": {"tests": {"passed": 25, "failed": 0}}},
+                    {"submission": 1, "feedback": FEEDBACK},
                 )
                 t += 4.2
     return t

@@ -26,7 +26,7 @@ def _flat(app) -> str:
     return " ".join(ln.strip() for ln in _lines(app))
 
 
-async def _open(rig, size=(140, 44)):
+async def _open(rig, size=(200, 44)):
     app = rig.app(theme="gauntlet-dark")
     return app, app.run_test(size=size)
 
@@ -53,6 +53,7 @@ async def test_the_pane_shows_steps_not_raw_json_and_toggles_raw(tmp_path):
                      "$ python -m pytest -q → exit 1"):  # fmt: skip
             assert want in text, want
         assert text.index("▸ read sorter.py") < text.index("▸ edit sorter.py") < text.index("submission 1 received")
+        assert len(_lines(pilot.app)) == pilot.app.adapter.views[AID].readable_total  # one row each: never wrapped
         await pilot.press("R")
         await pilot.pause()
         raw = _flat(pilot.app)

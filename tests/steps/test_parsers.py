@@ -198,3 +198,10 @@ def test_agent_file_plain_output_is_rate_bounded_text():
     made = sum(len(p.feed("stdout", f"line {i}", 1.0)) for i in range(5000))
     assert 150 <= made <= 260  # a burst of 200, then 20 a second
     assert len(p.feed("stdout", "later", 60.0)) == 1
+
+
+def test_openhands_captured_run():
+    steps = steps_of("openhands", captured("openhands"))  # a real run: its warnings on stderr make no step
+    _check_caps(steps)
+    assert kinds(steps) == ["command", "command", "command", "command", "text"]
+    assert steps[-1].text.startswith("Fixed the one-element run bound")
