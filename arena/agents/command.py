@@ -67,7 +67,8 @@ class CommandAgent:
     def _emit_output(self, ctx: AgentContext, stream: str, text: str) -> None:
         if self._end is not None:
             self._end.feed(stream, text)  # whole lines, past the recording cap too
-        steps = self._steps.feed(stream, text, ctx.elapsed())  # the whole line, past the cap too
+        now = getattr(ctx, "elapsed", lambda: None)()  # the attempt clock (the text-step rate)
+        steps = self._steps.feed(stream, text, now)  # the whole line, past the cap too
         if self._recorded < OUTPUT_CAP:
             line = text[:LINE_CAP]
             self._recorded += len(line)
