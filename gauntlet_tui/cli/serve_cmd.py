@@ -11,11 +11,22 @@ attempts, scorecards and Standings, and are refused stop, submit, shell and star
 operator token printed at start, given as ``?token=…`` in the page's address, makes that
 page's session an operator's. ``--read-only`` prints no token: every page is a watcher's.
 Nothing else is written on the server by a session (no theme setting, no screenshot).
+
+Bounded (issue 36), so no watcher can exhaust the server: at most ``--max-watchers``
+watcher sessions at once (default ``DEFAULT_MAX_WATCHERS``) and ``OPERATOR_SESSIONS``
+operator ones; a page past the cap gets 503 "the room is full" (the page and its
+websocket). Every terminal size, the first and every later ``resize``, is clamped to
+``MIN_SIZE``..``MAX_SIZE`` cells. A websocket message is at most ``WS_MAX_MSG`` bytes;
+a malformed one is ignored. A session ends with its websocket (closed, or silent past the
+heartbeat): its process is asked to quit and killed if it has not gone after
+``STOP_GRACE_S``; a session whose process does not take its input for ``INPUT_TIMEOUT_S``
+is ended the same way.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import hmac
 import secrets
 import shlex
@@ -29,6 +40,36 @@ from arena.paths import store_path
 from gauntlet_tui.cli.tui_cmd import SERVED_ENV
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+DEFAULT_MAX_WATCHERS = 16  # watcher sessions at once (each one process, see docs/screens.md)
+OPERATOR_SESSIONS = 4  # operator sessions at once (the token's holder: a few pages)
+MIN_SIZE = (10, 5)  # columns, rows of a session's terminal
+MAX_SIZE = (400, 150)  # a 4K projector at a small font; a cell more costs every redraw
+WS_MAX_MSG = 64 * 1024  # bytes of one websocket message from a page (keys, a resize)
+STOP_GRACE_S = 3.0  # a session asked to quit is killed after this
+INPUT_TIMEOUT_S = 10.0  # a session that does not take a page's input for this long is ended
+
+
+def clamp_size(width: object, height: object) -> tuple[int, int]:
+    """A page's terminal size within ``MIN_SIZE``..``MAX_SIZE`` (anything else: 80x24)."""
+
+    def one(v: object, default: int, lo: int, hi: int) -> int:
+        try:
+            n = int(v)  # type: ignore[call-overload]  # a str from the query, a number from JSON
+        except (TypeError, ValueError, OverflowError):
+            return default
+        return max(lo, min(hi, n))
+
+    return one(width, 80, MIN_SIZE[0], MAX_SIZE[0]), one(height, 24, MIN_SIZE[1], MAX_SIZE[1])
+
+
+def _max_watchers(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of sessions >= 0, got {value!r}")
+    return n
 
 
 def _port(value: str) -> int:
@@ -52,6 +93,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--store", help="store database to follow (default ./gauntlet.db or $GAUNTLET_STORE)")
     p.add_argument(
         "--read-only", action="store_true", help="no operator token: every page is a watcher's, nobody can act"
+    )
+    p.add_argument(
+        "--max-watchers",
+        type=_max_watchers,
+        default=DEFAULT_MAX_WATCHERS,
+        help=f"watcher pages open at once (default {DEFAULT_MAX_WATCHERS}; each is one process, about 60 MB); "
+        "more get 503 'the room is full'",
     )
     p.set_defaults(func=cmd_serve)
 
@@ -88,9 +136,9 @@ def session_command(db: Path) -> str:
     return f"exec {shlex.quote(sys.executable)} -m gauntlet_tui home --store {shlex.quote(str(db))}"
 
 
-def make_server(db: Path, *, host: str, port: int, token: str | None) -> Any:
+def make_server(db: Path, *, host: str, port: int, token: str | None, max_watchers: int = DEFAULT_MAX_WATCHERS) -> Any:
     import aiohttp_jinja2
-    from aiohttp import web
+    from aiohttp import WSMsgType, web
     from textual_serve.app_service import AppService
     from textual_serve.server import Server
 
@@ -111,6 +159,17 @@ def make_server(db: Path, *, host: str, port: int, token: str | None) -> Any:
             super().__init__(session_command(db), host=host, port=port, title="Gauntlet")
             self.token = token
             self.sessions = 0  # open browser sessions (each one process)
+            self.open = {"watcher": 0, "operator": 0}
+            self.caps = {"watcher": max_watchers, "operator": OPERATOR_SESSIONS}
+
+        def _full(self, role: str) -> Any:
+            """A 503 when ``role``'s sessions are at their cap (None: there is room)."""
+            if self.open[role] < self.caps[role]:
+                return None
+            return web.HTTPServiceUnavailable(
+                text=f"gauntlet serve: the room is full ({self.caps[role]} {role} pages open); try again later\n",
+                headers={"Retry-After": "30"},
+            )
 
         def _token_ok(self, given: str | None) -> bool:
             return self.token is not None and given is not None and hmac.compare_digest(given, self.token)
@@ -130,6 +189,9 @@ def make_server(db: Path, *, host: str, port: int, token: str | None) -> Any:
                     if self.token
                     else "gauntlet serve: --read-only: there is no operator\n"
                 )
+            full = self._full("operator" if given is not None else "watcher")
+            if full is not None:
+                raise full
             # Addresses as the browser reached the server (it may listen on 0.0.0.0).
             base = f"{request.scheme}://{request.host}"
             ws = ("wss://" if request.secure else "ws://") + request.host
@@ -146,10 +208,13 @@ def make_server(db: Path, *, host: str, port: int, token: str | None) -> Any:
             if given is not None and not self._token_ok(given):
                 raise web.HTTPForbidden(text="wrong operator token\n")
             role = "operator" if given is not None else "watcher"
-            width = _int(request.query.get("width"), 80)
-            height = _int(request.query.get("height"), 24)
-            websocket = web.WebSocketResponse(heartbeat=15)
+            full = self._full(role)
+            if full is not None:
+                raise full
+            width, height = clamp_size(request.query.get("width"), request.query.get("height"))
+            websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=WS_MAX_MSG)
             service: Any = None
+            self.open[role] += 1  # counted before any await: the cap holds under a burst
             try:
                 await websocket.prepare(request)
                 service = Session(
@@ -168,15 +233,44 @@ def make_server(db: Path, *, host: str, port: int, token: str | None) -> Any:
                 if not isinstance(exc, ConnectionError):
                     print(f"gauntlet serve: a session failed: {exc}", file=sys.stderr, flush=True)
             finally:
+                self.open[role] -= 1
                 if service is not None:
                     self.sessions -= 1
-                    await service.stop()  # the page left: its process ends, nothing else
+                    await end_session(service)  # the page left: its process ends, nothing else
             return websocket
+
+        async def _process_messages(self, websocket: web.WebSocketResponse, app_service: Any) -> None:
+            """textual-serve's loop, bounded: every resize clamped, malformed messages
+            ignored, a process that does not take the page's input ends the session."""
+            async for message in websocket:
+                if message.type != WSMsgType.TEXT:
+                    continue
+                try:
+                    envelope = message.json()
+                    kind, data = envelope[0], (envelope[1] if len(envelope) > 1 else None)
+                except (ValueError, TypeError, KeyError, IndexError):
+                    continue  # ["focus"] and ["blur"] come without data
+                if kind == "stdin" and isinstance(data, str):
+                    step = app_service.send_bytes(data.encode("utf-8", "replace"))
+                elif kind == "resize" and isinstance(data, dict):
+                    step = app_service.set_terminal_size(*clamp_size(data.get("width"), data.get("height")))
+                elif kind == "ping":
+                    step = websocket.send_json(["pong", data])
+                elif kind in ("blur", "focus"):
+                    step = getattr(app_service, kind)()
+                else:
+                    continue
+                try:
+                    await asyncio.wait_for(step, INPUT_TIMEOUT_S)
+                except asyncio.TimeoutError:
+                    print("gauntlet serve: a session did not take its input: ended", file=sys.stderr, flush=True)
+                    return
 
         async def on_startup(self, app: web.Application) -> None:
             where = f"http://{host}:{port}/"
             print(f"gauntlet serve: following {db}", flush=True)
             print(f"  watchers (read-only): {where}", flush=True)
+            print(f"  at most {max_watchers} watcher pages at once (--max-watchers)", flush=True)
             if self.token:
                 print(f"  operator:             {where}?token={self.token}", flush=True)
             else:
@@ -193,6 +287,29 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
+async def end_session(service: Any) -> None:
+    """Ask a session's process to quit; kill it if it has not gone after ``STOP_GRACE_S``
+    (a process stopped, or busy drawing, never reads the quit)."""
+    stopping = asyncio.ensure_future(service.stop())
+    try:
+        await asyncio.wait_for(asyncio.shield(stopping), STOP_GRACE_S)
+        return
+    except asyncio.TimeoutError:
+        pass
+    except Exception:  # noqa: BLE001 — its pipes already broke: kill it all the same
+        pass
+    proc = getattr(service, "_process", None)
+    if proc is not None and proc.returncode is None:
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+    try:
+        await asyncio.wait_for(stopping, STOP_GRACE_S)  # its output ends with it
+    except (asyncio.TimeoutError, Exception):  # noqa: BLE001
+        pass
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     try:
         import textual_serve  # noqa: F401
@@ -202,7 +319,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     check_store(db)
     check_port(args.host, args.port)
     token = None if args.read_only else secrets.token_urlsafe(18)
-    server = make_server(db, host=args.host, port=args.port, token=token)
+    server = make_server(db, host=args.host, port=args.port, token=token, max_watchers=args.max_watchers)
     try:
         server.serve()
     except OSError as exc:  # taken between the check and the bind
