@@ -18,6 +18,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, ProgressBar, Static
 
+from gauntlet_tui.text import as_text  # labels, build output and errors name agents and images
+
 
 def step_text(step: Any, waits_for: str = "") -> str:
     """One line for a step: mark, label, where it is, last time's duration, its detail."""
@@ -63,7 +65,9 @@ class PrepareScreen(ModalScreen[bool]):
             yield Label("Preparing images and warm sandboxes — no clock has started", id="prep-title")
             for i, step in enumerate(self.prep.steps):
                 yield Static(
-                    step_text(step, _waits_for(self.prep.steps, step)), id=f"prep-label-{i}", classes="prep-step"
+                    as_text(step_text(step, _waits_for(self.prep.steps, step))),
+                    id=f"prep-label-{i}",
+                    classes="prep-step",
                 )
                 yield ProgressBar(total=100, show_eta=False, id=f"prep-bar-{i}")
             yield Static("", id="prep-error")
@@ -74,7 +78,9 @@ class PrepareScreen(ModalScreen[bool]):
 
     def refresh_view(self) -> None:
         for i, step in enumerate(self.prep.steps):
-            self.query_one(f"#prep-label-{i}", Static).update(step_text(step, _waits_for(self.prep.steps, step)))
+            self.query_one(f"#prep-label-{i}", Static).update(
+                as_text(step_text(step, _waits_for(self.prep.steps, step)))
+            )
             bar = self.query_one(f"#prep-bar-{i}", ProgressBar)
             frac = step.fraction()
             if step.state == "running" and frac is None:
@@ -82,7 +88,9 @@ class PrepareScreen(ModalScreen[bool]):
             else:
                 bar.update(total=100, progress=round(100 * (frac or 0.0)))
         if self.prep.error:
-            self.query_one("#prep-error", Static).update(f"{self.prep.error}\nNo attempt was started. Esc closes this.")
+            self.query_one("#prep-error", Static).update(
+                as_text(f"{self.prep.error}\nNo attempt was started. Esc closes this.")
+            )
 
     def action_close(self) -> None:
         if self.prep.finished:

@@ -11,6 +11,7 @@ so these cases run once."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import sys
 from pathlib import Path
@@ -80,6 +81,7 @@ async def _survives(app, pilot) -> str:
 
 async def test_hostile_names_live_dashboard_toasts_board_attempt_and_help():
     from gauntlet_tui.toasts import announce
+    from gauntlet_tui.widgets import AttemptTable
 
     rig = S.Rig()
     _hostile_events(rig.bus)
@@ -101,6 +103,13 @@ async def test_hostile_names_live_dashboard_toasts_board_attempt_and_help():
         app.action_big_board()
         _literal(await _survives(app, pilot))
         app.action_back()
+        await pilot.pause(0.1)
+        app.screen.query_one(AttemptTable).move_cursor(row=0)
+        await pilot.press("x")  # stop a-1: the question names its title and agent
+        await pilot.pause(0.3)
+        assert type(app.screen).__name__ == "ConfirmScreen", type(app.screen).__name__
+        _literal(await _survives(app, pilot))
+        await pilot.press("n")
         for a in ("a-1", "a-2", "a-3"):
             app.open_attempt_screen(a)
             shown = await _survives(app, pilot)
@@ -115,6 +124,35 @@ async def test_hostile_names_live_dashboard_toasts_board_attempt_and_help():
             app.action_back()
         assert app.export_screenshot()  # the screenshot's title is text too
         assert type(app.screen).__name__ == "HomeScreen"
+
+
+async def test_hostile_names_on_the_preparation_screen(tmp_path, monkeypatch):
+    """A step's label (an agent's image), its build output and its error are text."""
+    from arena.attempt.prepare import Preparation, PrepareError, Step
+    from gauntlet_tui.app import GauntletApp
+    from gauntlet_tui.screens.prepare import PrepareScreen
+
+    monkeypatch.setenv("GAUNTLET_CACHE", str(tmp_path))
+    gate = asyncio.Event()
+
+    async def fails(log):
+        log(f"#5 [2/3] RUN build {MARKUP}{ANSI}")
+        await gate.wait()
+        raise RuntimeError(f"agent file {MARKUP}: {DETAIL}")
+
+    prep = Preparation([Step(f"image {MARKUP}", "k1", fails)], backend="docker")
+    app = GauntletApp(live_refresh=False)
+    async with app.run_test(size=(160, 40), notifications=True) as pilot:
+        app.push_screen(PrepareScreen(prep))
+        task = asyncio.ensure_future(prep.run())
+        await pilot.pause(0.6)
+        _literal(await _survives(app, pilot))
+        gate.set()
+        with pytest.raises(PrepareError):
+            await task
+        await pilot.pause(0.6)
+        shown = await _survives(app, pilot)
+        assert "[bold]boom[/]" in shown and type(app.screen).__name__ == "PrepareScreen", shown[:2000]
 
 
 def _ev(attempt: str, kind: str, data: dict):
