@@ -92,7 +92,8 @@ def test_agent_exited_carries_the_end_reason_and_it_is_the_agents_failure():
     agent._recorded = 1 << 20  # the output cap is reached: lines are no longer recorded ...
     agent._emit_output(ctx, "stdout", '{"kind": "finished", "status": "stuck"}')  # ... but still read
     outcome = agent._exited(ctx, 0)
-    [(kind, data)] = ctx.events
+    assert ctx.events[0] == (ev.AGENT_STEP, {"step": "error", "text": "run ended: stuck"})  # its step (issue 35)
+    [(kind, data)] = ctx.events[1:]
     assert kind == ev.AGENT_EXITED and data["exit_code"] == 0 and data["end_reason"] == "stuck"
     assert "exited normally" not in data["detail"] and data["detail"].startswith("openhands failed (stuck)")
     assert outcome.own_failure and outcome.detail == data["detail"]
