@@ -160,11 +160,14 @@ class AttemptCard(Vertical):
         title, digits, line, feedback, spark = self._parts
         state = card_state(view, elapsed)
         if state != self._state:  # the class it has, kept across page turns
-            self._state = state
+            was, self._state = self._state, state
             self.remove_class(*(f"-{s}" for s in STATES if s != state), update=False)
             self.add_class(f"-{state}", update=False)
-            # restyle the card and its digits only: no other part has a rule on the state
-            self.app.stylesheet.update_nodes([self, digits], animate=False)
+            # restyle the card and its digits: no other part has a rule on the state; but a
+            # state with a background of its own (grace, infra) is the parts' background too
+            # (else their text kept the old one: dark boxes on the red infra card)
+            tinted = {was, state} & {"grace", "infra"}
+            self.app.stylesheet.update_nodes([self, *self._parts] if tinted else [self, digits], animate=False)
         if self._set("challenge", f"{view.title or view.challenge} · {view.format}"):
             self.border_title = as_text(self._shown["challenge"], limit=200)
         room = max(1, self.size.width - 4)  # inside the border and the padding
