@@ -8,8 +8,9 @@ API streams), replaying a script of turns, for Codex CLI tests (issue 21).
 
 A turn is ``{"text": TEXT}`` (an assistant message) or ``{"call": NAME, "arguments":
 MAPPING}`` (a ``function_call`` item), optionally with ``when: REGEX`` matched against
-the last input item's text (a user message or a function_call_output); the first unused
-turn without ``when`` answers otherwise. Streams are server-sent events with ``event:``
+the last input item's text (a user message or a function_call_output; ``"$1"`` in the
+arguments is the match's first group, ``repeat: true`` answers every match); the first
+unused turn without ``when`` answers otherwise. Streams are server-sent events with ``event:``
 lines: response.created, response.in_progress, response.output_item.added, the text
 deltas or function-call argument deltas, response.output_item.done and
 response.completed with ``usage`` (input tokens = words of the input, output = words of
@@ -49,6 +50,18 @@ def _last_text(body: dict) -> str:
     return ""
 
 
+def _filled(turn: dict, m: re.Match) -> dict:
+    """``"$1"`` in a turn's arguments is the ``when`` match's first group (a number when it
+    is digits): a model answering what the tool said, e.g. polling the session id that Codex
+    gives a command still running after its 30 s yield."""
+    args = turn.get("arguments")
+    if not isinstance(args, dict) or "$1" not in args.values():
+        return turn
+    g = m.group(1)
+    value: Any = int(g) if g.isdigit() else g
+    return {**turn, "arguments": {k: value if v == "$1" else v for k, v in args.items()}}
+
+
 class ResponsesProvider:
     CACHED, REASONING = 3, 2
 
@@ -66,9 +79,10 @@ class ResponsesProvider:
         last = _last_text(body)
         with self._lock:
             for i, t in enumerate(self.turns):
-                if not self.used[i] and t.get("when") and re.search(t["when"], last, re.S):
-                    self.used[i] = True
-                    return t
+                m = re.search(t["when"], last, re.S) if t.get("when") and not self.used[i] else None
+                if m:
+                    self.used[i] = not t.get("repeat")  # ``repeat: true``: answers every match
+                    return _filled(t, m)
             for i, t in enumerate(self.turns):
                 if not self.used[i] and not t.get("when"):
                     self.used[i] = True
