@@ -5,7 +5,7 @@ activity pane's pilot test and its screenshots)."""
 
 from __future__ import annotations
 
-from kit import captured
+from steps_kit import captured
 
 from arena import events as ev
 from arena.steps import parser_for

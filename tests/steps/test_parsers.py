@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from kit import captured, kinds, steps_of
+from steps_kit import captured, kinds, steps_of
 
 from arena.steps import DETAIL_CAP, TEXT_CAP, parser_for
 

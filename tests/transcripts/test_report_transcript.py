@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from kit import stored_attempt
+from transcript_kit import stored_attempt
 
 from arena.scoring.report_usage import md_inline
 from gauntlet_tui.cli import main

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from kit import TASK, stored_attempt
+from transcript_kit import TASK, stored_attempt
 
 from gauntlet_tui.cli import main
 

@@ -9,7 +9,7 @@ import json
 import os
 
 import pytest
-from kit import record_attempt
+from transcript_kit import record_attempt
 from textual.widgets import OptionList, Static
 
 from arena.gateway.transcript import TranscriptWriter
