@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from arena import events as ev
     from arena.agents.base import Agent
     from arena.agents.bounds import Bounds
-    from arena.attempt.liveness import Liveness
     from arena.attempt.records import ResumeState
     from arena.attempt.shared import Shared
     from arena.challenge import Challenge
@@ -23,6 +22,12 @@ if TYPE_CHECKING:
     from arena.clock import AttemptClock
     from arena.formats import FormatRules
     from arena.sandbox.base import Sandbox
+
+
+class SignsOfLife(Protocol):
+    """What the parts tell the hang watchdog (``liveness.Liveness``, which core builds)."""
+
+    def seen(self, kind: str, data: dict[str, Any] | None = None) -> None: ...
 
 
 class AttemptHost(Protocol):
@@ -39,7 +44,10 @@ class AttemptHost(Protocol):
     clock: AttemptClock
     bounds: Bounds
     io_busy: int
-    liveness: Liveness
+    ready: bool
+
+    @property
+    def liveness(self) -> SignsOfLife: ...
 
     @property
     def agent_dir(self) -> Path: ...

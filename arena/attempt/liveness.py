@@ -21,19 +21,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from arena import events as ev
 
 if TYPE_CHECKING:
-    from arena.attempt.core import Attempt
+    from arena.attempt.host import AttemptHost
+
+    class Watched(AttemptHost, Protocol):
+        """core.Attempt as the watchdog reads it: the host plus its activity book-keeping."""
+
+        _holds: int
+        _released: asyncio.Event
+        _last_activity: float
+
+        @property
+        def hang_limit_s(self) -> float: ...
+
 
 CPU_POLL_S = 2.0  # real seconds between reads of the sandbox's CPU time
 CPU_ACTIVE_S = 0.02  # CPU seconds used since the last read that count as activity (1 % of a core)
 
 
 class Liveness:
-    def __init__(self, attempt: Attempt) -> None:
+    def __init__(self, attempt: Watched) -> None:
         self.a = attempt
         self.alive = asyncio.Event()  # the first sign of life: start-up is over
         self.startup_s: float | None = None  # attempt time start-up took

@@ -165,7 +165,7 @@ class AttemptCard(Vertical):
             self.add_class(f"-{state}", update=False)
             # restyle the card and its digits: no other part has a rule on the state; but a
             # state with a background of its own (grace, infra) is the parts' background too
-            # (else their text kept the old one: dark boxes on the red infra card)
+            # (else their text kept the old one: dark boxes on the infra card)
             tinted = {was, state} & {"grace", "infra"}
             self.app.stylesheet.update_nodes([self, *self._parts] if tinted else [self, digits], animate=False)
         if self._set("challenge", f"{view.title or view.challenge} · {view.format}"):
