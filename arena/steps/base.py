@@ -216,6 +216,30 @@ def stderr_steps(parser: "StepParser", line: str, now: float | None) -> list[Ste
     return parser.plain(line, now, "error") if _ERRORISH.search(line[:_LOOK]) else []
 
 
+class JsonStepParser(StepParser):
+    """The parser of an agent that prints JSON events, one a line (Claude Code, Codex,
+    OpenHands): each event is ``event``'s to make steps of (an event may reach the arena in
+    pieces: ``JsonLines``); a line that is not JSON is a plain text step on stdout, and on
+    stderr an error step when it reads like one (``stderr_steps``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.json = {"stdout": JsonLines(), "stderr": JsonLines()}
+
+    def _feed(self, stream: str, line: str, now: float | None) -> list[Step]:
+        objs, other = self.json.setdefault(stream, JsonLines()).feed(line)
+        out: list[Step] = []
+        for text in other:
+            out += self.plain(text, now) if stream == "stdout" else stderr_steps(self, text, now)
+        for obj in objs:
+            out += self.event(obj)
+        return out
+
+    def event(self, obj: dict[str, Any]) -> list[Step]:
+        """The steps one JSON event makes (none by default)."""
+        return []
+
+
 def text_step(text: object) -> Step:
     """What a model said: its first line; the whole (capped) as detail when longer."""
     line = one_line(text)

@@ -15,10 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from arena.steps.base import (
-    JsonLines,
-    stderr_steps,
+    JsonStepParser,
     Step,
-    StepParser,
     block,
     joined,
     lines_of,
@@ -80,24 +78,14 @@ def result_text(content: object) -> str:
     return ""
 
 
-class ClaudeCodeParser(StepParser):
+class ClaudeCodeParser(JsonStepParser):
     name = "claude-code"
 
     def __init__(self) -> None:
         super().__init__()
-        self.json = {"stdout": JsonLines(), "stderr": JsonLines()}
         self.cwd: str | None = None
         self.pending: dict[str, Step] = {}  # tool_use id -> its step, until its result
         self.early: dict[str, str] = {}  # tool_use id -> its step's text, given before its result
-
-    def _feed(self, stream: str, line: str, now: float | None) -> list[Step]:
-        objs, other = self.json.setdefault(stream, JsonLines()).feed(line)
-        out: list[Step] = []
-        for text in other:
-            out += self.plain(text, now) if stream == "stdout" else stderr_steps(self, text, now)
-        for obj in objs:
-            out += self.event(obj)
-        return out
 
     def _finish(self) -> list[Step]:
         out = list(self.pending.values())

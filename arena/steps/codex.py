@@ -14,7 +14,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from arena.steps.base import JsonLines, stderr_steps, Step, StepParser, joined, one_line, short_path, text_step
+from arena.steps.base import JsonStepParser, Step, joined, one_line, short_path, text_step
 
 _SHELLS = ("/bin/sh", "sh", "/bin/bash", "bash", "/usr/bin/bash", "/bin/zsh", "zsh")
 
@@ -49,23 +49,13 @@ def _changes(changes: object) -> list[tuple[str, str]]:
     return out
 
 
-class CodexParser(StepParser):
+class CodexParser(JsonStepParser):
     name = "codex"
 
     def __init__(self) -> None:
         super().__init__()
-        self.json = {"stdout": JsonLines(), "stderr": JsonLines()}
         self.running: dict[str, Step] = {}  # command items started, not completed
         self.shown: dict[str, Step] = {}  # commands shown before they completed
-
-    def _feed(self, stream: str, line: str, now: float | None) -> list[Step]:
-        objs, other = self.json.setdefault(stream, JsonLines()).feed(line)
-        out: list[Step] = []
-        for text in other:
-            out += self.plain(text, now) if stream == "stdout" else stderr_steps(self, text, now)
-        for obj in objs:
-            out += self.event(obj)
-        return out
 
     def _finish(self) -> list[Step]:
         out = list(self.running.values())

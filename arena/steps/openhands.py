@@ -17,10 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from arena.steps.base import (
-    JsonLines,
-    stderr_steps,
+    JsonStepParser,
     Step,
-    StepParser,
     joined,
     lines_of,
     one_line,
@@ -68,21 +66,8 @@ def _file_step(action: dict[str, Any]) -> Step:
     return Step("edit", one_line(f"{path} +{added} −{removed}"))
 
 
-class OpenHandsParser(StepParser):
+class OpenHandsParser(JsonStepParser):
     name = "openhands"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.json = {"stdout": JsonLines(), "stderr": JsonLines()}
-
-    def _feed(self, stream: str, line: str, now: float | None) -> list[Step]:
-        objs, other = self.json.setdefault(stream, JsonLines()).feed(line)
-        out: list[Step] = []
-        for text in other:
-            out += self.plain(text, now) if stream == "stdout" else stderr_steps(self, text, now)
-        for obj in objs:
-            out += self.event(obj)
-        return out
 
     def event(self, obj: dict[str, Any]) -> list[Step]:
         kind = str(obj.get("kind", ""))
