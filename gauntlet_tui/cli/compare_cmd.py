@@ -5,16 +5,13 @@ component by component and the diff of their scored submissions (``arena.compare
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import shutil
 import sys
-from pathlib import Path
 
 from arena import paths
 from arena.errors import UsageError
-
-STORE_HELP = "store file (default $GAUNTLET_STORE or ./gauntlet.db)"
+from gauntlet_tui.cli.stored import STORE_HELP, read_store, report_path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,31 +24,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(func=cmd_compare)
 
 
-def _out_path(raw: str) -> Path:
-    out = Path(raw)
-    suffix = out.suffix.lower()
-    if suffix not in (".html", ".htm", ".md", ".markdown"):
-        raise UsageError(f"--out {out}: expected a file ending .html or .md, got {suffix or 'no suffix'!r}")
-    if out.is_dir():
-        raise UsageError(f"--out {out}: is a directory, expected a file")
-    if not out.parent.exists():
-        raise UsageError(f"--out {out}: directory {out.parent} does not exist")
-    return out
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
     from arena.compare import compare  # noqa: PLC0415
     from arena.compare.render import render_html, render_markdown, render_text  # noqa: PLC0415
-    from arena.scoring.load import NotFound  # noqa: PLC0415
 
-    out = _out_path(args.out) if args.out else None
+    out = report_path(args.out) if args.out else None
     store = paths.store_path(args.store)
-    try:
-        cmp = asyncio.run(compare(store, args.a, args.b))
-    except NotFound as exc:
-        raise UsageError(str(exc)) from None
-    except Exception as exc:  # noqa: BLE001 - a store that cannot be read: one line
-        raise UsageError(f"--store {store}: cannot read the store: {exc}") from None
+    cmp = read_store(store, compare(store, args.a, args.b))
     if out is not None:
         html = out.suffix.lower() in (".html", ".htm")
         text = render_html(cmp) if html else render_markdown(cmp)

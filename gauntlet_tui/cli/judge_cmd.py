@@ -15,11 +15,10 @@ from arena.errors import UsageError
 from arena.text import printable
 from arena.scoring.report_usage import ended_text
 from gauntlet_tui.cli.store_cmd import usage_text
+from gauntlet_tui.cli.stored import STORE_HELP, read_store, report_path
 
 if TYPE_CHECKING:
     from arena.transcripts import Transcript
-
-STORE_HELP = "store file (default $GAUNTLET_STORE or ./gauntlet.db)"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,15 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _load(args: argparse.Namespace):
-    from arena.scoring.load import NotFound, attempt_events  # noqa: PLC0415
+    from arena.scoring.load import attempt_events  # noqa: PLC0415
 
     store = paths.store_path(args.store)
-    try:
-        return asyncio.run(attempt_events(store, args.attempt))
-    except NotFound as exc:
-        raise UsageError(str(exc)) from None
-    except Exception as exc:  # noqa: BLE001 - a store that cannot be read: one line
-        raise UsageError(f"--store {store}: cannot read the store: {exc}") from None
+    return read_store(store, attempt_events(store, args.attempt))
 
 
 def _readings(args: argparse.Namespace, events: list) -> dict:
@@ -146,14 +140,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from arena.scoring import judge_attempt  # noqa: PLC0415
     from arena.scoring.report import render_html, render_markdown  # noqa: PLC0415
 
-    out = Path(args.out)
+    out = report_path(args.out)
     suffix = out.suffix.lower()
-    if suffix not in (".html", ".htm", ".md", ".markdown"):
-        raise UsageError(f"--out {out}: expected a file ending .html or .md, got {suffix or 'no suffix'!r}")
-    if out.is_dir():
-        raise UsageError(f"--out {out}: is a directory, expected a file")
-    if not out.parent.exists():
-        raise UsageError(f"--out {out}: directory {out.parent} does not exist")
     _, events = _load(args)
     card = judge_attempt(events)
     calls = _transcript(args, card.attempt, list(events))
