@@ -10,12 +10,11 @@ import asyncio
 import textwrap
 import threading
 
-import yaml
-
 from arena import events as ev
 from arena.challenge import load_challenge
 from arena.clock import ManualTime
 from attempt_kit import make_package, of, open_arena, stored
+from e2e_kit import agent_file, step_clock, until
 from provider import FakeProvider
 
 HOST_KEY = "sk-host-liveness-0a1b2c"
@@ -31,37 +30,7 @@ CALL = textwrap.dedent("""
 
 
 def _agent(tmp_path, program: str) -> str:
-    path = tmp_path / "agent.yaml"
-    path.write_text(
-        yaml.safe_dump(
-            {
-                "name": "waiter",
-                "where": "sandbox",
-                "model": "openai/fake-model",
-                "command": ["python3", "-u", "-c", program],
-            }
-        )
-    )
-    return str(path)
-
-
-async def _until(pred, what: str, timeout: float = 60.0) -> None:
-    async def wait():
-        while not pred():
-            await asyncio.sleep(0.01)
-
-    try:
-        await asyncio.wait_for(wait(), timeout)
-    except asyncio.TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
-
-
-async def _step(clock: ManualTime, a, seconds: float, step: float = 1.0) -> None:
-    """Step the source clock by ``seconds``, letting the attempt react after each step."""
-    n = int(seconds / step)
-    for _ in range(n):
-        await clock.step(step)
-        await asyncio.sleep(0.002)
+    return agent_file(tmp_path, ["python3", "-u", "-c", program], name="waiter", model="openai/fake-model")
 
 
 async def test_a_model_call_longer_than_the_idle_limit_is_not_a_hang(tmp_path, monkeypatch):
@@ -76,12 +45,12 @@ async def test_a_model_call_longer_than_the_idle_limit_is_not_a_hang(tmp_path, m
         try:
             a = arena.attempt(load_challenge(pkg), _agent(tmp_path, CALL))
             task = asyncio.create_task(arena.run_one(a))
-            await _until(lambda: a.ready, "the attempt to start")
-            await _until(fp.arrived.is_set, "the model call to reach the provider")
-            await _step(clock, a, 80)  # an 80 s model call: past the 60 s idle limit
+            await until(lambda: a.ready, "the attempt to start")
+            await until(fp.arrived.is_set, "the model call to reach the provider")
+            await step_clock(clock, 80)  # an 80 s model call: past the 60 s idle limit
             assert not a.over and not of(a.events, ev.AGENT_HUNG), a.reason
             hold.set()
-            await _until(lambda: a.over, "the agent to end after its answer")
+            await until(lambda: a.over, "the agent to end after its answer")
             status = await asyncio.wait_for(task, 60)
             events = await stored(arena, a.id)
         finally:
@@ -106,15 +75,15 @@ async def test_the_idle_limit_of_a_real_agent_counts_real_seconds_at_any_time_sc
         try:
             a = arena.attempt(load_challenge(pkg), _agent(tmp_path, prog), time_scale=20)
             task = asyncio.create_task(arena.run_one(a))
-            await _until(lambda: a.ready, "the attempt to start")
-            await _until(
+            await until(lambda: a.ready, "the attempt to start")
+            await until(
                 lambda: any(e.data.get("text") == "IMPORTING" for e in of(a.events, ev.AGENT_OUTPUT)),
                 "the agent's first line",
             )
-            await _step(clock, a, 15)  # 15 real s = 300 attempt s at 20x: not hung
+            await step_clock(clock, 15)  # 15 real s = 300 attempt s at 20x: not hung
             assert not a.over, a.reason
-            await _step(clock, a, 6)  # past 20 real seconds of silence
-            await _until(lambda: a.over, "the watchdog")
+            await step_clock(clock, 6)  # past 20 real seconds of silence
+            await until(lambda: a.over, "the watchdog")
             status = await asyncio.wait_for(task, 60)
             events = await stored(arena, a.id)
         finally:
@@ -137,10 +106,10 @@ async def test_a_call_in_flight_when_the_attempt_ends_is_recorded_before_the_end
         try:
             a = arena.attempt(load_challenge(pkg), _agent(tmp_path, CALL))
             task = asyncio.create_task(arena.run_one(a))
-            await _until(lambda: a.ready, "the attempt to start")
-            await _until(fp.arrived.is_set, "the model call to reach the provider")
+            await until(lambda: a.ready, "the attempt to start")
+            await until(fp.arrived.is_set, "the model call to reach the provider")
             limit = a.clock.grace_end_s
-            await _step(clock, a, limit + 5, step=10)  # the time limit passes while it waits
+            await step_clock(clock, limit + 5, step=10)  # the time limit passes while it waits
             status = await asyncio.wait_for(task, 60)
             await asyncio.sleep(0.1)  # anything the gateway would still send has arrived
             hold.set()

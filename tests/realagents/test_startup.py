@@ -10,13 +10,12 @@ from __future__ import annotations
 import asyncio
 import textwrap
 
-import yaml
-
 from arena import events as ev
 from arena.challenge import load_challenge
 from arena.clock import ManualTime
 from arena.scoring.ratings import unrated_reason
 from attempt_kit import make_package, of, open_arena, stored
+from e2e_kit import agent_file, step_clock, until
 from provider import FakeProvider
 
 HOST_KEY = "sk-host-startup-5e6f"
@@ -35,26 +34,7 @@ LATE_CALL = textwrap.dedent("""
 
 
 def _agent(tmp_path, command: list[str], **extra) -> str:
-    path = tmp_path / "agent.yaml"
-    path.write_text(yaml.safe_dump({"name": "starter", "where": "sandbox", "command": command, **extra}))
-    return str(path)
-
-
-async def _until(pred, what: str, timeout: float = 60.0) -> None:
-    async def wait():
-        while not pred():
-            await asyncio.sleep(0.01)
-
-    try:
-        await asyncio.wait_for(wait(), timeout)
-    except asyncio.TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
-
-
-async def _step(clock: ManualTime, seconds: float, step: float = 1.0) -> None:
-    for _ in range(int(seconds / step)):
-        await clock.step(step)
-        await asyncio.sleep(0.002)
+    return agent_file(tmp_path, command, name="starter", **extra)
 
 
 async def test_a_first_model_call_90_real_seconds_after_start_is_not_a_hang(tmp_path, monkeypatch):
@@ -70,13 +50,13 @@ async def test_a_first_model_call_90_real_seconds_after_start_is_not_a_hang(tmp_
         try:
             a = arena.attempt(load_challenge(pkg), spec)
             task = asyncio.create_task(arena.run_one(a))
-            await _until(lambda: a.ready, "the attempt to start")
+            await until(lambda: a.ready, "the attempt to start")
             dirname = lambda: [e for e in of(a.events, ev.COMMAND_RUN) if e.data["argv"][0] == "dirname"]  # noqa: E731
-            await _until(dirname, "the launcher's command to be observed")
-            await _step(clock, 90)  # 90 s silent: past the 60 s idle limit, within the 120 s start-up
+            await until(dirname, "the launcher's command to be observed")
+            await step_clock(clock, 90)  # 90 s silent: past the 60 s idle limit, within the 120 s start-up
             assert not a.over and not of(a.events, ev.AGENT_HUNG), a.reason
             (a.agent_dir / "go").write_text("")
-            await _until(lambda: a.over, "the agent to end after its answer")
+            await until(lambda: a.over, "the agent to end after its answer")
             status = await asyncio.wait_for(task, 60)
             events = await stored(arena, a.id)
         finally:
@@ -105,11 +85,11 @@ async def test_an_agent_silent_past_its_startup_limit_is_ended_as_hung(tmp_path,
         try:
             a = arena.attempt(load_challenge(pkg), spec)
             task = asyncio.create_task(arena.run_one(a))
-            await _until(lambda: a.ready, "the attempt to start")
-            await _step(clock, 99)  # past the 60 s idle limit: still starting
+            await until(lambda: a.ready, "the attempt to start")
+            await step_clock(clock, 99)  # past the 60 s idle limit: still starting
             assert not a.over, a.reason
-            await _step(clock, 2)
-            await _until(lambda: a.over, "the start-up limit")
+            await step_clock(clock, 2)
+            await until(lambda: a.over, "the start-up limit")
             status = await asyncio.wait_for(task, 60)
             events = await stored(arena, a.id)
             row = await arena.store.get_attempt(a.id)
@@ -139,12 +119,12 @@ async def test_the_attempts_clock_not_a_timer_stops_a_sandboxed_agent(tmp_path):
     try:
         a = arena.attempt(load_challenge(pkg), spec, time_scale=600)
         task = asyncio.create_task(arena.run_one(a))
-        await _until(lambda: a.ready, "the attempt to start")
+        await until(lambda: a.ready, "the attempt to start")
         lines = lambda: [e.data.get("text") for e in of(a.events, ev.AGENT_OUTPUT)]  # noqa: E731
-        await _until(lambda: of(a.events, ev.SUBMISSION_RECEIVED) and not a.io_busy, "the judgement")
+        await until(lambda: of(a.events, ev.SUBMISSION_RECEIVED) and not a.io_busy, "the judgement")
         await clock.step(0.06)  # 36 attempt seconds: past the Sprint's 30 s double-submit window
-        await _until(lambda: "judged" in lines(), "the feedback")
-        await _until(lambda: "tick 30" in lines() or a.over, "three real seconds after judging")
+        await until(lambda: "judged" in lines(), "the feedback")
+        await until(lambda: "tick 30" in lines() or a.over, "three real seconds after judging")
         assert not a.over and not of(a.events, ev.AGENT_EXITED), (a.reason, of(a.events, ev.AGENT_EXITED))
         assert a.clock.elapsed() < a.clock.cutoff_s
         await clock.step(a.clock.source_time(a.clock.grace_end_s) - clock.now() + 0.01)
