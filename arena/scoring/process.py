@@ -31,6 +31,12 @@ CENTRE = 80.0  # the component of a worked attempt with nothing to reward or pen
 REGRESSION_CAP = 3  # regression_blindness counts at most 3 tests (-9, seed 001 example 2)
 DEFAULT_BUDGET = {"sprint": 2, "standard": 4, "marathon": 8}
 Rule = Callable[[JudgeContext], "Adjustment | None"]
+# What a Sprint's second counted submission can add to Process that a one-shot cannot earn:
+# monotonic_improvement +2 (one step), no_regressions +4, time_distribution +2, targeted_fixes
+# +3, and one more iteration in diagnostic_first (+1) and test_driven_iteration (+1).
+# progressive_refinement needs 3 submissions and rapid_convergence never fires at baseline 1.
+FIX_PASS_MAX = 2.0 + 4.0 + 2.0 + 3.0 + 1.0 + 1.0
+ONE_SHOT_POINTS = 8.0
 
 
 def to_component(raw: float) -> float:
@@ -144,8 +150,29 @@ def one_shot(c: JudgeContext) -> Adjustment | None:
             )
         return None
     if len(c.trajectory) == 1 and c.trajectory[0] >= 90:
-        return Adjustment("one_shot", 8.0, f"single iteration scoring {c.trajectory[0]:g} (≥ 90)")
+        return Adjustment("one_shot", ONE_SHOT_POINTS, f"single iteration scoring {c.trajectory[0]:g} (≥ 90)")
     return None
+
+
+def first_time_right(c: JudgeContext) -> Adjustment | None:
+    """Seed 001's rapid convergence where its formula cannot reward a one-shot (baseline B = 1:
+    the Sprint, "final / 1"), with seed 000's Sprint rule ("Elite agents should be able to
+    one-shot it"; "iteration 2 as a crutch") and seed 001's "reaches 95% on iteration 1 and
+    stops is scored higher than ... on iteration 3": a one-shot (``one_shot`` fired: one
+    counted submission ≥ 90) earns what makes ``one_shot`` + this exceed by one point the
+    most a second submission can add (``FIX_PASS_MAX``), so the same result in two
+    submissions, with the same care in each, never totals more."""
+    if c.rules.convergence_baseline != 1 or len(c.counted) != 1 or len(c.trajectory) != 1:
+        return None
+    if c.trajectory[0] < 90:
+        return None
+    pts = FIX_PASS_MAX + 1.0 - ONE_SHOT_POINTS
+    return Adjustment(
+        "first_time_right",
+        pts,
+        f"{c.rules.name} right first time: {c.trajectory[0]:g} in the one counted submission "
+        f"(one_shot {ONE_SHOT_POINTS:g} + {pts:g} > {FIX_PASS_MAX:g}, the most a second submission adds)",
+    )
 
 
 # --- anti-patterns ----------------------------------------------------------------------
@@ -410,6 +437,7 @@ RULES: list[Rule] = [
     identical_submissions,
     persistent_build_failure,
     one_shot,
+    first_time_right,
     shotgun_debugging,
     scope_creep,
     regression_blindness,

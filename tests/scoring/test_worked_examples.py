@@ -18,7 +18,7 @@ from arena.scoring import judge_attempt
 
 MOD = "registration"
 # example -> (the seed's Process total, what seed 001's formulas give here)
-EXAMPLES = {"1": (20, 20), "2": (-29, -22), "3": (13, 12)}
+EXAMPLES = {"1": (20, 20), "2": (-29, -22), "3": (13, 18)}
 
 
 def _points(card) -> dict[str, float]:
@@ -159,22 +159,25 @@ def example3_events():
 
 
 def test_example_3_sprint_one_shot():
-    """Example +13, ours +12.
+    """Example +13, ours +18.
 
     The example: single iteration high score +8, no iterations wasted +3, local test runs +2.
     We keep the example's +8 as the ``one_shot`` rule (the iteration hierarchy's "get it
     right the first time"); "no iterations wasted" has no formula (the wasted-iteration rule
     only penalises), so it is not awarded. Rapid convergence never fires in a Sprint by the
-    seed's formula (final / 1 > 1.2 × final / 1 is false). Test-driven iteration (2 local runs
-    after edits) +2 is the example's "local test runs"; diagnostic first (read → edit → test)
-    +2 is a seed 001 best practice the narrative shows. 8 + 2 + 2 = 12.
+    seed's formula (final / 1 > 1.2 × final / 1 is false); in its place ``first_time_right``
+    (issue 38) gives a Sprint one-shot +6, so that one_shot + 6 exceeds by one the 13 points
+    a second submission can add (the same result in two submissions never totals more).
+    Test-driven iteration (2 local runs after edits) +2 is the example's "local test runs";
+    diagnostic first (read → edit → test) +2 is a seed 001 best practice the narrative
+    shows. 8 + 6 + 2 + 2 = 18.
     """
     card = judge_attempt(example3_events())
     assert card.trajectory == [91.0]
-    assert _points(card) == {"one_shot": 8, "test_driven_iteration": 2, "diagnostic_first": 2}
+    assert _points(card) == {"one_shot": 8, "first_time_right": 6, "test_driven_iteration": 2, "diagnostic_first": 2}
     example_total, ours = EXAMPLES["3"]
     assert card.process_raw == ours
-    assert ours - example_total == -3 + 2
+    assert ours - example_total == -3 + 2 + 6
 
 
 def _docs_table() -> dict[str, tuple[int, int]]:
