@@ -1,4 +1,4 @@
-"""How a step and a model call read as one activity line (arena/view.py's readable
+"""How a step and a model call read as one activity line (arena.view's readable
 activity; no Textual). Everything shown here is agent or model text: it went through
 ``one_line`` (control characters shown as ``\\xNN``, capped) before it is shown."""
 

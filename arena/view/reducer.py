@@ -1,19 +1,10 @@
-"""What a screen shows of one attempt, reduced from its events (no Textual here).
-
-``AttemptView.apply(event)`` folds events, in order, into plain fields: the facts from
-``attempt.started``, the clock at the latest event, warnings, submissions used of the
-budget, scores and trajectory, phases (locked/open, revealed briefings), the feedback
-document of each submission exactly as delivered, a ring buffer of activity and the
-final status. Live screens and replay feed it the same events; a screen that wants the
-clock *between* events passes the live elapsed time to ``fraction``/``stage``.
-Warning thresholds and the grace period come from the rule table (``arena.formats``).
-"""
+"""The reducer: ``AttemptView.apply(event)`` folds an attempt's events, in order, into
+what its screens show (``arena.view``; the activity lines are ``arena.view.activity``'s)."""
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Iterator, NamedTuple
+from typing import Any
 
 from arena.formats import FormatRules, rules_for
 from arena.names import display_name, shown_status
@@ -21,6 +12,7 @@ from arena import events as K
 from arena.events import Event
 from arena.usage import ModelUsage
 from arena.steps.lines import model_line, step_line
+from arena.view.activity import ACTIVITY_KINDS, ActivityLog, describe
 
 
 @dataclass
@@ -33,109 +25,6 @@ class Phase:
     briefing: str | None = None
     hint: str | None = None
     revealed_t: float | None = None
-
-
-class Activity(NamedTuple):
-    """One line of an attempt's activity."""
-
-    t: float
-    kind: str  # edit | read | command | output | message | submit | feedback | clock | phase | agent | refused | infra | integrity
-    text: str
-
-
-class ActivityLog:
-    """The last ``maxlen`` activity lines of an attempt, oldest first; reads give
-    ``Activity`` tuples. Stored as plain ``(t, kind, text)`` tuples, which the garbage
-    collector stops tracking (it never untracks a tuple subclass): a dashboard holds 200
-    lines per attempt, 200,000 at 1,000 attempts, and the collector's full passes over
-    them paused the app (and the engine in its loop) for 0.2 s at a time."""
-
-    __slots__ = ("_ring",)
-
-    def __init__(self, maxlen: int) -> None:
-        self._ring: deque[tuple[float, str, str]] = deque(maxlen=maxlen)
-
-    def append(self, t: float, kind: str, text: str) -> None:
-        self._ring.append((t, kind, text))
-
-    def push(self, entry: tuple[float, str, str]) -> None:
-        """Append an entry already made (one tuple shared by the view's two rings)."""
-        self._ring.append(entry)
-
-    def clear(self) -> None:
-        self._ring.clear()
-
-    def __len__(self) -> int:
-        return len(self._ring)
-
-    def __iter__(self) -> Iterator[Activity]:
-        return (Activity(*a) for a in self._ring)
-
-    def __getitem__(self, index: int) -> Activity:
-        return Activity(*self._ring[index])
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ActivityLog) and self._ring == other._ring
-
-    def __repr__(self) -> str:
-        return f"ActivityLog({list(self)!r})"
-
-
-# Events that only carry activity (kind -> activity kind).
-_ACTIVITY_KINDS = {
-    K.FILE_CHANGED: "edit",
-    K.FILE_READ: "read",
-    K.COMMAND_RUN: "command",
-    K.AGENT_OUTPUT: "output",
-    K.AGENT_MESSAGE: "message",
-    K.AGENT_STARTED: "agent",
-    K.AGENT_EXITED: "agent",
-    K.AGENT_HUNG: "agent",
-    K.INTEGRITY_FINDING: "integrity",
-    K.INFRA_ERROR: "infra",
-    K.MODEL_TOOL_CALL: "model",
-    K.LIMIT_REACHED: "infra",
-}
-
-
-def _describe(ev: Event) -> str:
-    d = ev.data
-    k = ev.kind
-    if k == K.FILE_CHANGED:
-        return f"{d.get('change', 'modified')} {d.get('path', '?')} (+{d.get('lines_added', 0)} -{d.get('lines_removed', 0)})"
-    if k == K.FILE_READ:
-        return f"read {d.get('path', '?')}"
-    if k == K.COMMAND_RUN:
-        text = f"$ {d.get('command', '')} → exit {d.get('exit_code', '?')}"
-        if d.get("ran_tests"):
-            text += f" ({d.get('passed', 0)} passed, {d.get('failed', 0)} failed)"
-        return text
-    if k == K.AGENT_OUTPUT:
-        return str(d.get("text", "")).rstrip("\n")
-    if k == K.AGENT_MESSAGE:
-        return f"message: {d.get('text', '')}"
-    if k == K.AGENT_STARTED:
-        return f"agent started (pid {d.get('pid', '?')})"
-    if k == K.AGENT_EXITED:
-        return f"agent exited ({d.get('exit_code', '?')}) {d.get('detail', '')}".rstrip()
-    if k == K.AGENT_HUNG:
-        return f"agent hung: {d.get('detail', '')}"
-    if k == K.INTEGRITY_FINDING:
-        return f"integrity {d.get('severity', '')}: {d.get('check', '')} {d.get('detail', '')}"
-    if k == K.INFRA_ERROR:
-        return f"infra error ({d.get('source', '?')}): {d.get('detail', '')}"
-    if k == K.MODEL_CALL:
-        cost = f", ${d['cost_usd']:.4f}" if d.get("cost_usd") is not None else ""
-        return (
-            f"model {d.get('model', '?')}: {d.get('input_tokens') or 0} in / "
-            f"{d.get('output_tokens') or 0} out tokens, {d.get('latency_ms', '?')} ms"
-            f"{cost}" + ("" if d.get("status") == 200 else f" → HTTP {d.get('status')}")
-        )
-    if k == K.MODEL_TOOL_CALL:
-        return f"tool call {d.get('name', '?')}"
-    if k == K.LIMIT_REACHED:
-        return f"usage limit reached: {d.get('limit')} {d.get('used')} of {d.get('allowed')}"
-    return k
 
 
 @dataclass
@@ -332,11 +221,11 @@ class AttemptView:
         handler = _HANDLERS.get(ev.kind)
         if handler is not None:
             handler(self, ev)
-        elif ev.kind in _ACTIVITY_KINDS:
+        elif ev.kind in ACTIVITY_KINDS:
             raw = ev.kind in (K.AGENT_OUTPUT, K.MODEL_TOOL_CALL)  # not in the readable lines
             if ev.kind == K.MODEL_TOOL_CALL and len(self._tools) < 16:
                 self._tools.append(str(ev.data.get("name", "?")))
-            self._log(ev.t, _ACTIVITY_KINDS[ev.kind], _describe(ev), None if raw else "")
+            self._log(ev.t, ACTIVITY_KINDS[ev.kind], describe(ev), None if raw else "")
 
     def _log(self, t: float, kind: str, text: str, readable: str | None = "") -> None:
         """One activity line; ``readable``: its readable form ("" the same, None: raw only)."""
@@ -460,7 +349,7 @@ class AttemptView:
 def _model_call(view: AttemptView, ev: Event) -> None:
     view.usage.add(ev.data)
     tools, view._tools = view._tools, []
-    view._log(ev.t, "model", _describe(ev), model_line(ev.data, tools) or "")
+    view._log(ev.t, "model", describe(ev), model_line(ev.data, tools) or "")
 
 
 def usage_line(view: AttemptView) -> str:
