@@ -17,7 +17,9 @@ def store_path(explicit: str | os.PathLike | None = None) -> Path:
 
 def data_dir(store: Path) -> Path:
     d = store.with_name(store.name + ".d")
-    d.mkdir(parents=True, exist_ok=True)
+    if not d.is_dir():  # private, as its store (store.Store.open): no host agent's uid reads it
+        d.mkdir(parents=True, exist_ok=True)
+        os.chmod(d, d.stat().st_mode & 0o7770)
     return d
 
 

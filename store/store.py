@@ -99,6 +99,7 @@ class Store:
         except OSError as exc:
             raise StoreError(f"{p}: cannot create the store's directory ({exc.strerror})") from exc
         created = not p.exists() and await _create(p, busy_timeout_ms)
+        _private(p)
         wconn = rconn = proc = None
         try:
             wconn = await _connect(p, isolation_level=None)
@@ -346,6 +347,19 @@ def _check_fields(fields: dict[str, Any]) -> None:
     unknown = sorted(set(fields) - set(_ATTEMPT_FIELDS))
     if unknown:
         raise StoreError(f"attempt fields {unknown}: unknown; expected some of {list(_ATTEMPT_FIELDS)}")
+
+
+def _private(path: Path) -> None:
+    """No other uid reads a store (a host agent runs as a pool uid: issue 36): the "other"
+    permission bits of the file, its WAL and SHM (SQLite creates them with the file's mode)
+    and its ``.d`` data directory are dropped; group bits are kept. Links are left alone."""
+    for f in (path, *(path.with_name(path.name + x) for x in ("-wal", "-shm", ".d"))):
+        try:
+            mode = f.lstat().st_mode
+            if mode & 0o007 and not os.path.islink(f):
+                os.chmod(f, mode & 0o7770)
+        except OSError:  # gone, or not ours to change
+            continue
 
 
 async def _create(path: Path, busy_ms: int) -> bool:

@@ -16,7 +16,9 @@ not read what the judge keeps from every agent. So the process runs:
 - in a mount namespace of its own (bubblewrap, ``--dev-bind / /``) where the challenge
   package, the store's data directory (other attempts' workspaces, snapshots, published
   challenges) and the store file are covered by empty tmpfs mounts, ``/tmp`` is a private
-  tmpfs (so every attempt's agent socket is out of reach), and only its own workspace and
+  tmpfs (so every attempt's agent socket is out of reach), so are ``/dev/shm``, ``/var/tmp``
+  and ``/run/lock`` (nothing it leaves there outlives it: ``reach.py``, which also hides other
+  copies of the bundled packages and other stores it could read), and only its own workspace and
   agent directory are bound back, at ``/tmp/gauntlet/workspace`` and ``/tmp/gauntlet/agent``
   (their host paths may lie under directories the unprivileged uid cannot traverse).
 
@@ -33,6 +35,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
+
+from arena.agents import reach
 
 HOST_AGENT_UID = 65534  # only when a caller names no uid of the attempt's own
 HOST_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -78,6 +82,7 @@ def reserve_uid() -> tuple[int, str]:
     sid = f"{owners.owner_tag()}-host-{os.urandom(5).hex()}"
     uid = quota.allocate_uid(sid)
     _kill_uid(uid)
+    reach.sweep_uid(uid)
     return uid, sid
 
 
@@ -86,6 +91,7 @@ def release_uid(uid: int, sid: str) -> None:
     from arena.sandbox import quota  # noqa: PLC0415
 
     _kill_uid(uid)
+    reach.sweep_uid(uid)  # what it left in the host's shared directories (none, in its private view)
     quota.free_uid(uid, sid)
 
 
@@ -135,9 +141,13 @@ def plan(
         notes.append(f"runs as the arena's user with the host's file system ({why})")
         return HostPlan(list(argv), run_env, notes)
     pre = [shutil.which("bwrap") or "bwrap", "--dev-bind", "/", "/", "--die-with-parent"]
+    near = [h.parent for h in hide if h.is_file()]  # the store's directory: other stores beside it
+    hide = [*hide, *reach.exposed(uid, [*hide, Path("/tmp")], near)]  # other bundled copies and stores it could read
+    # (/tmp is private below: nothing there needs a mount of its own)
     for h in _outermost(hide):
         if h.exists():
             pre += ["--tmpfs", str(h)] if h.is_dir() else ["--ro-bind", "/dev/null", str(h)]
+    pre += reach.private_dir_args()  # /dev/shm, /var/tmp, /run/lock and IPC: gone with the agent
     pre += [
         "--tmpfs",
         "/tmp",

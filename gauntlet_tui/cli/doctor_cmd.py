@@ -178,6 +178,39 @@ def uid_check() -> Check:
     )
 
 
+def reach_checks(copies: list[Path] | None = None, store_dirs: list[Path] | None = None) -> list[Check]:
+    """What a host agent's uid could read of this install (issue 36): the hidden tests and
+    solutions of the bundled packages (every copy found: ``reach.bundled_copies``) and the
+    stores of the working directory and ``$GAUNTLET_STORE``. Host agents get what is found
+    hidden at each start; a copy elsewhere (another checkout) is not found, hence the fix."""
+    from arena.agents import reach
+    from arena.sandbox.quota import UID_BASE
+
+    uid = UID_BASE  # any pool uid: none owns these files
+    copies = reach.bundled_copies() if copies is None else copies
+    if store_dirs is None:
+        store_dirs = [Path.cwd(), Path(os.environ.get("GAUNTLET_STORE", "gauntlet.db")).absolute().parent]
+    open_tests = {c: n for c in copies if (n := sum(reach.readable_by(s, uid) for s in reach.secrets_of(c)))}
+    if open_tests:
+        where = "; ".join(f"{n} under {c}" for c, n in open_tests.items())
+        dirs = " ".join(f"{c}/*/tests {c}/*/solution {c}/*/phases" for c in open_tests)
+        tests = Check(
+            "hidden tests",
+            False,
+            f"readable by other uids: {where} (hidden from host agents; another copy would not be)",
+            f"{SUDO}chmod -R o-rwx {dirs} (when only root runs the arena)",
+        )
+    else:
+        tests = Check("hidden tests", True, f"bundled hidden tests unreadable by other uids ({len(copies)} copies)")
+    open_stores = reach.readable_stores(uid, store_dirs)
+    if open_stores:
+        names = " ".join(str(p) for p in open_stores)
+        stores = Check("stores", False, f"readable by other uids: {names}", f"{SUDO}chmod o-rwx {names}")
+    else:
+        stores = Check("stores", True, "no store here is readable by other uids")
+    return [tests, stores]
+
+
 def judge_checks(python: str | None = None) -> list[Check]:
     """What the local judge runs its tests with (issue 26): the host's python3 (the local
     sandbox binds /usr) must import pytest; coverage is optional."""
@@ -288,6 +321,7 @@ def agent_checks(images: str = "") -> list[Check]:
 
 def diagnose() -> tuple[list[Check], bool]:
     checks = python_checks() + sandbox_checks() + judge_checks() + kernel_checks() + provider_checks()
+    checks += reach_checks()
     rc, images = (
         _run(["docker", "images", "--format", "{{.Repository}}:{{.Tag}}"]) if shutil.which("docker") else (1, "")
     )
