@@ -51,15 +51,20 @@ def allocate_uid(sid: str) -> int:
     d.mkdir(parents=True, exist_ok=True, mode=0o700)
     with open(d / ".lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        # from a random place in the pool, not the lowest free uid: a uid just freed is not
+        # handed straight to the next sandbox (of this arena or of another process on the
+        # machine), so what one attempt's uid left behind is never the next one's at once
+        start = int.from_bytes(os.urandom(2), "big") % UID_COUNT
         for n in range(UID_COUNT):
-            p = d / str(UID_BASE + n)
+            uid = UID_BASE + (start + n) % UID_COUNT
+            p = d / str(uid)
             try:
                 owner = p.read_text().strip()
             except FileNotFoundError:
                 owner = None
             if owner is None or owners.is_stale(owner):
                 p.write_text(sid)
-                return UID_BASE + n
+                return uid
     raise SandboxError(f"no free sandbox uid: {UID_COUNT} sandboxes are alive")
 
 

@@ -133,8 +133,11 @@ async def test_host_agents_of_two_attempts_cannot_reach_each_other(tmp_path, mon
     [w] = [e.data for e in of(events[a.id], ev.INTEGRITY_FINDING) if e.data.get("check") == "gateway_token_stolen"]
     assert f"uid {b.host_uid}" in w["detail"]
     for x in (a, b):  # each uid is freed, and nothing runs as it any more (B's daemon is killed)
-        assert not (quota._uid_dir() / str(x.host_uid)).exists()
-        assert _alive_as(x.host_uid) == [], x.agent.file.name
+        held = quota._uid_dir() / str(x.host_uid)
+        if held.exists():  # taken since by another sandbox (CI runs two pytest processes at once)
+            assert held.read_text().strip() != x._host_sid, x.agent.file.name
+        else:
+            assert _alive_as(x.host_uid) == [], x.agent.file.name
 
 
 def _alive_as(uid: int) -> list[str]:
