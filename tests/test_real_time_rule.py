@@ -188,6 +188,6 @@ async def test_a_display_name_is_recorded_as_the_contestant(tmp_path, pkg):
         named = arena.attempt(load_challenge(pkg), pa.spec)
         plain = arena.attempt(load_challenge(pkg), "scripted:naive")
         assert named.contestant == "Naive Nick" and plain.contestant is None
-        assert named._started_data()["contestant"] == "Naive Nick" and "contestant" not in plain._started_data()
+        assert named.started_data()["contestant"] == "Naive Nick" and "contestant" not in plain.started_data()
     finally:
         await arena.close()

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from arena import clock as clk
-from arena.agents.base import Agent, identity_of
+from arena.agents.base import Agent
 from arena.agents.bounds import Bounds
 from arena.agents.server import AgentServer
 from arena.attempt import runner_lock
@@ -33,8 +33,8 @@ from arena.attempt.realagent import AgentSupport
 from arena.attempt.protocol import ProtocolHandler
 from arena.attempt.shared import Shared
 from arena.attempt.starter import judge_starter
+from arena.attempt.started import started_data
 from arena.attempt.submit import SubmissionDesk
-from arena.challenge.content import package_facts
 from arena.clock import AttemptClock, RealTime, TimeSource
 from arena.formats import rules_for
 from arena.sandbox.base import Limits, Mount, SandboxError
@@ -337,7 +337,7 @@ class Attempt:
                 ev.ATTEMPT_RESUMED, {"elapsed_s": round(self.resume.elapsed_s, 3), "runner_pid": runner_lock.held_pid()}
             )
         else:
-            self.publish(ev.ATTEMPT_STARTED, self._started_data(), t=0.0)
+            self.publish(ev.ATTEMPT_STARTED, self.started_data(), t=0.0)
         await self.support.setup()  # before the clock starts: images, trees, the grant
         agent_file = getattr(self.agent, "file", None)  # agent-file runners only
         if agent_file is not None and agent_file.where == "host":
@@ -379,42 +379,9 @@ class Attempt:
             self._server.allow_uid(uid)
         self.support.allow_uid(uid)
 
-    def _started_data(self) -> dict[str, Any]:
-        m = self.manifest
-        return {
-            "challenge": m.id,
-            "title": m.title,
-            "agent": identity_of(self.agent),  # the agent file's name, adapter, model (issue 20)
-            "format": m.format,
-            "weight_class": m.weight_class,
-            "time_limit_s": m.time_limit_s,
-            "budget": m.iterations,
-            "budget_scope": getattr(m, "budget", "global"),
-            "grace_s": self.rules.grace_s,
-            "time_scale": self.time_scale,
-            **({"ends_within_s": self.ends_within_s} if self.ends_within_s is not None else {}),
-            "sandbox": getattr(self.shared.backend, "name", None),
-            "phases": self.phases.describe(),
-            "deliverables": [
-                {
-                    "name": d.name,
-                    "kind": d.kind,
-                    "weight": d.weight,
-                    **({"check": d.check} if getattr(d, "check", "") else {}),
-                }
-                for d in m.deliverables
-            ],
-            "category": m.category,
-            "hang_limit_s": self.hang_limit_s,
-            "challenge_path": str(Path(self.challenge.root).resolve()),
-            **package_facts(Path(self.challenge.root)),  # issue 20: publish ties calibration attempts to it
-            "agent_spec": self.agent.spec,
-            "workspace": str(self.workspace),
-            "runner_pid": runner_lock.held_pid(),
-            **({"run": self.run_id, "heat": self.run_id} if self.run_id else {}),  # a heat is one run
-            **({"contestant": self.contestant} if self.contestant else {}),  # a plan entry's name:
-            **self.support.started_data(),
-        }
+    def started_data(self) -> dict[str, Any]:
+        """What ``attempt.started`` says of this attempt (``arena.attempt.started``)."""
+        return started_data(self)
 
     @property
     def hang_limit_s(self) -> float:

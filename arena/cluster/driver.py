@@ -250,7 +250,7 @@ class ClusterPlacer:
         bus.start_seq(attempt.id, st.acked)
         if not st.started:
             e = bus.publish(
-                attempt.id, 0.0, ev.ATTEMPT_STARTED, {**attempt._started_data(), "node": node}
+                attempt.id, 0.0, ev.ATTEMPT_STARTED, {**attempt.started_data(), "node": node}
             )  # never reached the node
             attempt.events.append(e)
         last_t = max((x.t for x in attempt.events), default=0.0)
