@@ -49,14 +49,19 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from arena.pipeline.task_image import build  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    from arena.pipeline.task_image import build, network_steps  # noqa: PLC0415
     from arena.pipeline.task_import import ImportError_, import_task  # noqa: PLC0415
 
     try:
         summary = import_task(args.dir, args.out, fmt=args.format)
+        # the steps the build runs on the network (every other one has --network none): told to the operator
+        summary["network_steps"] = network_steps(Path(args.out) / "environment" / "Dockerfile")
     except ImportError_ as e:
         print(f"gauntlet: challenge import: {e}", file=sys.stderr)
         return 2
+    summary["notes"] = [*summary["notes"], *summary["network_steps"]]
     summary["built"] = False
     if not args.no_build and shutil.which("docker"):
         try:

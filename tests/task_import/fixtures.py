@@ -34,7 +34,8 @@ def harbor_python(root: Path) -> Path:
 
 
 def harbor_c(root: Path) -> Path:
-    """A C task: gcc from Debian's packages, installed by the task's own Dockerfile."""
+    """A C task: gcc from Debian's packages, installed by the task's own Dockerfile (the one
+    step declared to need the network: ``RUN --network=default``)."""
     _w(
         root / "task.toml",
         '[metadata]\ndifficulty = "medium"\n[verifier]\ntimeout_sec = 60\n[agent]\ntimeout_sec = 900\n',
@@ -43,7 +44,7 @@ def harbor_c(root: Path) -> Path:
     _w(
         root / "environment" / "Dockerfile",
         "FROM gauntlet-base\nUSER root\n"
-        "RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends gcc libc6-dev >/dev/null"
+        "RUN --network=default apt-get update -qq && apt-get install -y -qq --no-install-recommends gcc libc6-dev >/dev/null"
         " && rm -rf /var/lib/apt/lists/*\n"
         "USER 1000:1000\nWORKDIR /app\nCOPY fact.c /app/\n",
     )
