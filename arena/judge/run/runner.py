@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.judge.run import command as cmd
-from arena.judge.run import coverage_pass
+from arena.judge.run import coverage_pass, verifier
 from arena.judge.verdict import result_formats
 from arena.judge.in_sandbox import trusted
 from arena.judge.verdict.expected import Matcher, collect_expected, is_test_file
@@ -302,12 +302,20 @@ class Judge:
         """The one exec of a judge run; None (infra_error set) when the sandbox failed.
         A pooled launcher container (already running the bootstrap) gets the pytest
         arguments as its one request instead of an exec. ``key``: signs the progress log."""
-        if getattr(sandbox, "launcher", False) and argv[: len(cmd.BOOTSTRAP)] == cmd.BOOTSTRAP:
+        pytest_run = argv[: len(cmd.BOOTSTRAP)] == cmd.BOOTSTRAP
+        if getattr(sandbox, "launcher", False) and pytest_run:
             run = sandbox.launch([*argv[len(cmd.BOOTSTRAP) :], cmd.key_arg(key)], timeout=spec.timeout_s)
-        else:
+        elif pytest_run:
             run = sandbox.exec(argv, timeout=spec.timeout_s, env={**cmd.judge_env(), cmd.KEY_ENV: key})
+        else:  # a verifier run as written (an imported task's test.sh): guarded (verifier.py)
+            env = {**cmd.judge_env(), **verifier.guard_env()}
+            local = getattr(sandbox, "backend", "") == "local"  # PID 1: its end ends every process
+            run = sandbox.exec(argv, timeout=spec.timeout_s, env=env, **({"as_pid_1": True} if local else {}))
         try:
-            return await asyncio.wait_for(run, spec.timeout_s + self.exec_grace_s)
+            res = await asyncio.wait_for(run, spec.timeout_s + self.exec_grace_s)
+            if not pytest_run:  # nothing of the run may write its results once it has ended
+                await verifier.end_processes(sandbox)
+            return res
         except SandboxError as e:
             result.infra_error = f"sandbox: {e}"
         except asyncio.TimeoutError:
@@ -431,6 +439,8 @@ class Judge:
                 return
             for c in junit_cases or []:
                 c.message = scrub_paths(c.message)
+        if not is_pytest:  # a pytest of the verifier that ended before it reported voids its results
+            junit_cases = verifier.check_marks(out, res, junit_cases, result)
         try:
             data = None if spec.results_format else read_report(str(out / "report.xml"))
             if data is not None:

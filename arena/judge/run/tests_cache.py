@@ -27,6 +27,7 @@ from arena.judge.run import command as cmd
 from arena.judge.in_sandbox import trusted
 from arena.judge.in_sandbox.launcher import LAUNCHER
 from arena.judge.in_sandbox.proxies import PLUGIN as ISOLATION_PLUGIN
+from arena.judge.in_sandbox import verifier_guard
 from arena.judge.in_sandbox.wire import WIRE
 from arena.judge.in_sandbox.worker import WORKER
 
@@ -54,6 +55,9 @@ def _config_entries() -> tuple[tuple, ...]:
         ("config/run.py", "file", trusted.RUNNER.encode()),
         ("config/pytest.ini", "file", trusted.PYTEST_INI.encode()),
     ]
+    # the guard of a verifier run as written (an imported task's test.sh; verifier_guard.py)
+    for rel, text in verifier_guard.files():
+        out.append((f"config/{rel}", "file", text.encode()))
     tag = sys.implementation.cache_tag
     if tag:
         out.append(("config/__pycache__", "dir", b""))

@@ -10,6 +10,7 @@ Files identical to the starter's file at the same path are not findings.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Literal
@@ -59,7 +60,7 @@ _CODE_PATTERNS: list[tuple[str, Severity, re.Pattern[str], str]] = [
     (
         "judge_paths",
         "error",
-        re.compile(r"['\"]/judge\b|gauntlet_judge"),
+        re.compile(r"['\"]/judge\b|gauntlet_judge|(?i:gauntlet_verifier)"),
         "refers to the judge-side paths or the judge's plugin",
     ),
     (
@@ -178,4 +179,107 @@ def scan(snapshot: Snapshot, *, starter: Path | None = None, judge_test_names: s
                     seen.add((check, what))
                     line = text.count("\n", 0, m.start()) + 1
                     add(severity, check, f"{rel}:{line}: {what}")
+            if name.endswith(".py"):
+                for line, what in hidden_exits(text):
+                    add("error", "exit_tricks", f"{rel}:{line}: {what}")
     return findings
+
+
+# -- os._exit spelled so that no pattern above sees it (issue 36) ------------------------
+_EXIT_MODULES = {"os", "posix", "nt"}
+_FOLD_DEPTH = 40
+
+
+def _fold(node: ast.AST, depth: int = 0) -> str | None:
+    """The string a constant expression evaluates to ('o' + 's', f'{"_"}exit',
+    ''.join(['_', 'exit']), 'tixe_'[::-1], chr(95) + 'exit'), else None. Nothing that
+    could build a big string from a small source (``*``, ``%`` widths) is evaluated."""
+    if depth > _FOLD_DEPTH:
+        return None
+    d = depth + 1
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        if any(isinstance(v, ast.FormattedValue) and (v.format_spec or v.conversion != -1) for v in node.values):
+            return None
+        parts = [_fold(v.value if isinstance(v, ast.FormattedValue) else v, d) for v in node.values]
+        return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = _fold(node.left, d), _fold(node.right, d)
+        return a + b if a is not None and b is not None else None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        base = _fold(node.value, d)
+        sl = node.slice
+        bounds = [None if x is None else _int(x) for x in (sl.lower, sl.upper, sl.step)]
+        if base is None or any(x is False for x in bounds):
+            return None
+        return base[slice(*bounds)]
+    if isinstance(node, ast.Call) and not node.keywords:
+        f = node.func
+        if isinstance(f, ast.Name) and f.id == "chr" and len(node.args) == 1:
+            n = _int(node.args[0])
+            return chr(n) if isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 0x110000 else None
+        if isinstance(f, ast.Attribute) and f.attr == "join" and len(node.args) == 1:
+            sep = _fold(f.value, d)
+            seq = node.args[0]
+            if sep is None or not isinstance(seq, (ast.List, ast.Tuple)):
+                return None
+            items = [_fold(x, d) for x in seq.elts]
+            return None if any(i is None for i in items) else sep.join(i for i in items if i is not None)
+        if isinstance(f, ast.Name) and f.id == "str" and len(node.args) == 1:
+            return _fold(node.args[0], d)
+    return None
+
+
+def _int(node: ast.AST):
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        v = node.operand.value
+        return -v if isinstance(v, int) else False
+    return False
+
+
+def _names_exit_module(node: ast.AST) -> bool:
+    """``__import__('os')``, ``importlib.import_module('o' + 's')``, ``sys.modules['os']``."""
+    if isinstance(node, ast.Call) and node.args:
+        f = node.func
+        fname = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        if fname in ("__import__", "import_module"):
+            return _fold(node.args[0], 0) in _EXIT_MODULES
+    if isinstance(node, ast.Subscript):
+        return _fold(node.slice, 0) in _EXIT_MODULES
+    return False
+
+
+def hidden_exits(text: str) -> list[tuple[int, str]]:
+    """(line, what) of every spelling of ``os._exit`` the plain pattern does not see:
+    ``getattr(x, '_' + 'exit')``, ``__import__('o' + 's')._exit``, ``vars(os)['_exit']``,
+    ``os.__dict__['_exit']``, ``from os import _exit``."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    out: list[tuple[int, str]] = []
+    seen: set[int] = set()
+
+    def hit(node: ast.AST, what: str) -> None:
+        line = getattr(node, "lineno", 0)
+        if line not in seen:
+            seen.add(line)
+            out.append((line, what))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
+            if len(node.args) >= 2 and _fold(node.args[1], 0) == "_exit":
+                hit(node, "reaches os._exit through getattr (ends the test process unreported)")
+        elif isinstance(node, ast.Attribute) and node.attr == "_exit":
+            plain = isinstance(node.value, ast.Name) and node.value.id in _EXIT_MODULES
+            if not plain and _names_exit_module(node.value):
+                hit(node, "calls os._exit of a module imported by a built name (ends the test process unreported)")
+        elif isinstance(node, ast.Subscript) and _fold(node.slice, 0) == "_exit":
+            hit(node, "reaches os._exit through a namespace lookup (ends the test process unreported)")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "") in _EXIT_MODULES:
+            if any(a.name == "_exit" for a in node.names):
+                hit(node, "imports os._exit under another name (ends the test process unreported)")
+    return out
