@@ -10,7 +10,9 @@ Agent: ``R += K_AGENT × multiplier(class) × (S − E)``; challenge: ``R += K_C
 An agent's Elo is kept per bracket (seed 002: "ELO ≥ X within the bracket"): an attempt moves
 its Elo in the bracket of the challenge's class, and an agent enters a bracket at that class's
 challenge start rating. Elo only decides promotion and relegation; the leaderboard is ordered
-by the pairwise ratings (issue 20), and frontier attempts rank no one (seed 002 principle 6).
+by the pairwise ratings (issue 20) — the one list by one fit over every ranked class (issue
+38), each class's table by that class's —, with rank bands where intervals overlap
+(``bands.py``), and frontier attempts rank no one (seed 002 principle 6).
 Challenges start at their class's start rating, spaced so that the seed's
 Elo gates mean something (a steady 70 on middleweight challenges settles near 1300,
 above the 1200 gate; a class median settles below it).
@@ -24,6 +26,7 @@ from typing import Any
 
 from arena import events as ev
 from arena.formats import WEIGHT_CLASSES
+from arena.scoring.bands import band_text, rank_bands
 from arena.scoring.pairwise import class_ratings
 from arena.scoring.weight_classes import (
     MULTIPLIERS,
@@ -111,18 +114,6 @@ class AgentRow:
     def class_totals(self, cls: str) -> list[float]:
         return [t for c, t in self.scored if c == cls]
 
-    def ranking(self, pairwise: dict[str, dict[str, dict]]) -> tuple[str | None, dict | None]:
-        """(class, rating) the agent is ordered by in the one list: its weight class's pairwise
-        rating when it has one there, else the ranked class where it has the most games
-        (ties: the higher class); (None, None) when it is rated nowhere."""
-        rated = [c for c in RANKED if self.agent in pairwise.get(c, {})]
-        if not rated:
-            return None, None
-        cls = self.state.weight_class
-        if cls not in rated:
-            cls = max(rated, key=lambda c: (pairwise[c][self.agent]["games"], RANKED.index(c)))
-        return cls, pairwise[cls][self.agent]
-
 
 @dataclass
 class Leaderboard:
@@ -130,6 +121,8 @@ class Leaderboard:
     challenges: dict[str, dict]
     pools: dict[str, list[float]]
     pairwise: dict[str, dict[str, dict]] = field(default_factory=dict)  # class -> agent -> rating
+    # agent -> rating over every head-to-head of the ranked classes (the one list, issue 38)
+    overall: dict[str, dict] = field(default_factory=dict)
     # attempts kept out of every rating (``unrated_reason``): listed, flagged, never a game
     unrated: list[dict[str, Any]] = field(default_factory=list)
 
@@ -183,6 +176,7 @@ class Leaderboard:
                 }
             )
         rows.sort(key=_order)
+        _set_bands([r for r in rows if r["rated"]])
         return rows
 
     def _unrated_of(self, agent: str) -> dict[str, int]:
@@ -194,15 +188,18 @@ class Leaderboard:
         return out
 
     def _order_fields(self, a: AgentRow) -> dict[str, Any]:
-        cls, r = a.ranking(self.pairwise)
+        r = self.overall.get(a.agent)
         ranked = [t for c, t in a.scored if c in RANKED]
         return {
             "rated": r is not None,
-            "rank_class": cls,
+            "rank": None,  # the best place of the band (``_set_bands``)
+            "rank_band": None,
+            "rank_worst": None,
             "rating": None if r is None else r["rating"],
             "low": None if r is None else r["low"],
             "high": None if r is None else r["high"],
             "one_sided": None if r is None else r.get("one_sided"),
+            "rating_games": 0 if r is None else r["games"],
             "ranked_mean_total": round(sum(ranked) / len(ranked), 1) if ranked else None,
         }
 
@@ -237,8 +234,9 @@ class Leaderboard:
                     }
                 )
             rows.sort(key=lambda x: (not x["rated"], -(x["rating"] or 0.0), -x["mean_total"], x["agent"]))
-            for i, x in enumerate(rows, 1):
-                x["rank"] = i if x["rated"] else None
+            for x in rows:
+                x["rank"] = x["rank_band"] = x["rank_worst"] = None
+            _set_bands([x for x in rows if x["rated"]] if cls in RANKED else [])
             out.append(
                 {
                     "weight_class": cls,
@@ -265,13 +263,21 @@ class Leaderboard:
 
 
 def _order(r: dict) -> tuple:
-    """The one list: rated agents grouped by the class they are rated in (lightweight first:
-    each class's ratings are centred on 1000, so ratings of two classes are not compared),
-    by their rating within it; then unrated ones by their mean total outside frontier. Elo is
-    not an ordering key (issue 20). ``classes`` (``class_tables``) is the per-class ranking."""
+    """The one list (issue 38): rated agents by their overall pairwise rating — one fit over
+    every head-to-head on the same challenge, across the ranked classes (class multipliers
+    decide promotion, not order) —, then unrated ones by their mean total outside frontier.
+    Elo is not an ordering key (issue 20). Agents listed in name order among equal ratings
+    share their rank band (``_set_bands``): the name orders the lines, never the rank."""
     if r["rated"]:
-        return (0, RANKED.index(r["rank_class"]), -r["rating"], r["agent"])
+        return (0, -r["rating"], r["agent"])
     return (1, -(r["ranked_mean_total"] or 0.0), r["agent"])
+
+
+def _set_bands(rows: list[dict[str, Any]]) -> None:
+    """``rank`` (the band's best place) and ``rank_band`` (``"1-3"``, or ``"2"``) of rated
+    rows: agents whose 95% intervals overlap share places (``bands.rank_bands``)."""
+    for r, (best, worst) in zip(rows, rank_bands(rows)):
+        r["rank"], r["rank_band"], r["rank_worst"] = best, band_text(best, worst), worst
 
 
 def compute_ratings(attempts: list[RatedAttempt], unverified: Collection[str] = frozenset()) -> Leaderboard:
@@ -313,4 +319,5 @@ def compute_ratings(attempts: list[RatedAttempt], unverified: Collection[str] = 
     for at in attempts:
         by_class.setdefault(normalize_class(at.weight_class), []).append(at)
     pairwise = {c: r for c, xs in by_class.items() if c in RANKED and (r := class_ratings(xs))}
-    return Leaderboard(agents=agents, challenges=challenges, pools=pools, pairwise=pairwise)
+    overall = class_ratings([at for c, xs in by_class.items() if c in RANKED for at in xs])
+    return Leaderboard(agents=agents, challenges=challenges, pools=pools, pairwise=pairwise, overall=overall)

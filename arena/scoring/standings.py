@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
+from arena.scoring.bands import competition_ranks
 from arena.scoring.load import Marker, leaderboard, open_store
 from arena.scoring.ratings import unrated_reason
 from arena.scoring.scorecard import judge_attempt
@@ -38,9 +40,24 @@ class Standings:
     ratings: list[dict] = field(default_factory=list)  # Leaderboard.agent_rows()
     classes: list[dict] = field(default_factory=list)  # Leaderboard.class_tables(): what is shown
 
-    def winner(self, challenge: str) -> Placing | None:
+    def winners(self, challenge: str) -> list[Placing]:
+        """The placed attempts with the challenge's best total: more than one is a tie (issue
+        38: ties are shown as ties, never broken by name)."""
         rows = self.by_challenge.get(challenge) or []
-        return rows[0] if rows and rows[0].placed else None
+        return [p for p, r in zip(rows, placing_ranks(rows)) if r == 1]
+
+    def winner(self, challenge: str) -> Placing | None:
+        """The one winner; None when no attempt placed or when the best total is shared."""
+        best = self.winners(challenge)
+        return best[0] if len(best) == 1 else None
+
+
+def placing_ranks(rows: list[Any], placed: Callable[[Any], bool] = lambda p: bool(p.placed)) -> list[int | None]:
+    """Each row's rank on its challenge: 1 + the placed rows with a higher total, so equal
+    totals share a rank (``1, 1, 3``); None for a row that is not placed."""
+    ok = [placed(p) for p in rows]
+    ranks = iter(competition_ranks([p.total for p, k in zip(rows, ok) if k]))
+    return [next(ranks) if k else None for k in ok]
 
 
 async def standings(
@@ -82,19 +99,18 @@ async def standings(
 def heat_lines(s: Standings, heat: str | None) -> list[str]:
     """A heat's standings as text (``gauntlet arena|run --headless`` end with them): the
     line ``Standings — heat ID``, then one line per attempt: its rank on its challenge
-    (``-`` when not placed), attempt id, agent, challenge and ``total`` as ``gauntlet
+    (equal totals share it; ``-`` when not placed), attempt id, agent, challenge and ``total`` as ``gauntlet
     judge`` gives it; a hung or infra-error attempt shows ``total -`` and its flag, an
     attempt that did not finish its status."""
     rows = []
     for challenge in sorted(s.by_challenge):
-        rank = 0
-        for p in s.by_challenge[challenge]:
-            rank += p.placed
+        placings = s.by_challenge[challenge]
+        for p, rank in zip(placings, placing_ranks(placings)):
             flags = [p.unrated or ("" if p.status == "finished" else p.status)]
             flags.append("(unverified calibration)" if p.unverified else "")
             rows.append(
                 [
-                    str(rank) if p.placed else "-",
+                    "-" if rank is None else str(rank),
                     p.attempt,
                     printable(p.agent, newlines=False),
                     printable(challenge, newlines=False),

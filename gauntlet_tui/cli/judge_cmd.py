@@ -179,13 +179,14 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         print("no judged attempts yet" if heat is None else f"no rated attempts in heat {heat}")
         _print_unrated(doc["unrated"])
         return 0
+    _print_overall(doc["agents"])
     for table in doc["classes"]:  # ordered by the pairwise rating within each class (issue 20)
         how = "ranked by pairwise rating" if table["ranked"] else "not ranked (seed 002: frontier is a benchmark)"
         print(f"{table['weight_class']} (x{table['multiplier']:g}): {how}")
         cols = ("#", "agent", "rating", "interval", "games", "attempts", "mean_total", "elo", "class", "note")
         rows = [
             [
-                str(r["rank"] or "-"),
+                r.get("rank_band") or "-",
                 r["agent"],
                 _rating(r),
                 _interval(r),
@@ -212,6 +213,32 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         print(f"  {c['challenge']:<24} Elo {c['elo']:7.1f}  {c['weight_class']:<12} games {c['games']}")
     _print_unrated(doc["unrated"])
     return 0
+
+
+def _print_overall(agents: list[dict]) -> None:
+    """The one list (issue 38): one pairwise fit over every head-to-head on the same challenge
+    across the ranked classes; agents whose 95% intervals overlap share a rank band."""
+    print("overall: one pairwise rating over every head-to-head on the same challenge, all ranked classes")
+    print("  (class multipliers decide promotion, not order; overlapping 95% intervals share a rank band)")
+    cols = ("#", "agent", "rating", "interval", "games", "mean_total", "class", "note")
+    rows = [
+        [
+            r.get("rank_band") or "-",
+            r["agent"],
+            _rating(r),
+            _interval(r),
+            str(r.get("rating_games") or 0),
+            "-" if r.get("ranked_mean_total") is None else f"{r['ranked_mean_total']:.1f}",
+            r["weight_class"] + (" (under review)" if r["under_review"] else ""),
+            _note(r),
+        ]
+        for r in agents
+    ]
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+    print("  " + "  ".join(c.upper().ljust(w) for c, w in zip(cols, widths)).rstrip())
+    for r in rows:
+        print("  " + printable("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip()))
+    print()
 
 
 def _print_unrated(unrated: list[dict]) -> None:

@@ -23,10 +23,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from arena.names import HUNG, shown_status
+from arena.scoring.standings import placing_ranks
 from gauntlet_tui import keys
 from gauntlet_tui.screens.host import may_act
 from gauntlet_tui.widgets.footer import GauntletFooter
-from gauntlet_tui.widgets.ratings import ELO_NOTE, class_widgets
+from gauntlet_tui.widgets.ratings import ELO_NOTE, class_widgets, overall_widgets
 
 UNVERIFIED = "unverified calibration"
 
@@ -37,14 +38,15 @@ def placed(p: Any) -> bool:
 
 
 def winner_line(challenge: str, rows: list[Any], success: str = "", name: Any = None) -> Text:
-    best = rows[0] if rows and placed(rows[0]) else None
+    """The winner, or every attempt sharing the best total (a tie is shown as one, issue 38)."""
+    best = [p for p, r in zip(rows, placing_ranks(rows, placed)) if r == 1]
     line = Text(f"{challenge}: ", style="bold")
-    if best is None:
+    if not best:
         line.append("no winner (no attempt finished normally)", style="italic")
-    else:
-        who = name(best) if name is not None else best.agent
-        line.append(f"winner {who}", style=f"bold {success}".strip())  # the theme's $success
-        line.append(f" with {best.total:.1f}")
+        return line
+    who = ", ".join(name(p) if name is not None else p.agent for p in best)
+    line.append(f"{'tie: ' if len(best) > 1 else 'winner '}{who}", style=f"bold {success}".strip())  # $success
+    line.append(f" with {best[0].total:.1f}")
     return line
 
 
@@ -57,6 +59,7 @@ class StandingsScreen(Screen):
     StandingsScreen #standings-ratings-title { padding: 1 1 0 1; text-style: bold; }
     StandingsScreen #standings-ratings-note { padding: 0 1; color: $text-muted; }
     StandingsScreen .ratings-class { padding: 1 1 0 1; text-style: bold; }
+    StandingsScreen .ratings-overall { padding: 1 1 0 1; text-style: bold; }
     """
     BINDINGS = [keys.BACK, Binding("r", "again", "Another round", id="standings-again")]
 
@@ -112,12 +115,10 @@ class StandingsScreen(Screen):
                 )
                 table: DataTable = DataTable(cursor_type="none", zebra_stripes=True, id=f"standings-{i}")
                 table.add_columns("#", "Agent", "Total", "Status", "Submissions", "Attempt", "Note")
-                rank = 0
-                for p in rows:
-                    rank += placed(p)
+                for p, rank in zip(rows, placing_ranks(rows, placed)):
                     unrated = bool(getattr(p, "unrated", None))
                     table.add_row(
-                        str(rank) if placed(p) else "—",  # hung, infra error, not finished: unplaced
+                        "—" if rank is None else str(rank),  # hung, infra error, not finished: unplaced
                         Text(self.who(p)),
                         "—" if unrated else f"{p.total:.1f}",
                         self.status_of(p),
@@ -135,6 +136,7 @@ class StandingsScreen(Screen):
                 else f"No ratings yet: no attempt of this {'heat' if self.heat else 'store'} has finished normally.",
                 id="standings-ratings-note",
             )
+            yield from overall_widgets(s.ratings, "standings-ratings")
             yield from class_widgets(classes, "standings-ratings")
         yield GauntletFooter()
 

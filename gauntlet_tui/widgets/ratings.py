@@ -1,4 +1,5 @@
-"""The per-class ratings tables of the leaderboard and the Standings screen: one table per
+"""The ratings tables of the leaderboard and the Standings screen: the one list (every ranked
+class, one pairwise fit, rank bands where intervals overlap: ``overall_widgets``) and one table per
 weight class, rows as ``arena.scoring`` ordered them (``Leaderboard.class_tables()``: the
 pairwise rating with its 95% interval, then the agents with no opponent there, unrated with
 their mean total; frontier shown, never ranked). Presentation only: no rating rule here."""
@@ -33,6 +34,11 @@ ELO_NOTE = (
 def class_heading(table: dict[str, Any]) -> str:
     how = "ranked by pairwise rating" if table["ranked"] else "not ranked (seed 002: frontier is a benchmark)"
     return f"{table['weight_class']} (×{table['multiplier']:g}): {how}"
+
+
+def rank_cell(row: dict[str, Any]) -> str:
+    """The rank band (``"1-3"`` where intervals overlap: ties shown as ties), ``-`` unrated."""
+    return str(row.get("rank_band") or "-")
 
 
 def rating_cell(row: dict[str, Any], ranked: bool = True) -> str:
@@ -72,7 +78,7 @@ def cells(row: dict[str, Any], ranked: bool = True, cls: str | None = None) -> l
     """The row's cells (``cls``: the table's class); the agent's name as plain text (a name
     is data, never markup)."""
     return [
-        str(row["rank"] or "-"),
+        rank_cell(row),
         Text(str(row["agent"])),
         rating_cell(row, ranked),
         interval_cell(row, ranked),
@@ -93,6 +99,50 @@ def class_table(
     for row in table["agents"]:
         out.add_row(*cells(row, table["ranked"], table["weight_class"]), key=row["agent"])
     return out
+
+
+OVERALL_HEADING = (
+    "Overall: one pairwise rating over every head-to-head on the same challenge, across the ranked "
+    "classes (class multipliers decide promotion, not order); agents whose 95% intervals overlap "
+    "share a rank band (1-3)"
+)
+OVERALL_COLUMNS = (
+    ("rank", "#"),
+    ("agent", "Agent"),
+    ("rating", "Rating"),
+    ("interval", "95% interval"),
+    ("games", "Games"),
+    ("mean_total", "Mean"),
+    ("class", "Class"),
+    ("note", "Note"),
+)
+
+
+def overall_cells(row: dict[str, Any]) -> list[str | Text]:
+    """A row of the one list (``Leaderboard.agent_rows()``)."""
+    mean = row.get("ranked_mean_total")
+    return [
+        rank_cell(row),
+        Text(str(row["agent"])),
+        rating_cell(row),
+        interval_cell(row),
+        str(row.get("rating_games") or 0),
+        "-" if mean is None else f"{mean:.1f}",
+        str(row.get("weight_class") or ""),
+        note_cell(row),
+    ]
+
+
+def overall_widgets(rows: list[dict[str, Any]], prefix: str) -> list[Static | DataTable]:
+    """Heading and table of the one list, id ``{prefix}-overall``; none without rows."""
+    if not rows:
+        return []
+    table: DataTable = DataTable(cursor_type="row", zebra_stripes=True, id=f"{prefix}-overall", classes="ratings-table")
+    for key, label in OVERALL_COLUMNS:
+        table.add_column(label, key=key)
+    for row in rows:
+        table.add_row(*overall_cells(row), key=row["agent"])
+    return [Static(OVERALL_HEADING, classes="ratings-overall"), table]
 
 
 def class_widgets(classes: list[dict[str, Any]], prefix: str) -> list[Static | DataTable]:
