@@ -14,7 +14,8 @@ from pydantic import BaseModel, Field
 from arena.scoring.context import JudgeContext, Work, work_credit
 from arena.scoring.history import AttemptHistory
 from arena.scoring.integrity import judge_integrity
-from arena.scoring.objective import phase_score, r1, submission_score
+from arena.scoring.objective import Deliverables, phase_score, r1, submission_score
+from arena.scoring.phases import plan_of
 from arena.scoring.process import judge_process
 from arena.scoring.resultview import test_phases
 from arena.scoring.llm_judge import deliverable_adjustment
@@ -40,7 +41,8 @@ class Flag(BaseModel):
 class PhaseScore(BaseModel):
     id: str
     objective: float
-    reached: bool = True  # False: never revealed to the agent; not part of Objective
+    reached: bool = True  # False: not part of Objective (arena/scoring/phases.py)
+    abandoned: bool = False  # the attempt ended before its time mark: scored 0
 
 
 class Scorecard(BaseModel):
@@ -74,42 +76,61 @@ class Scorecard(BaseModel):
 
 def _phase_scores(c: JudgeContext) -> tuple[list[dict[str, Any]], float | None]:
     """PhaseScore fields per Marathon phase (validated with the Scorecard, in one call).
-    Objective is the mean over the phases the agent reached: phase 1 and every revealed one
-    (``reached_phases``). A revealed phase with nothing done in it scores 0."""
+    Objective is the mean over the scored phases (arena/scoring/phases.py: every phase the
+    clock would have revealed; an abandoned phase scores 0; seed 000's stuck agent phase 1
+    only). A revealed phase with nothing done in it scores 0."""
     if c.rules.name != "marathon":
         return [], None
+    plan = plan_of(c)
     out: list[dict[str, Any]] = []
-    present = set()
-    if c.final is not None:
-        present = test_phases(c.final.judged)
-    reached = reached_phases(c)
     for n, pid, _ in c.history.phase_ids():
-        if c.final is None or n not in present:
-            score = 0.0
-        else:
-            score = phase_score(c.final.judged, c.history.deliverables, n)
-        out.append({"id": pid, "objective": r1(score), "reached": n in reached})
+        out.append(
+            {
+                "id": pid,
+                "objective": r1(_final_phase(c, n)),
+                "reached": n in plan.scored,
+                "abandoned": n in plan.abandoned,
+            }
+        )
     counted = [p["objective"] for p in out if p["reached"]]
     mean = sum(counted) / len(counted) if counted else 0.0
     return out, mean
 
 
-def reached_phases(c: JudgeContext) -> set[int]:
-    """Phase 1 and every phase revealed to the agent (issue 20: a phase the agent never saw
-    is not averaged in, as seed 000's "scored only on Phase 1")."""
-    return {1} | {int(r.get("phase") or 0) for r in c.history.phase_reveals}
+def _final_phase(c: JudgeContext, n: int, deliverables: Deliverables = None) -> float:
+    """Phase ``n``'s objective at the scored submission (0 when it has none of its tests)."""
+    if c.final is None or n not in test_phases(c.final.judged):
+        return 0.0
+    return phase_score(c.final.judged, c.history.deliverables if deliverables is None else deliverables, n)
+
+
+def _tests_only(c: JudgeContext) -> list[tuple[str, str, float]]:
+    """The deliverables without the file ones: what the work credit is computed on."""
+    return [d for d in c.history.deliverables if d[1] == "tests"]
+
+
+def work_objective(c: JudgeContext) -> float:
+    """The final objective without deliverable shares (issue 38: the work credit measures the
+    work, not what the agent wrote about it), aggregated as Objective is."""
+    items = _tests_only(c)
+    if c.rules.name != "marathon":
+        return submission_score(c.final.judged, items, c.final.phase) if c.final is not None else 0.0
+    phases = plan_of(c).scored
+    return sum(_final_phase(c, n, items) for n in phases) / len(phases)
 
 
 def starter_objective(c: JudgeContext) -> float | None:
-    """The untouched starter's objective, aggregated as the final objective is (Marathon:
-    the mean over the reached phases); None when the attempt did not record it."""
+    """The untouched starter's objective without deliverable shares, aggregated as
+    ``work_objective`` (Marathon: the mean over the scored phases); None when the attempt
+    did not record it."""
     st = c.history.starter
     if st is None:
         return None
+    items = _tests_only(c)
     if c.rules.name != "marathon":
-        return submission_score(st, c.history.deliverables)
-    phases = sorted(reached_phases(c))
-    return sum(phase_score(st, c.history.deliverables, n) for n in phases) / len(phases)
+        return submission_score(st, items)
+    phases = plan_of(c).scored
+    return sum(phase_score(st, items, n) for n in phases) / len(phases)
 
 
 def extra_flags(c: JudgeContext) -> list[dict]:
@@ -150,7 +171,7 @@ def work_flags(c: JudgeContext, work: Work) -> list[dict]:
         {
             "rule": "work_credit",
             "points": 0.0,
-            "detail": f"objective {work.objective:.1f} over the starter's {work.starter:.1f} closed "
+            "detail": f"objective without deliverables {work.objective:.1f} over the starter's {work.starter:.1f} closed "
             f"{work.share:.0%} of its gap to 100: Process, Strategy and Integrity count {work.credit:.0%}",
         }
     ]
@@ -167,7 +188,7 @@ def judge_context(c: JudgeContext, readings: dict | None = None) -> Scorecard:
     process, raw, p_adj = judge_process(c)
     strategy, s_adj = judge_strategy(c)
     integrity, flags = judge_integrity(c)
-    work = work_credit(objective, starter_objective(c), c.worked)
+    work = work_credit(work_objective(c), starter_objective(c), c.worked)
     process, strategy, integrity = (x * work.credit for x in (process, strategy, integrity))
     comps = {"objective": r1(objective), "process": r1(process), "strategy": r1(strategy), "integrity": r1(integrity)}
     weights = dict(c.rules.weights)

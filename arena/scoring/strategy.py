@@ -13,7 +13,8 @@ from typing import Callable
 
 from arena.scoring.context import Adjustment, JudgeContext, test_chasing_gap
 from arena.scoring.objective import phase_score, suite_rates
-from arena.scoring.resultview import phases_from
+from arena.scoring.phases import plan_of
+from arena.scoring.resultview import phases_from, test_phases
 
 BASE = 60.0
 Rule = Callable[[JudgeContext], "Adjustment | None"]
@@ -60,11 +61,22 @@ def root_cause(c: JudgeContext) -> Adjustment | None:
 
 # --- Marathon -------------------------------------------------------------------------------
 def _phase_quality(c: JudgeContext) -> dict[int, float]:
-    """Per phase n: the score of phase n's tests at the last counted submission made while
-    phase n was the current phase."""
+    """Per scored phase n (arena/scoring/phases.py): the score of phase n's tests at the last
+    counted submission made while phase n was the current phase. What was done is judged
+    (issue 38): a scored phase no submission was made in takes the scored submission's score
+    on it, 0 when that has none of its tests: an abandoned phase is quality 0, so quitting is
+    never better here than working a phase badly."""
+    scored = plan_of(c).scored
     q: dict[int, float] = {}
     for s in c.counted:
-        q[s.phase] = phase_score(s.judged, c.history.deliverables, s.phase)
+        if s.phase in scored:
+            q[s.phase] = phase_score(s.judged, c.history.deliverables, s.phase)
+    final = c.final.judged if c.final is not None else None
+    for n in scored:
+        if n not in q:
+            q[n] = (
+                phase_score(final, c.history.deliverables, n) if final is not None and n in test_phases(final) else 0.0
+            )
     return dict(sorted(q.items()))
 
 
@@ -155,10 +167,8 @@ def _pivot_split(c: JudgeContext) -> tuple[int, float, float | None] | None:
     pre = [v for n, v in q.items() if n < p]
     if not pre:
         return None
-    post = [v for n, v in q.items() if n >= p]
-    revealed = any(int(r.get("phase", 0)) == p for r in c.history.phase_reveals)
-    post_q = sum(post) / len(post) if post else (0.0 if revealed else None)
-    return p, sum(pre) / len(pre), post_q
+    post = [v for n, v in q.items() if n >= p]  # scored phases only: abandoned ones are 0
+    return p, sum(pre) / len(pre), (sum(post) / len(post) if post else None)
 
 
 def pivot_pre_quality(c: JudgeContext) -> Adjustment | None:
@@ -189,10 +199,11 @@ def pivot_adaptation(c: JudgeContext) -> Adjustment | None:
 
 
 def abandoned_phases(c: JudgeContext) -> Adjustment | None:
-    """Marathon: phases the agent never saw because it ended before their time mark (only
-    revealed phases are averaged into Objective, so ending early would otherwise dodge the
-    harder phases): -30 per phase, at most -60. Threshold-only phases (no mark inside the
-    limit) are not counted: nothing would have opened them."""
+    """Marathon: phases the agent never saw because it ended before their time mark: -30 per
+    phase, at most -60. Such a phase also scores 0 in Objective and counts as quality 0 for
+    degradation and pivot adaptation (arena/scoring/phases.py), so quitting is never better
+    than working it badly. Threshold-only phases (no mark inside the limit) are not counted:
+    nothing would have opened them."""
     if c.rules.name != "marathon" or c.history.finished_t is None or c.history.time_limit_s <= 0:
         return None
     revealed = {int(r.get("phase") or 0) for r in c.history.phase_reveals}

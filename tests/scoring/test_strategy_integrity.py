@@ -110,7 +110,9 @@ def test_phase_time_allocation_fires_for_marathon():
 
 def test_degradation_fires_and_sustained_quality():
     assert strategy(marathon(90, 60, 30))["degradation"] == -20  # fell 60 points: capped
-    assert strategy(marathon(90, 75, None))["degradation"] == -7.5
+    assert strategy(marathon(90, 75, 75))["degradation"] == -7.5
+    # issue 38: a phase abandoned (ended before its time mark) is quality 0, not left out
+    assert strategy(marathon(90, 75, None))["degradation"] == -20
     got = strategy(marathon(90, 85, 88))
     assert got["sustained_quality"] == 10 and "degradation" not in got
 
@@ -138,7 +140,8 @@ def test_pivot_pre_quality_and_adaptation():
 def test_pivot_rules_quiet_without_pivot_phase():
     got = strategy(marathon(80, 80, None))
     assert "pivot_pre_quality" in got  # pre quality is known; phase 3 (pivot) not revealed
-    assert "pivot_adaptation" not in got
+    # issue 38: the attempt ended before the pivot's time mark: nothing was adapted
+    assert got["pivot_adaptation"] == -20
     a = Attempt(
         "marathon", time_limit_s=6000, budget=8, phases=[{"id": "extension", "reveal_at": 0.35, "pivot": "none"}]
     )  # the runner writes "none"

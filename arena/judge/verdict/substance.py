@@ -11,14 +11,20 @@ briefing (any phase's). A deliverable term (``must_mention``) counts only when i
 original prose statement; the score is the share of terms found that way. A deliverable
 without terms scores 1 with at least one original prose statement, else 0.
 
-This is a floor, not a reading: an agent can write sentences around identifiers that say
-nothing, which only the judge model's rubric (``check:``, ``--judge-model``) can tell. What it
-stops is the cheap case: a list of names copied from the tests earns 0 (a test says so).
+This is a floor, not a reading. Sentences around identifiers that say nothing are stopped by
+the claims check (claims.py, issue 38): a named function, file or test counts only when the
+submission changed it (or moved the test); a deliverable without terms earns the share of
+its claims that hold. Whether the prose is *right* only the judge model's rubric
+(``check:``, ``--judge-model``) can tell.
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from arena.judge.verdict.claims import Work
 
 MIN_WORDS = 5
 MIN_PLAIN = 3
@@ -92,13 +98,31 @@ def original_prose(text: str, briefing: str = "") -> list[str]:
     return out
 
 
-def substance_score(text: str, terms: list[str], briefing: str = "") -> float:
-    """0-1: the share of ``terms`` said in original prose (see the module docstring)."""
+def substance_score(text: str, terms: list[str], briefing: str = "", work: Work | None = None) -> float:
+    """0-1: the share of ``terms`` said in original prose (see the module docstring). With
+    ``work`` (the submission against the starter, claims.py), a term that names a function,
+    file or test counts only when that claim holds (a plain word: when the submission changed
+    any code), and a deliverable without terms earns the share of its claims that hold, or
+    with no claim 1 when it has original prose and the submission changed code."""
     prose = original_prose(text, briefing)
+    if work is not None and not terms:
+        claims = work.claims_in(prose)
+        if claims:
+            return sum(claims.values()) / len(claims)
+        return 1.0 if prose and work.changed else 0.0
     if not terms:
         return 1.0 if prose else 0.0
     said = " \n ".join(prose).casefold()
-    return sum(1 for t in terms if t.casefold() in said) / len(terms)
+    return sum(1 for t in terms if t.casefold() in said and _holds(work, t)) / len(terms)
+
+
+def _holds(work: Work | None, term: str) -> bool:
+    """A term names code: its claim must hold; a plain word counts once the submission changed
+    anything (with no work, prose about it is not tied to any)."""
+    if work is None:
+        return True
+    held = work.claim(term)
+    return work.changed if held is None else held
 
 
 __all__ = ["original_prose", "statements", "substance_score"]

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from arena.judge.verdict.expected import Expected, Matcher, test_id, to_result
 from arena.judge.verdict.junit import RawCase, cap_message, read_report
+from arena.judge.verdict.claims import SKIP_DIRS, Work, index_tree, starter_files
 from arena.judge.verdict.substance import substance_score
 from arena.results import Build, Coverage, Finding, Outcome, Suite, TestResult
 
@@ -324,8 +325,9 @@ def read_coverage(path: Path) -> Coverage | None:
 def deliverables(spec, snapshot, result) -> dict[str, float]:
     """Each deliverable's score: ``tests`` = the pass rate; ``file`` = 0 when absent or
     empty, else its substance (arena/judge/verdict/substance.py: the share of its ``must_mention``
-    terms said in prose that does not repeat the briefing; without terms, one such
-    statement earns 1.0). A ``check:`` rubric is the judge model's (arena/scoring/llm_judge.py)."""
+    terms said in prose that does not repeat the briefing; a term naming a function, file or
+    test counts only when the submission changed it or moved the test, claims.py; without
+    terms, the share of the prose's claims that hold). A ``check:`` rubric is the judge model's (arena/scoring/llm_judge.py)."""
     out: dict[str, float] = {}
     tests = result.tests
     rate = (sum(1 for t in tests if t.outcome == "passed") / len(tests)) if tests else 0.0
@@ -334,6 +336,8 @@ def deliverables(spec, snapshot, result) -> dict[str, float]:
     mentions = {
         d.name: list(getattr(d, "must_mention", []) or []) for d in getattr(spec, "deliverable_specs", None) or []
     }
+    work: Work | None = None
+    checked = False
     for name, kind in spec.deliverables:
         if kind == "tests":
             out[name] = round(rate, 4)
@@ -348,5 +352,22 @@ def deliverables(spec, snapshot, result) -> dict[str, float]:
             text = (snapshot.path / rel).read_bytes()[: 1024 * 1024].decode("utf-8", "replace")
         except OSError:
             text = ""
-        out[name] = round(substance_score(text, terms, getattr(spec, "briefing", "") or ""), 4)
+        if not checked:
+            work, checked = submission_work(spec, snapshot, result), True
+        out[name] = round(substance_score(text, terms, getattr(spec, "briefing", "") or "", work), 4)
     return out
+
+
+def submission_work(spec, snapshot, result) -> Work | None:
+    """The submission against the package's starter (claims.py); None when the spec names
+    no starter (claims are then not checked)."""
+    root = getattr(spec, "starter", None)
+    if root is None or not Path(root).is_dir():
+        return None
+    ours = [
+        (rel, snapshot.path / rel)
+        for rel, e in snapshot.entries.items()
+        if e.kind == "file" and rel.endswith(".py") and not (set(rel.split("/")[:-1]) & SKIP_DIRS)
+    ]
+    tests = [(t.name, t.outcome == "passed") for t in result.tests]
+    return Work.between(index_tree(starter_files(Path(root))), index_tree(ours), tests)
