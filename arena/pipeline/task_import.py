@@ -36,6 +36,7 @@ Gauntlet sandbox on either backend: the WORKDIR (``/app``) becomes
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shlex
 import shutil
@@ -48,10 +49,11 @@ import yaml
 from pydantic import ValidationError
 
 from arena.formats import FORMATS
+from arena.pipeline import safe_copy
+from arena.pipeline.safe_copy import Budget, CopyRefused
 from arena.pipeline.task_model import (
     SOLUTION_DIR,
     TESTS_IN_JUDGE,
-    WORKDIR_EXPECTED,
     HarborTask,
     ImportError_,
     TerminalBenchTask,
@@ -59,7 +61,6 @@ from arena.pipeline.task_model import (
     _text,
     _validation,
     rewrite_paths,
-    workdir_ok,
 )
 from arena.pipeline.task_steps import Step, apply_steps, read_steps, write_steps
 
@@ -203,13 +204,12 @@ def _dockerfile_workdir(path: Path) -> str | None:
     for ins, arg in dockerfile_lines(path):
         if ins == "WORKDIR":
             wd = arg.strip().strip('"')
-    if wd is not None and not workdir_ok(wd):  # pasted into the image's gauntlet layer (issue 36)
-        raise ImportError_(f"{path.name}: WORKDIR {wd!r}: {WORKDIR_EXPECTED}")
     return wd
 
 
-def _starter_files(task: Task, dest: Path) -> list[str]:
-    """Copy what the Dockerfile COPYs into its WORKDIR to ``dest``; the sources copied."""
+def _starter_files(task: Task, dest: Path, budget: Budget) -> list[str]:
+    """Copy what the Dockerfile COPYs into its WORKDIR to ``dest``; the sources copied
+    (never through a link out of the copied source: ``safe_copy``)."""
     copied: list[str] = []
     workdir = task.workdir.rstrip("/") or "/"
     cur = "/"
@@ -231,11 +231,13 @@ def _starter_files(task: Task, dest: Path) -> list[str]:
             continue
         sub = target[len(workdir) :].strip("/")
         for s in srcs:
-            p = (task.context / s).resolve()
-            if task.context != p and task.context not in p.parents:
+            real = safe_copy.resolve_inside(task.context, s)
+            if real is None:
                 raise ImportError_(f"{task.dockerfile.name}: {ins} {s}: outside the build context")
+            p = task.context / real
+            label = p.relative_to(task.source).as_posix()
             if p.is_dir():
-                shutil.copytree(p, dest / sub, dirs_exist_ok=True, ignore=shutil.ignore_patterns("Dockerfile"))
+                safe_copy.copy_tree(p, dest / sub, budget, ignore=("Dockerfile",), label=label)
             elif p.is_file():
                 to = (
                     dest / sub / p.name
@@ -243,7 +245,7 @@ def _starter_files(task: Task, dest: Path) -> list[str]:
                     else dest / sub
                 )
                 to.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(p, to)
+                safe_copy.copy_tree(p, to, budget, label=label)
             else:
                 continue
             copied.append(s)
@@ -292,6 +294,33 @@ def import_task(src: Path | str, out: Path | str, *, fmt: str | None = None, ima
     out = Path(out)
     if out.exists() and any(out.iterdir()):
         raise ImportError_(f"{out}: exists and is not empty: expected a new directory for the package")
+    real = Path(os.path.realpath(out))
+    if real == task.source or task.source in real.parents:
+        raise ImportError_(f"{out}: inside the task directory {task.source}: expected a package directory outside it")
+    made = not out.exists()
+    try:
+        return _write_package(task, out, fmt, image, Budget())
+    except CopyRefused as e:
+        _remove_partial(out, made)
+        raise ImportError_(str(e)) from None
+    except ImportError_:
+        _remove_partial(out, made)
+        raise
+    except OSError as e:  # a file that vanished or cannot be read mid-copy: named, no traceback
+        _remove_partial(out, made)
+        raise ImportError_(f"{e.filename or out}: {e.strerror or e}: the task could not be copied") from None
+
+
+def _remove_partial(out: Path, made: bool) -> None:
+    """A refused import leaves no half-written package (an empty --out given stays, empty)."""
+    if made:
+        shutil.rmtree(out, ignore_errors=True)
+    elif out.is_dir():
+        for p in out.iterdir():
+            shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
+
+
+def _write_package(task: Task, out: Path, fmt: str | None, image: str | None, budget: Budget) -> dict:
     digest = task_hash(task.source)
     ident = _slug(task.source.name)
     if task.steps and fmt not in (None, "marathon"):
@@ -302,18 +331,19 @@ def import_task(src: Path | str, out: Path | str, *, fmt: str | None = None, ima
     (out / "briefing.md").write_text(task.instruction if task.instruction.endswith("\n") else task.instruction + "\n")
     starter = out / "starter"
     starter.mkdir()
-    copied = _starter_files(task, starter)
-    marathon = write_steps(task, task.steps, out, notes) if task.steps else None
-    if task.steps and (task.source / "steps" / task.steps[0].name / "workdir").is_dir():  # staged before step 1
-        shutil.copytree(task.source / "steps" / task.steps[0].name / "workdir", starter, dirs_exist_ok=True)
+    copied = _starter_files(task, starter, budget)
+    marathon = write_steps(task, task.steps, out, notes, budget) if task.steps else None
+    staged = task.source / "steps" / task.steps[0].name / "workdir" if task.steps else None
+    if staged is not None and (staged.is_dir() or staged.is_symlink()):  # staged before step 1
+        safe_copy.copy_tree(staged, starter, budget, label=staged.relative_to(task.source).as_posix())
     # the judge side: the task's tests and its test script (paths rewritten)
     static = out / "tests" / "static"
     if task.tests_dir is not None and marathon is None:
-        shutil.copytree(task.tests_dir, static)
+        safe_copy.copy_tree(task.tests_dir, static, budget, label=task.tests_dir.relative_to(task.source).as_posix())
     static.mkdir(parents=True, exist_ok=True)
     script = static / task.test_script.name
     if marathon is None:
-        script.write_text(rewrite_paths(task.test_script.read_text(encoding="utf-8"), task.workdir))
+        safe_copy.write_text(script, rewrite_paths(_text(task.test_script, task.source), task.workdir))
     env = (
         f'GAUNTLET_TASK_WORKDIR="$GAUNTLET_JUDGE_WORKSPACE" GAUNTLET_TASK_TESTS={TESTS_IN_JUDGE} '
         f'GAUNTLET_TASK_VERIFIER="$GAUNTLET_JUDGE_OUT" TEST_DIR={TESTS_IN_JUDGE}'
@@ -323,15 +353,15 @@ def import_task(src: Path | str, out: Path | str, *, fmt: str | None = None, ima
         run = f'{run} > "$GAUNTLET_JUDGE_OUT/test-output.txt" 2>&1; [ $? -eq 0 ] && r=1 || r=0; echo $r > {{report}}'
     # the environment and its build context, for task_image.build
     envdir = out / "environment"
-    shutil.copytree(
+    safe_copy.copy_tree(
         task.context,
         envdir,
-        ignore=shutil.ignore_patterns(
-            "tests", "solution", "solution.sh", "run-tests.sh", "task.yaml", "task.toml", "instruction.md"
-        ),
+        budget,
+        ignore=("tests", "solution", "solution.sh", "run-tests.sh", "task.yaml", "task.toml", "instruction.md"),
+        label=task.context.relative_to(task.source).as_posix(),
     )
     if task.dockerfile.parent != task.context or task.dockerfile.name != "Dockerfile":
-        shutil.copy2(task.dockerfile, envdir / "Dockerfile")
+        safe_copy.write_text(envdir / "Dockerfile", _text(task.dockerfile, task.source))
     # agents: the oracle runs the solution script in the workspace; the no-op submits as is
     agents = out / "agents"
     agents.mkdir(exist_ok=True)
@@ -342,9 +372,9 @@ def import_task(src: Path | str, out: Path | str, *, fmt: str | None = None, ima
     elif task.solution_script is not None:
         layer = agents / "reference" / "1" / SOLUTION_DIR
         if task.solution_dir is not None:
-            shutil.copytree(task.solution_dir, layer)
+            safe_copy.copy_tree(task.solution_dir, layer, budget, label="solution")
         layer.mkdir(parents=True, exist_ok=True)
-        (layer / "solve.sh").write_text(rewrite_paths(task.solution_script.read_text(encoding="utf-8"), task.workdir))
+        safe_copy.write_text(layer / "solve.sh", rewrite_paths(_text(task.solution_script, task.source), task.workdir))
         cmd = (
             f'cd "$GAUNTLET_WORKSPACE" 2>/dev/null || true; GAUNTLET_TASK_WORKDIR="$PWD" '
             f'GAUNTLET_TASK_SOLUTION="$PWD/{SOLUTION_DIR}" bash {SOLUTION_DIR}/solve.sh; rm -rf {SOLUTION_DIR}'
@@ -400,6 +430,9 @@ def import_task(src: Path | str, out: Path | str, *, fmt: str | None = None, ima
     if marathon is not None:
         limit = apply_steps(manifest, marathon)
     (out / "challenge.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
+    out_links = safe_copy.links_out(out)
+    if out_links:  # copies laid over one another can make a kept link lead out: refused whole
+        raise ImportError_(f"{out_links[0]}: a link leading out of the package: links are kept only inside it")
     return {
         "package": str(out),
         "id": ident,

@@ -10,7 +10,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from arena.pipeline.safe_copy import CopyRefused, inside_file, read_text
 
 TESTS_IN_JUDGE = "/judge/tests/1/static"
 SOLUTION_DIR = ".gauntlet-solution"  # where the reference agent lays the solution, then removes it
@@ -18,20 +20,6 @@ SOLUTION_DIR = ".gauntlet-solution"  # where the reference agent lays the soluti
 
 class ImportError_(ValueError):
     """A task that cannot be imported: the message names the file and the field."""
-
-
-WORKDIR_EXPECTED = "expected an absolute path of letters, digits and . _ - + / (no spaces, quotes or shell characters)"
-
-
-def workdir_ok(path: str) -> bool:
-    """A task's workdir as the gauntlet layer of its image can paste it (issue 36): absolute,
-    plain characters only, no ``.`` or ``..`` component, not ``/``."""
-    parts = path.rstrip("/").split("/")
-    return (
-        re.fullmatch(r"(/[A-Za-z0-9._+-]+)+/?", path) is not None
-        and len(path) <= 200
-        and not any(p in (".", "..") for p in parts[1:])
-    )
 
 
 class _Loose(BaseModel):
@@ -53,13 +41,6 @@ class HarborEnvironment(_Loose):
     memory_mb: int | None = None
     workdir: str | None = None
     allow_internet: bool | None = None
-
-    @field_validator("workdir")
-    @classmethod
-    def _plain_workdir(cls, v: str | None) -> str | None:
-        if v is not None and not workdir_ok(v):
-            raise ValueError(f"{v!r}: {WORKDIR_EXPECTED}")
-        return v
 
 
 class HarborStepVerifier(_Loose):
@@ -104,16 +85,30 @@ def _validation(exc: ValidationError, file: str) -> ImportError_:
 
 
 def _need(path: Path, root: Path, what: str) -> Path:
-    if not path.is_file():
+    """``path`` when a regular file inside ``root`` (a link inside the task followed, a link
+    out refused: ``ImportError_`` names it)."""
+    if not is_file_inside(path, root):
         raise ImportError_(f"{path.relative_to(root)}: required file missing: expected {what}")
     return path
 
 
-def _text(path: Path, root: Path) -> str:
+def is_file_inside(path: Path, root: Path) -> bool:
+    """True for a regular file inside ``root``; a link that leads out of it is an ``ImportError_``."""
     try:
-        return path.read_text(encoding="utf-8")
+        return inside_file(root, path.relative_to(root).as_posix()) is not None
+    except CopyRefused as e:
+        raise ImportError_(str(e)) from None
+
+
+def _text(path: Path, root: Path) -> str:
+    """The UTF-8 text of ``path`` (bounded), never read through a link out of ``root``."""
+    rel = path.relative_to(root)
+    try:
+        return read_text(root, rel.as_posix())
+    except CopyRefused as e:
+        raise ImportError_(str(e)) from None
     except (OSError, UnicodeDecodeError) as e:
-        raise ImportError_(f"{path.relative_to(root)}: unreadable: expected UTF-8 text ({e})") from None
+        raise ImportError_(f"{rel}: unreadable: expected UTF-8 text ({e})") from None
 
 
 def rewrite_paths(text: str, workdir: str) -> str:

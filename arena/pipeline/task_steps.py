@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING
 import yaml
 
 from arena.formats import FORMATS
+from arena.pipeline import safe_copy
+from arena.pipeline.safe_copy import Budget
 
 if TYPE_CHECKING:
     from arena.pipeline.task_model import HarborTask
@@ -189,10 +191,12 @@ END {
 """
 
 
-def write_steps(task, steps: list[Step], out: Path, notes: list[str]) -> dict:
+def write_steps(task, steps: list[Step], out: Path, notes: list[str], budget: Budget | None = None) -> dict:
     """The phases, tests, reference and judge of a multi-step task's package (under ``out``);
-    the manifest keys they set."""
-    from arena.pipeline.task_model import SOLUTION_DIR, TESTS_IN_JUDGE, rewrite_paths
+    the manifest keys they set. Copies go through ``safe_copy`` (no link followed out, bounded)."""
+    from arena.pipeline.task_model import SOLUTION_DIR, TESTS_IN_JUDGE, _text, rewrite_paths
+
+    budget = budget or Budget()
 
     total, marks = _fractions(steps)
     lo, hi = FORMATS["marathon"].time_range_s
@@ -218,15 +222,16 @@ def write_steps(task, steps: list[Step], out: Path, notes: list[str]) -> dict:
         static = root / "tests" / "static"
         static.mkdir(parents=True, exist_ok=True)
         for d in s.test_dirs:
-            shutil.copytree(d, static, dirs_exist_ok=True)
+            safe_copy.copy_tree(d, static, budget, label=d.relative_to(task.source).as_posix())
         for sh in static.rglob("*.sh"):  # the step's /tests, /logs/verifier are its own (one judge run, all steps)
-            sh.write_text(rewrite_paths(sh.read_text(encoding="utf-8"), task.workdir))
-        (static / "test.sh").write_text(rewrite_paths(s.test_script.read_text(encoding="utf-8"), task.workdir))
+            if not sh.is_symlink():  # a kept link's target is rewritten as itself
+                sh.write_text(rewrite_paths(sh.read_text(encoding="utf-8"), task.workdir))
+        safe_copy.write_text(static / "test.sh", rewrite_paths(_text(s.test_script, task.source), task.workdir))
         if s.solution_dir is not None:
             layer = out / "agents" / "reference" / str(k) / SOLUTION_DIR
-            shutil.copytree(s.solution_dir, layer)
+            safe_copy.copy_tree(s.solution_dir, layer, budget, label=s.solution_dir.relative_to(task.source).as_posix())
             solve = layer / "solve.sh"
-            solve.write_text(rewrite_paths(solve.read_text(encoding="utf-8"), task.workdir))
+            safe_copy.write_text(solve, rewrite_paths(_text(s.solution_dir / "solve.sh", task.source), task.workdir))
     (out / "tests" / "static" / STEPS_SCRIPT).write_text(_steps_script(steps))
     ref = None
     if all(s.solution_dir is not None for s in steps):

@@ -141,7 +141,8 @@ class Job:
         else:
             rec, _ = self._stage(stages, "builder", {"spec": str(req.out / "spec.yaml"), "builder": "offline"},
                                  lambda: build(template, spec, pkg))  # fmt: skip
-        rec.findings = gate_2(pkg) + (mb.spec_match(pkg, spec["challenge_spec"]) if req.builder else [])
+        rec.findings = (run.findings() if req.builder else []) + gate_2(pkg)
+        rec.findings += mb.spec_match(pkg, spec["challenge_spec"]) if req.builder else []
         if req.run_starter:
             from arena.challenge import load_challenge  # noqa: PLC0415
             from arena.pipeline.package_runs import run_checks  # noqa: PLC0415

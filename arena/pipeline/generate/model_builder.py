@@ -23,6 +23,7 @@ import yaml
 
 from arena.challenge.errors import error
 from arena.formats import WEIGHT_CLASSES
+from arena.pipeline import safe_copy
 from arena.results import Finding
 
 if TYPE_CHECKING:
@@ -64,13 +65,36 @@ class BuilderRun:
     workspace: Path
     transcript: Path | None
     usage: dict[str, Any] = field(default_factory=dict)
+    refused: str | None = None  # why the workspace's package/ was not copied (a link out, too big)
 
     def doc(self) -> dict[str, Any]:
         return {
             "agent": self.agent, "attempt": self.attempt, "status": self.status, "reason": self.reason,
             "workspace": str(self.workspace), "transcript": str(self.transcript) if self.transcript else None,
-            "usage": self.usage,
+            "usage": self.usage, "refused": self.refused,
         }  # fmt: skip
+
+    def findings(self) -> list[Finding]:
+        """Gate 2's finding for a package that was refused before it was copied."""
+        return [error("package_links", self.refused)] if self.refused else []
+
+
+def copy_package(workspace: Path, out: Path) -> str | None:
+    """The builder's ``workspace/package/`` copied to ``out`` by ``safe_copy`` (never a link
+    followed out, bounded in bytes and entries); the refusal naming the file, else None.
+    A refused package leaves ``out`` absent: nothing of it is kept for gate 2 to read."""
+    written = workspace / "package"
+    if not written.is_symlink() and not written.is_dir():
+        return None  # none written: gate 2 reports the missing package
+    try:
+        safe_copy.copy_tree(written, out, safe_copy.Budget(), ignore=("__pycache__", "*.pyc"), label="package")
+        bad = safe_copy.links_out(out)
+        if bad:
+            raise safe_copy.CopyRefused(f"package/{bad[0]}: a link leading out of the package")
+    except (safe_copy.CopyRefused, OSError) as e:
+        shutil.rmtree(out, ignore_errors=True)
+        return f"{e}: the builder's package is refused (nothing of it copied)"
+    return None
 
 
 def _novel(spec: dict[str, Any]) -> str:
@@ -190,9 +214,7 @@ def build_with_agent(
         raise BuilderError(f"the builder's attempt {run.attempt} ended {run.status}: {run.reason}")
     if out.exists():
         shutil.rmtree(out)
-    written = run.workspace / "package"
-    if written.is_dir():
-        shutil.copytree(written, out, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    run.refused = copy_package(run.workspace, out)
     if run.transcript is not None:
         kept = work / "builder" / run.transcript.name
         kept.parent.mkdir(parents=True, exist_ok=True)
