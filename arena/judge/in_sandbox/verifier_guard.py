@@ -62,8 +62,6 @@ import os
 import secrets
 import signal
 
-_state = {}
-
 
 def _stat(pid):
     with open("/proc/%d/stat" % pid) as f:
@@ -82,11 +80,8 @@ def _ancestors():
     return out
 
 
-def _end_started_since():
+def _end_started_since(since):
     """SIGKILL every process started since this pytest began, but its ancestors."""
-    since = _state.get("since")
-    if since is None:
-        return
     keep = _ancestors()
     try:
         os.kill(-1, signal.SIGSTOP)  # every process this uid may signal, but us and init
@@ -114,43 +109,48 @@ def _end_started_since():
                 pass
 
 
-def _mark(suffix, text=""):
-    d = os.environ.get("GAUNTLET_VERIFIER_MARKS")
-    ident = _state.get("id")
-    if not d or not ident:
-        return
-    fd = os.open(os.path.join(d, ident + suffix), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-    try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)
+def _hooks(marks):
+    # the run's state lives in this closure, not in a module attribute
+    state = {}
 
-
-def pytest_configure(config):
-    d = os.environ.get("GAUNTLET_VERIFIER_MARKS")
-    if not d or "id" in _state:
-        return
-    try:
-        _state["since"] = _stat(os.getpid())[1]
-        os.makedirs(d, exist_ok=True)
-        _state["id"] = "%d-%s" % (os.getpid(), secrets.token_hex(6))
-        _mark(".start")
-    except OSError:
-        pass
-
-
-def pytest_sessionfinish(session, exitstatus):
-    _state["status"] = int(exitstatus)
-
-
-def pytest_unconfigure(config):
-    try:
-        _end_started_since()
-    finally:
+    def mark(suffix, text=""):
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+        fd = os.open(os.path.join(marks, state["id"] + suffix), flags, 0o644)
         try:
-            _mark(".end", str(_state.get("status", "")))
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+
+    def pytest_configure(config):
+        if not marks or "id" in state:
+            return
+        try:
+            state["since"] = _stat(os.getpid())[1]
+            os.makedirs(marks, exist_ok=True)
+            state["id"] = "%d-%s" % (os.getpid(), secrets.token_hex(6))
+            mark(".start")
         except OSError:
             pass
+
+    def pytest_sessionfinish(session, exitstatus):
+        state["status"] = int(exitstatus)
+
+    def pytest_unconfigure(config):
+        if "id" not in state:
+            return
+        try:
+            _end_started_since(state["since"])
+        finally:
+            try:
+                mark(".end", str(state.get("status", "")))
+            except OSError:
+                pass
+
+    return pytest_configure, pytest_sessionfinish, pytest_unconfigure
+
+
+pytest_configure, pytest_sessionfinish, pytest_unconfigure = _hooks(os.environ.get("GAUNTLET_VERIFIER_MARKS"))
+del _hooks
 '''
 
 

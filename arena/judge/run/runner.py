@@ -26,7 +26,7 @@ from pathlib import Path
 
 from arena.judge.run import command as cmd
 from arena.judge.run import coverage_pass, verifier
-from arena.judge.verdict import result_formats
+from arena.judge.verdict import result_formats, verifier_output
 from arena.judge.in_sandbox import trusted
 from arena.judge.verdict.expected import Matcher, collect_expected, is_test_file
 from arena.judge.verdict.isolation_notices import notice_lines, read_isolation_notices
@@ -328,6 +328,20 @@ class Judge:
         t = time.monotonic()
         jdir, tests_args = await asyncio.to_thread(judge_dir, spec.test_dirs, self.pools.cache_root)
         argv, is_pytest = cmd.build_argv(spec.command, tests_args, coverage=spec.coverage, isolated=spec.isolated)
+        if not is_pytest:  # a verifier run as written: PID 1 of a container of its own (verifier.py)
+            try:
+                await verifier.run_own_container(
+                    self.backend,
+                    spec,
+                    snapshot,
+                    jdir,
+                    argv,
+                    self.work_root,
+                    lambda out, res: self._verdict(spec, expected, out, res, False, result, ""),
+                )
+            except SandboxError as e:
+                result.infra_error = f"sandbox: {e}"
+            return
         pool = self.pools.pool(spec.image, spec.limits, jdir, is_pytest, trace=spec.coverage)
         t = self._mark("layout", t)
         try:
@@ -441,6 +455,9 @@ class Judge:
                 c.message = scrub_paths(c.message)
         if not is_pytest:  # a pytest of the verifier that ended before it reported voids its results
             junit_cases = verifier.check_marks(out, res, junit_cases, result)
+            # what it printed, kept with the verdict; its tail in a failed reward's message (issue 37)
+            result.verifier_output = scrub_paths(verifier_output.kept(out, res.stdout, res.stderr)) or None
+            verifier_output.attach(junit_cases, result.verifier_output or "")
         try:
             data = None if spec.results_format else read_report(str(out / "report.xml"))
             if data is not None:
@@ -476,7 +493,11 @@ class Judge:
                 return
             if not res.timed_out:
                 result.build.status = "failure"
-                result.build.errors = [f"the test command wrote no report (exit code {res.exit_code})"]
+                result.build.errors = [
+                    verifier_output.with_tail(
+                        f"the test command wrote no report (exit code {res.exit_code})", result.verifier_output or ""
+                    )
+                ]
         if not expected and not is_pytest:
             result.tests = raw_results(junit_cases or [], spec.categories)
             if res.timed_out:
