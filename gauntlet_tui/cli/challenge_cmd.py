@@ -79,13 +79,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from gauntlet_tui.cli.generate_cmd import register_generate  # noqa: PLC0415
 
     register_generate(sub)
+    from gauntlet_tui.cli.list_cmd import register_list  # noqa: PLC0415
+
+    register_list(sub)
     p.set_defaults(func=_usage)
 
 
 def _usage(args: argparse.Namespace) -> int:
     from arena.errors import UsageError  # noqa: PLC0415
 
-    raise UsageError("challenge: expected a verb: validate, calibrate, audit, publish or published")
+    raise UsageError("challenge: expected a verb: validate, calibrate, audit, publish, published, list")
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
-"""The challenge library: bundled packages and any directory given; the manifest
-summary and validation findings of the selected one; start an attempt from it."""
+"""The challenge library: bundled packages and any directory given, grouped by seed
+000's categories (the grouping is arena/pipeline/catalogue.py's); the manifest summary
+and validation findings of the selected one; start an attempt from it."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from gauntlet_tui.widgets.footer import GauntletFooter
 
 class LibraryScreen(Screen):
     DEFAULT_CSS = """
-    LibraryScreen ListView { width: 32; border: round $panel; }
+    LibraryScreen ListView { width: 44; border: round $panel; }
+    LibraryScreen .library-group { color: $accent; text-style: bold; }
+    LibraryScreen ListItem.-group { background: transparent; }
     LibraryScreen #library-detail { width: 1fr; border: round $panel; padding: 0 1; }
     LibraryScreen #library-findings { margin-top: 1; }
     LibraryScreen #library-briefing-title { margin-top: 1; }
@@ -30,21 +33,42 @@ class LibraryScreen(Screen):
 
     def __init__(self, dirs: Iterable[Path] = ()) -> None:
         super().__init__(name="library")
-        from arena.challenge import bundled_challenges
+        from arena.pipeline.catalogue import bundled, by_category, package_entry
 
-        self.paths = [*bundled_challenges(), *(Path(d) for d in dirs)]
+        entries = [*bundled(), *(package_entry(Path(d), "given") for d in dirs)]
+        # The list's rows: a category's header (None) then its challenges (their package).
+        self.rows: list[Path | None] = []
+        self.labels: list[tuple[str, str, str]] = []  # ("group" | "challenge", label, muted tags)
+        for category, group in by_category(entries):
+            if not group:
+                continue
+            self.rows.append(None)
+            self.labels.append(("group", f"{category} ({len(group)})", ""))
+            for e in group:
+                self.rows.append(Path(e.path))
+                tags = " · ".join(x for x in (e.format, e.weight_class) if x)
+                mark = "" if e.source == "bundled" else f" ({e.source})"
+                self.labels.append(("challenge", f"  {Path(e.path).name}{mark}", tags))
+        self.paths = [p for p in self.rows if p is not None]
         self.current: Path | None = None
         self.generated: dict[Path, Any] = {}  # package -> its gauntlet_tui.generation.Generation
 
     def compose(self) -> ComposeResult:
         with Horizontal():
-            yield ListView(*(ListItem(Static(escape(p.name))) for p in self.paths), id="library-list")
+            first = next((i for i, p in enumerate(self.rows) if p is not None), None)
+            yield ListView(*(self._item(*x) for x in self.labels), id="library-list", initial_index=first)
             with VerticalScroll(id="library-detail"):
                 yield Static("Select a challenge.", id="library-summary")
                 yield Static("", id="library-findings")
                 yield Static("[b]briefing[/]", id="library-briefing-title")
                 yield Markdown("", id="library-briefing")
         yield GauntletFooter()
+
+    @staticmethod
+    def _item(kind: str, label: str, tags: str = "") -> ListItem:
+        if kind == "group":
+            return ListItem(Static(escape(label), classes="library-group"), disabled=True, classes="-group")
+        return ListItem(Static(escape(label) + (f"  [$text-muted]{escape(tags)}[/]" if tags else "")))
 
     def on_mount(self) -> None:
         if self.paths:
@@ -53,8 +77,10 @@ class LibraryScreen(Screen):
 
     @on(ListView.Highlighted)
     def _highlighted(self, event: ListView.Highlighted) -> None:
-        if event.list_view.index is not None and event.list_view.index < len(self.paths):
-            self.show(self.paths[event.list_view.index])
+        i = event.list_view.index
+        row = self.rows[i] if i is not None and i < len(self.rows) else None
+        if row is not None:  # a category's header is never selected
+            self.show(row)
 
     def show(self, path: Path) -> None:
         self.current = path
@@ -91,8 +117,15 @@ class LibraryScreen(Screen):
     def add(self, path: Path) -> None:
         """List a package here (a generated one: it can be played like a bundled one)."""
         if path not in self.paths:
+            lv = self.query_one(ListView)
+            if ("group", "generated here", "") not in self.labels:
+                self.rows.append(None)
+                self.labels.append(("group", "generated here", ""))
+                lv.append(self._item("group", "generated here"))
             self.paths.append(path)
-            self.query_one(ListView).append(ListItem(Static(escape(f"{path.parent.name} (generated)"))))
+            self.rows.append(path)
+            self.labels.append(("challenge", f"  {path.parent.name} (generated)", ""))
+            lv.append(self._item("challenge", f"  {path.parent.name} (generated)"))
 
     @on(ListView.Selected)
     def _selected(self) -> None:
