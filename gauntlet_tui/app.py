@@ -20,6 +20,7 @@ from textual.screen import Screen
 
 from gauntlet_tui import gcpolicy, keys, settings, text
 from gauntlet_tui.engine import EngineAdapter
+from gauntlet_tui.feeds import HeatFeed, runs
 from gauntlet_tui.guard import Guard
 from gauntlet_tui.screens.attempt import AttemptScreen
 from gauntlet_tui.screens.help import HelpScreen
@@ -107,7 +108,7 @@ class GauntletApp(App[None]):
         self.own_heat = own_heat
         self.quitting = False
         self.heat: str | None = None
-        self._split: tuple[tuple, tuple[list[str], list[str]]] | None = None
+        self.heat_feed = HeatFeed(self)
         if cluster_status is not None:  # its poll() returns a plain ClusterSnapshot
             from gauntlet_tui.cluster import ClusterPoller
 
@@ -221,38 +222,22 @@ class GauntletApp(App[None]):
         else:
             await self.follower.close()
 
-    # -- the current heat (arena.heats) -----------------------------------------------
+    # -- the current heat (gauntlet_tui.feeds.heat) -------------------------------------
     def current_heat(self) -> str | None:
-        """The run id of the heat the screens show first (None: not known yet, or none)."""
-        return self.heat if self.own_heat else (self.adapter.newest_heat or None)
+        return self.heat_feed.current()
 
     def heat_split(self) -> tuple[list[str], list[str]]:
-        """``(this heat's attempts, older ones)`` in the adapter's order (recomputed when an
-        attempt arrives or the heat changes)."""
-        from arena.heats import split
-
-        ad = self.adapter
-        key = (self.current_heat(), self.own_heat, len(ad.order))
-        if self._split is None or self._split[0] != key:
-            parts = split(
-                ad.order, ad.views, heat=key[0], own=self.own_heat, is_local=lambda a: ad.handle(a) is not None
-            )
-            self._split = (key, parts)
-        return self._split[1]
+        return self.heat_feed.split()
 
     def forget_attempt(self, attempt: str) -> None:
         """An attempt removed from the store leaves every screen (its row, its card)."""
         self.adapter.forget(attempt)
-        self._split = None
+        self.heat_feed.forget()
         if self.follower is not None:
             self.follower.forget(attempt)
 
     def in_heat(self, attempt: str) -> bool:
-        from arena.heats import in_heat
-
-        ad = self.adapter
-        view = ad.views.get(attempt)
-        return in_heat(view, heat=self.current_heat(), own=self.own_heat, local=ad.handle(attempt) is not None)
+        return self.heat_feed.holds(attempt)
 
     # -- the refresh timer ----------------------------------------------------------
     def tick(self, full: bool = False) -> None:
@@ -263,11 +248,7 @@ class GauntletApp(App[None]):
             screen = self.screen
         except ScreenStackError:  # the app is closing: its screens are gone, the timer not yet
             return
-        alerts = self.adapter.drain_alerts()
-        if alerts and self.toasts and type(screen).__name__ in ("HomeScreen", "BigBoardScreen"):
-            from gauntlet_tui.toasts import announce
-
-            announce(self, alerts)
+        self.heat_feed.announce(screen)  # the heat's alerts as toasts
         try:
             if isinstance(screen, HomeScreen):
                 screen.refresh_view(None if full else changed)
@@ -426,15 +407,7 @@ class GauntletApp(App[None]):
         self.push_screen(ReplayScreen(events, speed=speed))
 
     async def live_run(self, sandbox: str | None) -> Any:
-        from arena.paths import store_path
-        from gauntlet_tui.live import LiveRun
-
-        if not self.may_act("start an attempt"):
-            raise PermissionError("read-only: watchers cannot start attempts")
-        if sandbox not in self.live_runs:
-            self.store_path = self.store_path or store_path()
-            self.live_runs[sandbox] = await LiveRun.open(self.adapter, self.store_path, sandbox=sandbox)
-        return self.live_runs[sandbox]
+        return await runs.live_run(self, sandbox)
 
     async def prepare(self, arena: Any, items: list) -> bool:
         """Build the images and warm the sandboxes ``(challenge, agent spec)`` pairs need,
@@ -483,18 +456,7 @@ class GauntletApp(App[None]):
     async def start_live_attempt(
         self, challenge: Path, *, agent: str, sandbox: str | None, time_scale: float
     ) -> str | None:
-        from gauntlet_tui.live import AttemptSpec
-
-        if not self.may_act("start an attempt"):
-            return None
-        try:
-            run = await self.live_run(sandbox)
-            attempt = run.start(AttemptSpec(challenge, agent, time_scale))
-        except Exception as exc:  # noqa: BLE001 — a bad choice is reported, never a crash
-            self.notify(f"could not start: {exc}", severity="error", timeout=8)
-            return None
-        self.notify(f"started {attempt}: {Path(challenge).name} — {agent}", timeout=3)
-        return attempt
+        return await runs.start_live_attempt(self, challenge, agent=agent, sandbox=sandbox, time_scale=time_scale)
 
     async def on_unmount(self) -> None:
         gcpolicy.release()
@@ -505,21 +467,4 @@ class GauntletApp(App[None]):
             await run.close()
 
     async def stop_attempt(self, attempt: str) -> None:
-        if not self.may_act("stop an attempt"):
-            return
-        handle = self.adapter.handle(attempt)
-        if handle is not None and hasattr(handle, "stop"):
-            await handle.stop()
-            self.notify(f"stopping {attempt}…", timeout=3)
-            return
-        store = self.follower.store if self.follower is not None else None
-        if store is None:
-            self.notify(f"{attempt} cannot be stopped from here", severity="error")
-            return
-        from arena.attempt.control import ask_stop  # another process runs it: ask its arena
-
-        reply = await ask_stop(store, attempt)
-        if reply.ok:
-            self.notify(f"stopping {attempt}… (asked its arena, pid {reply.pid})", timeout=5)
-        else:
-            self.notify(f"{attempt} was not stopped: {reply.reason}", severity="error", timeout=8)
+        await runs.stop_attempt(self, attempt)
