@@ -110,9 +110,12 @@ def test_standings_snapshot(snap_compare):
         s.by_challenge[ch] = [
             Placing(f"a-{ch[:4]}{i}", a, ch, "finished", t, n, ch == "rate-limiter") for i, (a, t, n) in enumerate(rows)
         ]
+    one = {"games": 2, "weight_class": "lightweight", "rating_games": 2, "unverified_attempts": 1}  # Leaderboard.agent_rows()'s shape
     s.ratings = [
-        {"agent": "scripted:elite", "elo": 1083.4, "games": 2, "mean_total": 82.4, "weight_class": "lightweight"},
-        {"agent": "scripted:naive", "elo": 1013.8, "games": 2, "mean_total": 44.2, "weight_class": "lightweight"},
+        {**one, "agent": "scripted:elite", "elo": 1083.4, "mean_total": 82.4, "ranked_mean_total": 82.4}
+        | {"rank": 1, "rank_band": "1", "rating": 1160.0, "low": 1021.3, "high": 1304.0, "one_sided": "lower"},
+        {**one, "agent": "scripted:naive", "elo": 1013.8, "mean_total": 44.2, "ranked_mean_total": 44.2}
+        | {"rank": 2, "rank_band": "2", "rating": 840.0, "low": 696.0, "high": 978.7, "one_sided": "upper"},
     ]
     row = {"weight_class": "lightweight", "under_review": False, "unverified_attempts": 1}  # rate-limiter's
     s.classes = [
@@ -125,6 +128,7 @@ def test_standings_snapshot(snap_compare):
                     **row,
                     "agent": "scripted:elite",
                     "rank": 1,
+                    "rank_band": "1",
                     "rating": 1160.0,
                     "low": 1021.3,
                     "high": 1304.0,
@@ -138,6 +142,7 @@ def test_standings_snapshot(snap_compare):
                     **row,
                     "agent": "scripted:naive",
                     "rank": 2,
+                    "rank_band": "2",
                     "rating": 840.0,
                     "low": 696.0,
                     "high": 978.7,
