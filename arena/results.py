@@ -115,6 +115,9 @@ class JudgeResult(BaseModel):
     # Constructs the isolated judge could not carry across the process boundary (issue 27):
     # the counts of those tests may differ from plain pytest's (docs/judge.md 4b).
     isolation_notices: list[IsolationNotice] = Field(default_factory=list)
+    # What a verifier run as written (not pytest: an imported task's test.sh) printed, its
+    # last 8 KB, redacted (issue 37; arena/judge/verdict/verifier_output.py); shown by show.
+    verifier_output: str | None = None
 
     def suite(self, suite: Suite, phase: int | None = None) -> list[TestResult]:
         return [t for t in self.tests if t.suite == suite and (phase is None or t.phase == phase)]

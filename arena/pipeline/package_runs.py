@@ -2,7 +2,13 @@
 the unmodified starter must fail some tests and error none (seed 003 gate 2), must not
 already pass everything (gate 4 trivial shortcut), and the reference solution laid over
 the starter must pass every judge-side test of every phase, with no isolation notice (a
-construct process isolation cannot carry: the package needs ``judge.isolation: in_process``)."""
+construct process isolation cannot carry: the package needs ``judge.isolation: in_process``).
+
+An imported task (``x-import`` in the manifest: ``gauntlet challenge import``) has no
+``solution/``: its reference is an agent (``agents/reference.yaml`` runs the task's solve
+script). ``validate --run`` runs it and the no-op as real attempts and fails when the
+reference does not score full (objective 100), naming the tail of what its verifier
+printed (issue 37)."""
 
 from __future__ import annotations
 
@@ -113,8 +119,75 @@ def isolation_findings(res: JudgeResult) -> list[Finding]:
     return out
 
 
+async def _verifier_tail(store_path: Path, attempt: str) -> str:
+    """The last lines its verifier printed at the attempt's last judged submission."""
+    from store import Store  # noqa: PLC0415
+
+    st = await Store.open(store_path)
+    try:
+        subs = await st.submissions(attempt)
+    finally:
+        await st.close()
+    for s in reversed(subs):
+        res = s.get("result")
+        out = res.get("verifier_output") if isinstance(res, dict) else None
+        if isinstance(out, str) and out.strip():
+            return " | ".join(out.strip().splitlines()[-4:])[-400:]
+    return ""
+
+
+async def imported_findings(
+    ch: Challenge, backend: str | None, work: Path, time_scale: float | None = None
+) -> list[Finding]:
+    """An imported task's reference agent must score full; the no-op must not (``time_scale``:
+    the attempts' clock, default ``calibration.default_time_scale``: about a minute each)."""
+    from arena.pipeline.agent_runs import run_agents  # noqa: PLC0415 — the whole engine, only when running
+    from arena.pipeline.calibration import default_time_scale  # noqa: PLC0415
+    from arena.sandbox import get_backend  # noqa: PLC0415
+
+    if "reference" not in ch.agent_names:
+        return [info("solution_run", "agents/reference.yaml: none (the task has no solution script): not run")]
+    names: dict[str, int] = {n: 1 for n in ("reference", "noop") if n in ch.agent_names}
+    store_path = work / "imported.db"
+    got = await run_agents(
+        ch,
+        store_path,
+        get_backend(backend),
+        time_scale or default_time_scale(ch),
+        names,
+        parallel=2,
+        check_schedule=False,
+    )
+    out = list(got.findings)
+    ref = got.objectives.get("reference")
+    if ref:
+        if ref[0] < 100.0:
+            why = await _verifier_tail(store_path, got.attempts["reference"][0])
+            out.append(
+                error(
+                    "solution_run",
+                    f"agents/reference.yaml: the imported task's reference scores objective {ref[0]:g}: expected"
+                    f" 100 (its verifier passing it){f'; the verifier printed: {why}' if why else ''}",
+                )
+            )
+        else:
+            out.append(info("solution_run", "agents/reference.yaml: the imported task's reference scores 100"))
+    noop = got.objectives.get("noop")
+    if noop:
+        if noop[0] >= 100.0:
+            out.append(
+                error(
+                    "trivial_shortcut",
+                    "agents/noop.yaml: the untouched environment scores 100: expected the task to need work",
+                )
+            )
+        else:
+            out.append(info("starter_run", f"agents/noop.yaml: the untouched environment scores {noop[0]:g}"))
+    return out
+
+
 async def run_findings(
-    ch: Challenge, backend: str | None = None, *, solution: bool = True
+    ch: Challenge, backend: str | None = None, *, solution: bool = True, time_scale: float | None = None
 ) -> tuple[list[Finding], JudgeResult | None]:
     """Findings of judging the starter (and the starter + solution). Returns the starter's
     result too (the audit reads it for shortcuts)."""
@@ -131,12 +204,14 @@ async def run_findings(
                 shutil.copytree(ch.solution_dir, tree, symlinks=True, dirs_exist_ok=True)
                 solved = await judge_tree(ch, tree, backend, work)
                 out += solution_findings(solved) + isolation_findings(solved)
+            elif solution and "x-import" in ch.manifest.extensions:
+                out += await imported_findings(ch, backend, work, time_scale)
             return out, starter
         except SandboxError as exc:
             return [error("sandbox", f"the sandbox is unavailable: {exc}")], None
 
 
 def run_checks(
-    ch: Challenge, backend: str | None = None, *, solution: bool = True
+    ch: Challenge, backend: str | None = None, *, solution: bool = True, time_scale: float | None = None
 ) -> tuple[list[Finding], JudgeResult | None]:
-    return asyncio.run(run_findings(ch, backend, solution=solution))
+    return asyncio.run(run_findings(ch, backend, solution=solution, time_scale=time_scale))

@@ -9,8 +9,11 @@ judge run's output directory (where ``reward.txt`` is read); then the sandbox's 
 observer hooks are mounted read-only by the arena at run time, as for ``gauntlet-base``:
 nothing of them is baked in.
 
-No registry is reachable here: every ``FROM`` must name an image present locally; one
-that is not is an error naming it and what would provide it, never a pull that hangs.
+A ``FROM`` image not present locally is pulled (``docker pull``, bounded by
+``PULL_TIMEOUT_S``: where no registry answers it fails at once); one still missing is
+``MissingBase`` naming it and what would provide it (``docker pull`` where a registry
+answers, ``docker save``/``docker load`` to carry it over), never a pull that hangs. The
+CLI imports the package anyway (``built: false``, exit 0: issue 37).
 
 A build is isolated (issue 36): every step runs with ``--network none`` except a ``RUN``
 the Dockerfile declares needs the network (``RUN --network=default ...``, BuildKit's own
@@ -43,6 +46,7 @@ from arena.sandbox.image import SANDBOX_UID
 
 MAX_CONTEXT_BYTES = 256 * 1024 * 1024  # the build context (environment/), apparent sizes, links not followed
 MAX_CONTEXT_FILES = 20_000
+PULL_TIMEOUT_S = 300.0  # one docker pull of a missing FROM image (no registry here: it fails in milliseconds)
 TAG_RE = re.compile(r"^[a-z0-9][a-z0-9._/-]{0,200}(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?$")
 _NET_HINT = re.compile(
     r"Temporary failure in name resolution|Could not resolve|Network is unreachable|Failed to fetch|"
@@ -90,6 +94,42 @@ def _present(image: str) -> bool:
 
 def missing_bases(dockerfile: Path) -> list[str]:
     return [b for b in base_images(dockerfile) if "$" not in b and not _present(b)]
+
+
+class MissingBase(ImportError_):
+    """A ``FROM`` image neither present locally nor pulled: the package is fine, the
+    machine lacks the image (``images``: the ones missing)."""
+
+    def __init__(self, message: str, images: list[str]):
+        super().__init__(message)
+        self.images = images
+
+
+def pull(image: str, *, timeout_s: float | None = None) -> str | None:
+    """``docker pull image``, bounded; None when pulled, else why not (one line)."""
+    timeout_s = PULL_TIMEOUT_S if timeout_s is None else timeout_s
+    try:
+        r = subprocess.run(["docker", "pull", "-q", image], capture_output=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        return f"docker pull did not finish in {timeout_s:g}s"
+    except OSError as e:
+        return f"docker pull could not run ({e.strerror or e})"
+    if r.returncode == 0 and _present(image):
+        return None
+    lines = (r.stderr or r.stdout).decode("utf-8", "replace").strip().splitlines()
+    return (lines[-1] if lines else f"docker pull exited {r.returncode}")[:300]
+
+
+def _missing_message(missing: list[str], why: dict[str, str]) -> str:
+    first = missing[0]
+    more = f" (also missing: {', '.join(missing[1:])})" if len(missing) > 1 else ""
+    reason = f": the pull failed: {why[first]}" if first in why else ""
+    return (
+        f"environment/Dockerfile: FROM {first}: not present locally and no registry answered{reason}{more}:"
+        f" provide it with 'docker pull {first}' where a registry answers, or 'docker save {first} -o base.tar'"
+        f" there and 'docker load -i base.tar' here (gauntlet-base is local: 'gauntlet sandbox build'),"
+        " then import the task again"
+    )
 
 
 # -- the build's network: declared steps ---------------------------------------------
@@ -264,7 +304,7 @@ def _docker_build(tag: str, text: str, env: Path, *, network: bool, timeout_s: f
         raise ImportError_(f"environment/Dockerfile: docker build failed: {tail}{hint}")
 
 
-def build(package: Path | str, *, timeout_s: float = 1800) -> str:
+def build(package: Path | str, *, timeout_s: float = 1800, pull_timeout_s: float | None = None) -> str:
     """Build the package's task image (``sandbox.image``) unless present; its tag."""
     package = Path(package)
     tag, workdir = _manifest_values(package)
@@ -274,13 +314,17 @@ def build(package: Path | str, *, timeout_s: float = 1800) -> str:
         raise ImportError_(f"{dockerfile}: required file missing: expected the task's Dockerfile")
     if _present(tag):
         return tag
-    missing = missing_bases(dockerfile)
+    why: dict[str, str] = {}
+    for base in missing_bases(dockerfile):
+        if base == "gauntlet-base":  # Gauntlet's own image: built here, never on a registry
+            why[base] = "gauntlet-base is built by 'gauntlet sandbox build'"
+            continue
+        err = pull(base, timeout_s=pull_timeout_s)
+        if err is not None:
+            why[base] = err
+    missing = missing_bases(dockerfile) if why else []
     if missing:
-        raise ImportError_(
-            f"environment/Dockerfile: FROM {missing[0]}: not present locally and no registry is reachable here:"
-            f" expected a local image (provide it with 'docker pull {missing[0]}' where a registry answers, then"
-            f" 'docker save' / 'docker load'; gauntlet-base is local: 'gauntlet sandbox build')"
-        )
+        raise MissingBase(_missing_message(missing, why), missing)
     check_context(env)
     temp = f"gauntlet-build-{uuid.uuid4().hex[:12]}"
     segments = _segments(dockerfile, temp)

@@ -166,7 +166,7 @@ _AWK = r"""
 function esc(x) { gsub(/\\/, "\\\\", x); gsub(/"/, "\\\"", x); return x }
 function out(name, v) {
   printf ",{\"name\":\"%s\",\"suite\":\"%s\",\"filePath\":\"%s\",\"status\":\"%s\"", esc(name), esc(step), file, (v >= 1 ? "passed" : "failed")
-  if (v < 1) printf ",\"message\":\"reward %s (1 passes)\"", v
+  if (v < 1) { r = sprintf("%.4g", v); if (r !~ /[.en]/) r = r ".0"; printf ",\"message\":\"reward %s of 1.0\"", r }
   print "}"
 }
 function bad(msg) {

@@ -25,6 +25,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     v.add_argument(
         "--sandbox", choices=("docker", "local"), default=None, help="sandbox for --run (default: docker if it answers)"
     )
+    v.add_argument(
+        "--time-scale",
+        type=float,
+        default=None,
+        help="--run, an imported task: the clock of its reference and no-op attempts (default: ~1 minute each)",
+    )
     v.set_defaults(func=cmd_validate)
     a = sub.add_parser(
         "audit", help="gate 4: answer leakage, trivial shortcuts (deletion, regex, copy attacks), repetition"
@@ -103,7 +109,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     ):
         from arena.pipeline.package_runs import run_checks  # noqa: PLC0415
 
-        findings = findings + run_checks(challenge, args.sandbox)[0]
+        if args.time_scale is not None and not (0 < args.time_scale < float("inf")):
+            from arena.errors import UsageError  # noqa: PLC0415
+
+            raise UsageError(f"--time-scale: expected a positive number, got {args.time_scale}")
+        findings = findings + run_checks(challenge, args.sandbox, time_scale=args.time_scale)[0]
     return report(args, name, findings)
 
 

@@ -1,7 +1,10 @@
 """``gauntlet challenge export harbor PKG DIR`` (arena/pipeline/task_export.py) and
 ``gauntlet challenge import DIR --out PKG [--format F] [--no-build] [--json]``: a Harbor or
 Terminal-Bench task as a Gauntlet package (arena/pipeline/task_import.py), its image built
-with the gauntlet layer (arena/pipeline/task_image.py). Exit 0 imported, 2 not importable."""
+with the gauntlet layer (arena/pipeline/task_image.py). Exit 0 imported (also when a FROM image
+is missing and no registry answers: the package is written, ``built: false``, a note names
+``docker pull``/``docker load``), 1 imported with a task that cannot pass as is (its image does
+not build), 2 not a task (nothing written)."""
 
 from __future__ import annotations
 
@@ -51,7 +54,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from pathlib import Path  # noqa: PLC0415
 
-    from arena.pipeline.task_image import build, network_steps  # noqa: PLC0415
+    from arena.pipeline.task_image import MissingBase, build, network_steps  # noqa: PLC0415
     from arena.pipeline.task_import import ImportError_, import_task  # noqa: PLC0415
 
     try:
@@ -67,8 +70,13 @@ def cmd_import(args: argparse.Namespace) -> int:
         try:
             build(args.out)
             summary["built"] = True
+        except MissingBase as e:  # the machine lacks an image, the task is fine: imported, not built
+            summary["missing_images"] = e.images
+            summary["notes"] = [*summary["notes"], str(e)]
         except ImportError_ as e:
             summary["build_error"] = str(e)
+    elif not args.no_build:
+        summary["notes"] = [*summary["notes"], "docker not found: the image is not built"]
     if args.json:
         print(json.dumps(summary))
     else:
@@ -79,5 +87,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         for n in summary["notes"]:
             print(f"note: {n}")
         if "build_error" in summary:
-            print(f"gauntlet: challenge import: {summary['build_error']}", file=sys.stderr)
-    return 2 if "build_error" in summary else 0
+            print(
+                f"gauntlet: challenge import: imported, but the task cannot pass as is: {summary['build_error']}",
+                file=sys.stderr,
+            )
+    return 1 if "build_error" in summary else 0  # imported, but its image does not build: cannot pass as is

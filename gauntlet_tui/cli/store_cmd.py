@@ -154,6 +154,7 @@ async def show_doc(store: Path, attempt: str) -> dict[str, Any] | None:
                 "submission": s["n"],
                 "at": None if s.get("at_t") is None else round(s["at_t"], 3),
                 "feedback": (fbs.get(s["n"]) or {}).get("document"),
+                "verifier_output": _verifier_output(s.get("result")),
             }
             for s in subs
         ],
@@ -161,6 +162,17 @@ async def show_doc(store: Path, attempt: str) -> dict[str, Any] | None:
         "node": _node(events),
         "events": [e.flat() for e in events],
     }
+
+
+def _verifier_output(result: Any) -> str | None:
+    """The kept output of an imported task's verifier (JudgeResult.verifier_output), if any."""
+    if isinstance(result, str):
+        try:
+            result = json.loads(result)
+        except ValueError:
+            return None
+    out = result.get("verifier_output") if isinstance(result, dict) else None
+    return out if isinstance(out, str) and out else None
 
 
 def _node(events: list[Any]) -> Any:
@@ -192,6 +204,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"\nsubmission #{s['submission']} at {s['at']}s")
         if s["feedback"]:
             sys.stdout.write(printable(to_yaml(s["feedback"], 2)))  # agent text: no control sequences
+        if s.get("verifier_output"):
+            tail = s["verifier_output"].splitlines()[-20:]
+            print("  verifier output (last lines):")
+            sys.stdout.write(printable("".join(f"    {ln}\n" for ln in tail)))
     print(f"\nevents ({len(doc['events'])}):")
     for e in doc["events"]:
         rest = {k: v for k, v in e.items() if k not in ("t", "kind")}

@@ -73,7 +73,7 @@ def test_tap_bail_out_marks_the_rest_as_errors():
 def test_reward_text_and_json():
     assert outcomes(rf.parse("reward", b"1\n", "reward.txt")) == [("reward", "passed")]
     [c] = rf.parse("reward", b"0.25", "reward.txt")
-    assert c.outcome == "failed" and c.message == "reward 0.25 (1 passes)"
+    assert c.outcome == "failed" and c.message == "reward 0.25 of 1.0"
     cases = rf.parse("reward", b'{"build": 1, "output": 0}', "reward.json")
     assert outcomes(cases) == [("build", "passed"), ("output", "failed")]
     assert outcomes(rf.parse("reward", b"1.0", "reward.json")) == [("reward", "passed")]

@@ -99,7 +99,7 @@ def test_the_steps_script_reports_each_open_phase(tmp_path):
     (judge / "2" / "static" / "test.sh").write_text("#!/bin/bash\nexit 3\n")
     (ws / "hello.txt").write_text("bye\n")
     [greet, count] = sorted(run(1, 2), key=lambda t: t.phase)
-    assert (greet.outcome, greet.message) == ("failed", "reward 0 (1 passes)")
+    assert (greet.outcome, greet.message) == ("failed", "reward 0.0 of 1.0")
     assert count.outcome == "failed" and "wrote no reward file (exit code 3)" in count.message
 
 

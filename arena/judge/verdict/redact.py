@@ -211,6 +211,8 @@ def redact_result(result: JudgeResult, redactor: Redactor) -> list[str]:
     result.build.warnings = [run("build.warnings", e) for e in result.build.warnings]
     result.lint.issues = [run("lint.issues", e) for e in result.lint.issues]
     result.notices = [run("notices", n) for n in result.notices]
+    if result.verifier_output:
+        result.verifier_output = run("verifier_output", result.verifier_output)
     if result.infra_error:
         result.infra_error = run("infra_error", result.infra_error)
     if hit:
@@ -288,3 +290,5 @@ def withhold_all(result: JudgeResult) -> None:
             t.message = WITHHELD
     result.build.errors = [WITHHELD for _ in result.build.errors]
     result.lint.issues = [WITHHELD for _ in result.lint.issues]
+    if result.verifier_output:
+        result.verifier_output = WITHHELD

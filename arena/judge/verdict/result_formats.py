@@ -8,7 +8,11 @@ A package whose judge is not pytest names the file its command writes and its fo
   ``Bail out!``), from a file or from the command's standard output (``path: stdout``);
 - ``reward``: a reward file as Harbor writes it: ``reward.txt`` (one number) or
   ``reward.json`` (a number or ``{"name": number, ...}``); each reward is one test,
-  passed when it is 1 (a partial reward is a failure whose message gives the value).
+  passed when it is 1 (a partial reward is a failure whose message gives the value:
+  ``reward 0.0 of 1.0``). When the script also wrote a CTRF report beside it
+  (``ctrf.json``, as Harbor's template has pytest write), its tests are the results
+  instead of the one ``reward`` (issue 37), and a reward below 1 with no CTRF test failed
+  still fails (as the test ``reward``).
 
 Every parser maps onto the same ``RawCase`` list the JUnit reader gives, so feedback
 and the scorecard are unchanged. The file is hostile input (written beside the
@@ -77,9 +81,29 @@ def read(fmt: str, path: str, out_dir: Path, stdout: bytes = b"") -> list[RawCas
     if data is None:
         return None
     try:
-        return parse(fmt, data, path)
+        cases = parse(fmt, data, path)
     except ResultsError as e:
         raise ResultsError(f"{fmt} result file {where}: {e}") from None
+    if fmt == "reward":
+        return _with_ctrf(cases, out_dir / Path(path).with_name(CTRF_NAME))
+    return cases
+
+
+CTRF_NAME = "ctrf.json"  # beside a reward file: per-test results (Harbor's pytest --ctrf)
+
+
+def _with_ctrf(rewards: list[RawCase], ctrf: Path) -> list[RawCase]:
+    """The CTRF report's tests in place of the reward's, when the script wrote one that reads."""
+    try:
+        data = read_report(str(ctrf))
+        tests = parse_ctrf(data) if data is not None else []
+    except (JUnitError, ResultsError):  # an unreadable CTRF report: the reward stands
+        return rewards
+    if not tests:
+        return rewards
+    if not any(t.outcome in ("failed", "error") for t in tests):
+        tests += [r for r in rewards if r.outcome != "passed"]  # the reward still decides a failure
+    return tests
 
 
 # -- CTRF --------------------------------------------------------------------------
@@ -218,7 +242,13 @@ def _reward_value(v: object, where: str) -> float:
 def _reward_case(name: str, value: float) -> RawCase:
     if value >= REWARD_PASS:
         return RawCase("reward", name, None, "passed")
-    return RawCase("reward", name, None, "failed", f"reward {value:g} (1 passes)")
+    return RawCase("reward", name, None, "failed", f"reward {reward_text(value)} of 1.0")
+
+
+def reward_text(value: float) -> str:
+    """A reward as a number reads: 0.0, 0.5, 1.0 (never '0', which reads as a count)."""
+    s = f"{value:.4g}"
+    return s if any(c in s for c in ".en") else f"{s}.0"
 
 
 def parse_reward(data: bytes, *, json_file: bool) -> list[RawCase]:
