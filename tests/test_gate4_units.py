@@ -1,5 +1,5 @@
-"""Fast unit tests of issue 20's calibration pieces: a slipped scripted schedule
-(pipeline/schedule.py: late waits, slow steps, machine load, on schedule), the regex attack's
+"""Fast unit tests of issue 20's calibration pieces (the scripted schedule's own:
+tests/test_schedule_own_time.py): the regex attack's
 variants (pipeline/attack_regex.py: COMMON_FIX_PATTERNS on a small package) and seed 003's
 gate 4 thresholds and severities on the attacks' objective (baselines.gate_4)."""
 
@@ -11,80 +11,6 @@ import pytest
 
 from arena.pipeline.attack_regex import COMMON_FIX_PATTERNS, MAX_VARIANTS, target_files, variants
 from arena.pipeline.baselines import assess_baselines, gate_4
-from arena.pipeline.schedule import LOAD_LIMIT, TOLERANCE_S, Step, Timing, own_quiet, quiet_durations, slip_reasons
-
-# --- schedule --------------------------------------------------------------------------
-
-
-def _run(*steps, scale=90.0):
-    """A Timing from (kind, real_s, late_s, load) tuples, indexed in order."""
-    return Timing(scale=scale, steps=[Step(i, k, r, late, load) for i, (k, r, late, load) in enumerate(steps)])
-
-
-def _quiet_runs():
-    return [
-        _run(("overlay", 0.2, 0, 0.1), ("wait", 0.0, 0.05, 0.1), ("run", 1.0, 0, 0.2), ("submit", 2.0, 0, 0.2)),
-        _run(("overlay", 0.3, 0, 0.1), ("wait", 0.0, 0.1, 0.1), ("run", 1.2, 0, 0.2), ("submit", 2.2, 0, 0.2)),
-        _run(("overlay", 0.25, 0, 0.1), ("wait", 0.0, 0.0, 0.1), ("run", 0.8, 0, 0.2), ("submit", 9.0, 0, 0.2)),
-    ]
-
-
-def test_quiet_durations_are_medians_per_kind_without_waits():
-    assert quiet_durations(_quiet_runs()) == {"overlay": 0.25, "run": 1.0, "submit": 2.2}
-    assert quiet_durations([]) == {}
-
-
-def test_a_run_on_schedule_has_no_slip():
-    quiet = quiet_durations(_quiet_runs())
-    for t in _quiet_runs()[:2]:
-        assert slip_reasons(t, quiet) == []
-    # at the limits exactly: not a slip (the rule is "more than")
-    edge = _run(("wait", 0.0, TOLERANCE_S, LOAD_LIMIT), ("run", 1.0 * 1.5 + TOLERANCE_S, 0, LOAD_LIMIT))
-    assert slip_reasons(edge, quiet) == []
-
-
-def test_a_late_wait_slips_and_says_what_it_cost_in_attempt_seconds():
-    quiet = quiet_durations(_quiet_runs())
-    late = _run(("overlay", 0.2, 0, 0.1), ("wait", 0.0, 2.5, 0.1), ("submit", 2.0, 0, 0.1), scale=90.0)
-    [why] = slip_reasons(late, quiet)
-    assert why == "step 2 (wait) woke 2.5s late (225 attempt-s; tolerance 1s)"
-    assert slip_reasons(late, quiet, tolerance=3.0) == []  # the tolerance is a parameter
-
-
-def test_a_slow_work_step_slips_against_the_quiet_median():
-    runs = _quiet_runs()
-    quiet = quiet_durations(runs)
-    # the third run's submit took 9 s against a quiet 2.2 s: allowed 2.2 x 1.5 + 1 = 4.3 s
-    [why] = slip_reasons(runs[2], quiet)
-    assert why.startswith("step 4 (submit) took 9s, 6.80s over its quiet 2.2s (allowed 4.30s)")
-    assert why.endswith("later steps started 612 attempt-s late")
-    # a kind no other run has: quiet 0, so only the tolerance is allowed
-    assert slip_reasons(_run(("delete", 0.9, 0, 0)), quiet) == []
-    assert len(slip_reasons(_run(("delete", 1.1, 0, 0)), quiet)) == 1
-
-
-def test_a_step_slow_on_every_run_of_its_agent_is_its_pace_not_a_slip():
-    """The same agent's other runs are the yardstick: a submit whose judge run is slow
-    because of the code under test (task-store's broken naive: ~8 s against a 2.6 s median)
-    is slow in every run and not a slip; one run slower than the agent's others still is."""
-    quiet = quiet_durations(_quiet_runs())
-    a = _run(("overlay", 0.2, 0, 0.1), ("submit", 8.0, 0, 0.2))
-    b = _run(("overlay", 0.2, 0, 0.1), ("submit", 8.4, 0, 0.2))
-    assert len(slip_reasons(a, quiet)) == 1  # alone, against the kind's median: rerun
-    assert own_quiet(b, [a, b]) == {0: 0.2, 1: 8.0}  # its own run excluded
-    assert slip_reasons(b, quiet, own=own_quiet(b, [a, b])) == []
-    stalled = _run(("overlay", 0.2, 0, 0.1), ("submit", 14.0, 0, 0.2))
-    [why] = slip_reasons(stalled, quiet, own=own_quiet(stalled, [a, b, stalled]))
-    assert why.startswith("step 2 (submit) took 14s, 6.00s over its quiet 8s (allowed 13.00s)")
-
-
-def test_high_machine_load_slips_even_a_step_on_time():
-    quiet = quiet_durations(_quiet_runs())
-    loaded = _run(("overlay", 0.2, 0, 0.1), ("run", 1.0, 0, 4.0))
-    assert slip_reasons(loaded, quiet) == ["step 2 (run) started at load 4 per CPU (limit 3)"]
-    both = _run(("wait", 0.0, 1.5, 3.5))  # a late wait under load: both reasons
-    assert [w.split(")")[0] for w in slip_reasons(both, quiet)] == ["step 1 (wait", "step 1 (wait"]
-
 
 # --- regex attack ----------------------------------------------------------------------
 

@@ -328,7 +328,6 @@ class Attempt:
         (self.agent_dir / "briefing.md").write_text(self.phases.briefing_text())
         self._server = AgentServer(self.agent_dir / "agent.sock", self.protocol.handle, bounds=self.bounds)
         await self._server.start()
-        await self.shared.watcher.register(self.id, self.workspace, self._on_file_change, on_bound=self.bounds.hit)
         if self.resume:
             self.shared.bus.start_seq(self.id, self.resume.last_seq)
             self.desk.restore(self.resume)
@@ -364,6 +363,10 @@ class Attempt:
                 image=self.support.image or m.image,
             )
         self._allow_agent_uid(agent_file)
+        # The workspace as the agent gets it is the watcher's baseline: the local sandbox moves
+        # it into its quota tmpfs, and a scan in between saw the starter deleted and created
+        # again (under load: "edits" before the first test run, issue 38).
+        await self.shared.watcher.register(self.id, self.workspace, self._on_file_change, on_bound=self.bounds.hit)
 
     def _allow_agent_uid(self, agent_file: "AgentFile | None") -> None:
         """Give the attempt's sockets (agent.sock, the gateway's) to the uid its agent runs

@@ -1,8 +1,9 @@
 """A package's scripted agents as real attempts (sandbox, judge, store), scored by
 ``arena.scoring.judge_attempt``: what gate 3 (calibrate) and gate 4 (audit, the attacks)
-both run. Every attempt's steps are timed (pipeline/schedule.py); a run whose schedule
-slipped is rerun up to ``MAX_RERUNS`` times, and one that slipped on every try is kept
-out of the scores and reported under ``slipped``."""
+both run. Every scripted attempt keeps to its own schedule (pipeline/schedule.py); a run
+whose schedule slipped all the same is rerun up to ``MAX_RERUNS`` times, and one that
+slipped on every try is excluded: kept out of the scores, reported under ``slipped``
+(``excluded`` in the report) with an error finding, never published as verified."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from arena.agents.scripted import ScriptedAgentRunner
 from arena.bus import EventBus
 from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge
-from arena.pipeline.schedule import TimedAgent, Timing, own_quiet, quiet_durations, slip_reasons
+from arena.pipeline.schedule import TimedAgent, Timing, slip_reasons
 from arena.results import Finding
 from arena.sandbox.base import Backend
 
@@ -75,13 +76,8 @@ async def run_agents(
     out = AgentRuns()
     names = [n for n, k in repeats.items() for _ in range(k)]
     done = await _batch(ch, store_path, backend, scale, names, parallel, bus)
-    quiet = quiet_durations([t for *_, t in done if t is not None])
-    timings: dict[str, list[Timing]] = {}  # agent -> the timings of all its runs so far
     pending = done
     for round_ in range(MAX_RERUNS + 1):
-        for name, _, _, timing in pending:
-            if timing is not None:
-                timings.setdefault(name, []).append(timing)
         rerun: list[str] = []
         for name, aid, status, timing in pending:
             if status != "finished":
@@ -97,7 +93,7 @@ async def run_agents(
             card = judge_attempt(events)
             why = []
             if timing is not None and check_schedule:
-                why = slip_reasons(timing, quiet, own=own_quiet(timing, timings.get(name, [])))
+                why = slip_reasons(timing)
             if why:
                 out.slipped.setdefault(name, []).append(
                     {"attempt": aid, "total": round(float(card.total), 2), "reasons": why}
@@ -119,8 +115,8 @@ async def run_agents(
                 error(
                     "schedule",
                     f"agents/{name}.yaml: {len(rows)} run(s) slipped their schedule (last: {detail}); "
-                    f"{scored} of {wanted} run(s) kept to it after {MAX_RERUNS} rerun(s): not scored "
-                    f"(calibrate on a quieter machine, or with a smaller --time-scale)",
+                    f"{scored} of {wanted} run(s) kept to it after {MAX_RERUNS} rerun(s): excluded, not scored "
+                    f"(calibrate with a smaller --time-scale, or on a machine with fewer other processes)",
                 )
             )
         else:
@@ -128,7 +124,7 @@ async def run_agents(
                 info(
                     "schedule",
                     f"agents/{name}.yaml: {len(rows)} run(s) slipped their schedule and were rerun "
-                    f"(first: {'; '.join(rows[0]['reasons'][:2])}): only the on-schedule runs are scored",
+                    f"(first: {'; '.join(rows[0]['reasons'][:2])}): excluded; only the on-schedule runs are scored",
                 )
             )
     return out

@@ -146,6 +146,7 @@ def report_of(ch: Challenge, cal: Calibration, package_hash: str) -> dict[str, A
         "package_hash": package_hash,
         "classification": cal.classification,
         "objectives": cal.objectives,
+        "excluded": {a: [r["attempt"] for r in rows] for a, rows in cal.slipped.items()},
     }
 
 
@@ -190,6 +191,7 @@ def calibration_findings(
                 "calibration", f"{rep.source}: no score for the {a} agent: expected runs of all four benchmark agents"
             )
         )
+    out += excluded_findings(rep)
     seen = {f.detail for f in out}
     for f in rep.findings:
         if f.severity == "error" and f.detail not in seen:
@@ -220,6 +222,35 @@ def calibration_findings(
                 f"{rep.source}: not re-judged (--unverified-calibration): published with calibration_verified false",
             )
         )
+    return out
+
+
+def excluded_findings(rep: CalibrationReport) -> list[Finding]:
+    """Runs a calibration excluded (their schedule slipped on every try: pipeline/schedule.py)
+    are never published as verified: a report that names one among its scored attempts, or
+    whose ``excluded`` key is not agent -> attempt ids, is an error."""
+    raw = rep.doc.get("excluded") or {}
+    if not isinstance(raw, dict) or not all(isinstance(v, list) for v in raw.values()):
+        return [error("calibration_report", f"{rep.source}: key 'excluded': expected agent -> list of attempt ids")]
+    excluded = {str(a): set(map(str, ids)) for a, ids in raw.items()}
+    slipped = rep.doc.get("slipped")  # calibrate --json's rows ({attempt, total, reasons}) name them too
+    for agent, rows in slipped.items() if isinstance(slipped, dict) else []:
+        for r in rows if isinstance(rows, list) else []:
+            if isinstance(r, dict) and r.get("attempt"):
+                excluded.setdefault(str(agent), set()).add(str(r["attempt"]))
+    att = rep.doc.get("attempts")
+    scored: dict[str, Any] = att if isinstance(att, dict) else {}
+    out = []
+    for agent, ids in excluded.items():
+        named = ids & set(map(str, scored.get(agent) or []))
+        for aid in sorted(named):
+            out.append(
+                error(
+                    "calibration_report",
+                    f"{rep.source}: agent {agent}: attempt {aid} was excluded (its schedule slipped on every "
+                    f"try): expected only the runs calibration scored; an excluded run is never published as verified",
+                )
+            )
     return out
 
 
@@ -417,6 +448,7 @@ __all__ = [
     "Publication",
     "PublishError",
     "calibration_findings",
+    "excluded_findings",
     "parse_calibration",
     "publish",
     "read_calibration",

@@ -1,31 +1,38 @@
-"""A calibration run whose scripted schedule slipped is not scored (issue 20, item 5).
+"""A calibration run judges what a scripted agent did, not when the machine got to it
+(issue 20 item 5, issue 38 item 4).
 
 The attempt clock runs ``time_scale`` times real time, so a second the machine steals from
-a scripted agent costs it ``time_scale`` attempt-seconds (90 at the default scale of a
-90-minute Marathon): its later steps start late and it is scored as if it were slow.
-``TimedAgent`` wraps a scripted agent's runner and records, for every step, its real
-duration, how late a ``wait`` woke (attempt clock past its target) and the machine's load
-(1-minute load average per CPU) when it started. ``slips(runs)`` (pure) reads those
-records for all the runs of one calibration:
+a scripted agent would cost it ``time_scale`` attempt-seconds (90 at the default scale of a
+90-minute Marathon): its later steps would start late and it would be scored as if it were
+slow. A loaded machine (CI runs two test processes on two cores) moved every run's
+schedule by minutes. ``TimedAgent`` wraps a scripted agent's runner in calibration and
+audit and keeps the script to its *own* time:
 
-- a ``wait`` that woke more than ``TOLERANCE_S`` real seconds after its target;
-- a work step (run, submit, overlay, ...) that took more than its *quiet* duration plus
-  ``TOLERANCE_S`` real seconds, the quiet duration being 1.5 times the fastest the same
-  step took in another run of the same agent (``own_quiet``), or, for an agent with no
-  other run yet, the median of that kind of step over every run of the calibration (so a
-  single run flagged by the median is rerun, and the rerun says whether the step is slow
-  on every run: the script's pace, or a slip);
-- a step that started while the load per CPU was above ``LOAD_LIMIT``.
+- the script's own time advances by its declared waits and by its own work: a ``run``
+  step is charged the CPU its sandbox used (``arena.sandbox.cpu``) times the time scale,
+  what the command costs on a machine that gives it a CPU when it asks; the other work
+  steps (overlay, delete, read, submit, message) are charged what they took, at real speed;
+- work steps run with the attempt clock at real speed (``AttemptClock.unscaled``, as
+  judging does), so the time the machine makes a command wait costs real seconds, not
+  ``time_scale`` times them, and every step starts at the script's own instant (a step that
+  would start early waits for it): the attempt sees the schedule a quiet machine gives;
+- a ``run`` step in a sandbox that cannot say its CPU (the rootless local backend) is
+  charged its real duration times the scale, as before this module kept its own time;
+- a step that starts more than ``TOLERANCE_S`` real seconds (that times the scale in
+  attempt-seconds) after the script's own instant *slipped*: the machine did not run the
+  calibration process itself for that long. ``slip_reasons(timing)`` (pure) lists them.
 
-Each of these delays every later step by ``time_scale`` x its overrun; a run with any of
-them is rerun (``calibration.py``), and a run that slipped on every try is reported and not
-scored. The figures are real seconds so that they mean the same at every time scale.
+A run that slipped is rerun up to ``MAX_RERUNS`` times (``agent_runs.py``); one that slipped
+on every try is *excluded*: kept out of the scores, reported (an error finding, and under
+``excluded`` in the report), and never published as verified (``publishing.py``). The
+machine's load is recorded per step for the report and decides nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
-import statistics
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -33,10 +40,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from arena.agents.base import AgentContext, AgentOutcome
     from arena.agents.scripted import ScriptedAgentRunner
+    from arena.sandbox.cpu import Meter
 
-TOLERANCE_S = 1.0  # real seconds a step may start late (the issue's "1 s stall")
-LOAD_LIMIT = 3.0  # 1-minute load average per CPU above which a step's timing is not trusted
-QUIET_FACTOR = 1.5
+TOLERANCE_S = 1.0  # real seconds a wait may end past the script's own instant
 
 
 @dataclass
@@ -44,8 +50,9 @@ class Step:
     index: int
     kind: str
     real_s: float  # real seconds the step took
-    late_s: float = 0.0  # waits: real seconds past the target when it woke
-    load: float = 0.0  # load average per CPU when the step started
+    late_s: float = 0.0  # attempt-seconds it started after the script's own instant
+    load: float = 0.0  # load average per CPU when the step started (reported, decides nothing)
+    cpu_s: float | None = None  # run steps: CPU seconds the agent's sandbox used (None: unknown)
 
 
 @dataclass
@@ -57,12 +64,22 @@ class Timing:
 def load_per_cpu() -> float:
     try:
         return os.getloadavg()[0] / (os.cpu_count() or 1)
-    except OSError:  # not available on this platform: never a reason to mark a run
+    except OSError:  # not available on this platform
         return 0.0
 
 
+async def _cpu(meter: Meter | None) -> float | None:
+    if meter is None:
+        return None
+    try:
+        got = await asyncio.to_thread(meter)  # a meter may block (docker asks its engine once)
+    except Exception:  # noqa: BLE001 — the sandbox cannot say: unknown, never a failure
+        return None
+    return float(got) if got is not None else None
+
+
 class TimedAgent:
-    """A scripted agent runner that times its steps (everything else is the runner's)."""
+    """A scripted agent runner kept to its own schedule and timed (the steps are the runner's)."""
 
     def __init__(self, inner: "ScriptedAgentRunner", scale: float) -> None:
         self.inner = inner
@@ -74,72 +91,49 @@ class TimedAgent:
     async def run(self, ctx: "AgentContext") -> "AgentOutcome":
         from arena.agents.base import AgentOutcome  # noqa: PLC0415
         from arena.agents.scripted import _seconds  # noqa: PLC0415
+        from arena.sandbox.cpu import cpu_meter  # noqa: PLC0415
 
-        for i, (kind, value) in enumerate(self.inner.remaining_steps()):
+        clock = getattr(ctx, "clock", None)
+        meter = cpu_meter(ctx.sandbox)
+        scale = self.timing.scale
+        own = ctx.elapsed()  # the script's own time: its waits and its own work
+        for i, (kind, value) in enumerate([*self.inner.remaining_steps(), ("end", None)]):
+            if ctx.elapsed() < own:  # never ahead of its own schedule
+                async with ctx.hold():  # waiting for its own time is a declared wait, not a hang
+                    await ctx.sleep_until(own)
+            late = max(0.0, ctx.elapsed() - own)
+            if late > TOLERANCE_S * scale:
+                own = ctx.elapsed()  # a slip counts once, not again at every later step
+            if kind == "end":
+                break
             self.inner.step_index = i
-            load = load_per_cpu()
-            t0, a0 = time.monotonic(), ctx.elapsed()
-            await getattr(self.inner, f"_{kind}")(ctx, value)
-            real = time.monotonic() - t0
-            late = 0.0
+            load, t0, a0, cpu = load_per_cpu(), time.monotonic(), ctx.elapsed(), None
             if kind == "wait":
-                late = max(0.0, (ctx.elapsed() - (a0 + _seconds(value))) / self.timing.scale)
-            self.timing.steps.append(Step(i, kind, round(real, 3), round(late, 3), round(load, 2)))
+                own += _seconds(value)
+            else:
+                c0 = await _cpu(meter) if kind == "run" else None
+                with clock.unscaled() if clock is not None else contextlib.nullcontext():
+                    await getattr(self.inner, f"_{kind}")(ctx, value)
+                c1 = await _cpu(meter) if c0 is not None else None
+                if c0 is not None and c1 is not None:
+                    cpu = round(max(0.0, c1 - c0), 3)
+                    own += cpu * scale
+                elif kind == "run":  # no CPU reading: its real duration, scaled
+                    own += (time.monotonic() - t0) * scale
+                else:
+                    own += ctx.elapsed() - a0
+            real = time.monotonic() - t0
+            self.timing.steps.append(Step(i, kind, round(real, 3), round(late, 3), round(load, 2), cpu))
         return AgentOutcome(detail="script finished")
 
 
-def quiet_durations(timings: list[Timing]) -> dict[str, float]:
-    """Per step kind (waits aside): the median real duration over all the runs."""
-    by_kind: dict[str, list[float]] = {}
-    for t in timings:
-        for s in t.steps:
-            if s.kind != "wait":
-                by_kind.setdefault(s.kind, []).append(s.real_s)
-    return {k: statistics.median(v) for k, v in by_kind.items()}
-
-
-def own_quiet(t: Timing, others: list[Timing]) -> dict[int, float]:
-    """Per step index: the fastest the same step of the same agent took in its other runs.
-    A submission's judge run takes as long as the code under test makes it (a broken store
-    whose threads time out judges in seconds, not the median's two): the same step in
-    another run of the same script is the fair yardstick, so a step that is slow in every
-    run is the script's pace, not a slip."""
-    out: dict[int, float] = {}
-    for o in others:
-        if o is t:
-            continue
-        for s in o.steps:
-            if s.kind != "wait":
-                out[s.index] = min(out.get(s.index, s.real_s), s.real_s)
-    return out
-
-
-def slip_reasons(
-    t: Timing,
-    quiet: dict[str, float],
-    tolerance: float = TOLERANCE_S,
-    load_limit: float = LOAD_LIMIT,
-    own: dict[int, float] | None = None,
-) -> list[str]:
-    """Why this run's schedule slipped (empty: it kept to its schedule). ``own``: per step
-    index, the same agent's other runs (``own_quiet``), which replace the kind's median."""
-    own = own or {}
-    out = []
-    for s in t.steps:
-        if s.load > load_limit:
-            out.append(f"step {s.index + 1} ({s.kind}) started at load {s.load:g} per CPU (limit {load_limit:g})")
-        if s.kind == "wait":
-            if s.late_s > tolerance:
-                out.append(
-                    f"step {s.index + 1} (wait) woke {s.late_s:g}s late ({s.late_s * t.scale:.0f} attempt-s; tolerance {tolerance:g}s)"
-                )
-            continue
-        base = own.get(s.index, quiet.get(s.kind, 0.0))
-        allowed = base * QUIET_FACTOR + tolerance
-        if s.real_s > allowed:
-            over = s.real_s - base
-            out.append(
-                f"step {s.index + 1} ({s.kind}) took {s.real_s:g}s, {over:.2f}s over its quiet {base:g}s "
-                f"(allowed {allowed:.2f}s): later steps started {over * t.scale:.0f} attempt-s late"
-            )
-    return out
+def slip_reasons(t: Timing, tolerance: float = TOLERANCE_S) -> list[str]:
+    """Why this run did not keep to its own schedule (empty: it did): the steps that started
+    more than ``tolerance`` real seconds' worth of attempt time after the script's own instant."""
+    limit = tolerance * t.scale
+    return [
+        f"step {s.index + 1} ({s.kind}) started {s.late_s:.0f} attempt-s after the script's own instant "
+        f"(tolerance {limit:.0f} attempt-s: {tolerance:g} real s at time scale {t.scale:g})"
+        for s in t.steps
+        if s.late_s > limit
+    ]

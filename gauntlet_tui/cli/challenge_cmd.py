@@ -197,6 +197,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         "classification": cal.classification,
         "objectives": cal.objectives,
         "slipped": cal.slipped,
+        "excluded": {a: [r["attempt"] for r in rows] for a, rows in cal.slipped.items()},  # never verified
         "seed_003": cal.seed_003,
         "verdict_gate_4": verdict([f for f in cal.findings if f.check == "trivial_shortcut"]),
     }
@@ -211,7 +212,5 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             print(f"{agent:<14} {', '.join(f'{t:6.1f}' for t in totals)}{obj}{ids}")
         for agent, rows in cal.slipped.items():
             for r in rows:
-                print(
-                    f"{agent:<14} slipped, not scored: {r['attempt']} ({r['total']:g}): {'; '.join(r['reasons'][:2])}"
-                )
+                print(f"{agent:<14} slipped, excluded: {r['attempt']} ({r['total']:g}): {'; '.join(r['reasons'][:2])}")
     return report(args, challenge.id, cal.findings, extra)
