@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from arena.judge.verdict.verifier_output import TAIL_HEADING
 from gauntlet_tui.text import line, lines
 
 # The CONTRACT §4 fields, in the order they are drawn.
@@ -46,7 +47,10 @@ def _failures(items: list[dict[str, Any]]) -> list[Content]:
         if f.get("category"):
             parts += ["  ", (f"({f['category']})", "$text-muted")]
         out.append(line(*parts))
-        for msg_line in str(f.get("message") or "").splitlines()[:4]:
+        lines = str(f.get("message") or "").splitlines()
+        if len(lines) > 4 and lines[1] == TAIL_HEADING:  # a verifier's output: its last lines say why
+            lines = [lines[0], f"{TAIL_HEADING} ...", *lines[-2:]]
+        for msg_line in lines[:4]:
             out.append(line("        ", (msg_line, "$text-muted")))
     return out
 

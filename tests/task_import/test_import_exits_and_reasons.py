@@ -124,6 +124,18 @@ def test_the_output_is_kept_bounded_and_its_tail_fits_a_message(tmp_path):
     assert len(msg) <= MAX_MESSAGE_CHARS and len(msg.splitlines()) <= MAX_MESSAGE_LINES
 
 
+def test_the_tui_feedback_shows_the_verifiers_last_lines():
+    from gauntlet_tui.widgets.feedback_pane import render_feedback  # noqa: PLC0415
+
+    cases = result_formats.parse_reward(b"0", json_file=False)
+    verifier_output.attach(cases, "".join(f"step {i} ok\n" for i in range(9)) + "FAILED: expected 5, got -1\n")
+    failure = {"name": "reward", "message": cases[0].message}
+    doc = {"submission": 1, "tests": {"total": 1, "passed": 0, "results": [], "failures": [failure]}}
+    text = render_feedback(doc).plain
+    assert "reward 0.0 of 1.0" in text and "FAILED: expected 5, got -1" in text and "step 8 ok" in text
+    assert "step 3 ok" not in text
+
+
 def _broken_reference(root: Path) -> Path:
     """harbor_python whose solve.sh does nothing and whose test.sh says why it fails."""
     src = harbor_python(root)
