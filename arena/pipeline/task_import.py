@@ -54,6 +54,7 @@ from arena.pipeline.safe_copy import Budget, CopyRefused
 from arena.pipeline.task_model import (
     SOLUTION_DIR,
     TESTS_IN_JUDGE,
+    WORKDIR_EXPECTED,
     HarborTask,
     ImportError_,
     TerminalBenchTask,
@@ -61,6 +62,7 @@ from arena.pipeline.task_model import (
     _text,
     _validation,
     rewrite_paths,
+    workdir_ok,
 )
 from arena.pipeline.task_steps import Step, apply_steps, read_steps, write_steps
 
@@ -204,6 +206,8 @@ def _dockerfile_workdir(path: Path) -> str | None:
     for ins, arg in dockerfile_lines(path):
         if ins == "WORKDIR":
             wd = arg.strip().strip('"')
+    if wd is not None and not workdir_ok(wd):  # pasted into the image's gauntlet layer (issue 36)
+        raise ImportError_(f"{path.name}: WORKDIR {wd!r}: {WORKDIR_EXPECTED}")
     return wd
 
 

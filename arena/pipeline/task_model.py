@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from arena.pipeline.safe_copy import CopyRefused, inside_file, read_text
 
@@ -20,6 +20,20 @@ SOLUTION_DIR = ".gauntlet-solution"  # where the reference agent lays the soluti
 
 class ImportError_(ValueError):
     """A task that cannot be imported: the message names the file and the field."""
+
+
+WORKDIR_EXPECTED = "expected an absolute path of letters, digits and . _ - + / (no spaces, quotes or shell characters)"
+
+
+def workdir_ok(path: str) -> bool:
+    """A task's workdir as the gauntlet layer of its image can paste it (issue 36): absolute,
+    plain characters only, no ``.`` or ``..`` component, not ``/``."""
+    parts = path.rstrip("/").split("/")
+    return (
+        re.fullmatch(r"(/[A-Za-z0-9._+-]+)+/?", path) is not None
+        and len(path) <= 200
+        and not any(p in (".", "..") for p in parts[1:])
+    )
 
 
 class _Loose(BaseModel):
@@ -41,6 +55,13 @@ class HarborEnvironment(_Loose):
     memory_mb: int | None = None
     workdir: str | None = None
     allow_internet: bool | None = None
+
+    @field_validator("workdir")
+    @classmethod
+    def _plain_workdir(cls, v: str | None) -> str | None:
+        if v is not None and not workdir_ok(v):
+            raise ValueError(f"{v!r}: {WORKDIR_EXPECTED}")
+        return v
 
 
 class HarborStepVerifier(_Loose):
