@@ -112,7 +112,10 @@ class TimedAgent:
                 own += _seconds(value)
             else:
                 c0 = await _cpu(meter) if kind == "run" else None
-                with clock.unscaled() if clock is not None else contextlib.nullcontext():
+                # a submission keeps the scaled clock: its judge run is unscaled by the judge
+                # already, and a rule's own wait (a Sprint's 30 s double-submit window before
+                # feedback) is attempt time, not 30 real seconds per submission
+                with clock.unscaled() if clock is not None and kind != "submit" else contextlib.nullcontext():
                     await getattr(self.inner, f"_{kind}")(ctx, value)
                 c1 = await _cpu(meter) if c0 is not None else None
                 if c0 is not None and c1 is not None:

@@ -171,7 +171,11 @@ class OneRunCalibration(Job):
         n = len(self.attempts)
         db = self.req.out / f"calibration-{n}.db"
         run = lambda: asyncio.run(  # noqa: E731
-            run_agents(load_challenge(pkg), db, get_backend("local"), 60.0, {"naive": 1}, bus=self.bus)
+            # one run per try whatever its schedule: a slipped run is rerun since issue 38 item 4,
+            # and this stand-in shows the bench, not the schedule check (tests/test_schedule_own_time.py)
+            run_agents(
+                load_challenge(pkg), db, get_backend("local"), 60.0, {"naive": 1}, bus=self.bus, check_schedule=False
+            )
         )
         rec, got = self._stage(stages, "calibrator", {"package": str(pkg)}, run)
         rec.outputs = {"runs": got.runs}
