@@ -26,7 +26,7 @@ MEASURED = {
     "hostile-inputs": ("adversarial-implementation", 2, "standard", 0),
     "merged-duplicates": ("recovery", 2, "sprint", 2),
     "room-constraints": ("constraint-maze", 3, "standard", 1),
-    "evolving-stock": ("long-horizon-planning", 3, "marathon", 1),
+    "evolving-stock": ("long-horizon-planning", 3, "marathon", 2),  # seed 1's naive: 31.9 > band 30 since issue 38
 }
 
 
