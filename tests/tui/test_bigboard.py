@@ -110,7 +110,12 @@ def test_standings_snapshot(snap_compare):
         s.by_challenge[ch] = [
             Placing(f"a-{ch[:4]}{i}", a, ch, "finished", t, n, ch == "rate-limiter") for i, (a, t, n) in enumerate(rows)
         ]
-    one = {"games": 2, "weight_class": "lightweight", "rating_games": 2, "unverified_attempts": 1}  # Leaderboard.agent_rows()'s shape
+    one = {
+        "games": 2,
+        "weight_class": "lightweight",
+        "rating_games": 2,
+        "unverified_attempts": 1,
+    }  # Leaderboard.agent_rows()'s shape
     s.ratings = [
         {**one, "agent": "scripted:elite", "elo": 1083.4, "mean_total": 82.4, "ranked_mean_total": 82.4}
         | {"rank": 1, "rank_band": "1", "rating": 1160.0, "low": 1021.3, "high": 1304.0, "one_sided": "lower"},
