@@ -7,14 +7,21 @@
 #    them balanced. Tests that look for leftovers look for their own process's (the
 #    gauntlet.owner label, the per-pid state), so the workers do not see each other's.
 # 2. The tests marked `alone`, with nothing else running: their margins are real time at a
-#    high time scale (a Ray cluster against this machine, a demo round squeezed into 45 s),
-#    and the other worker's load moved them past a cutoff in CI.
+#    high time scale (a Ray cluster against this machine, a demo round squeezed into 45 s, a
+#    calibration under a synthetic load), and the other worker's load moved them past a
+#    cutoff in CI; or they look for hostile processes machine-wide (GHOSTILE in a command
+#    line), which the other worker's hostile submissions would be.
 # Every test runs exactly once. The command fails if either phase fails; pytest's exit 5 (no
 # tests collected) is a failure too. Extra arguments go to both phases.
 set -u
 cd "$(dirname "$0")/.."
-python -m pytest -q -n 2 --dist loadfile -m "not alone" "$@" tests
+# A short --basetemp: xdist puts each worker's tmp_path under popen-gwN/, and under
+# /tmp/pytest-of-root/pytest-N/ that pushed an attempt's gateway socket past the 108 bytes a
+# unix socket path may have (every real-agent test failed on it).
+base="${TMPDIR:-/tmp}/gt$$"
+python -m pytest -q -n 2 --dist loadfile --basetemp="$base" -m "not alone" "$@" tests
 shared=$?
+rm -rf "$base"
 echo "== the tests marked alone"
 python -m pytest -q -m alone "$@" tests
 alone=$?

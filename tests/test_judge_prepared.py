@@ -62,6 +62,7 @@ def _ready(judge: Judge) -> list:
     return [sb for pool in judge.pools.pools.values() for sb in pool.ready]
 
 
+@pytest.mark.alone  # hostile submissions (kill -1, fork bombs): failed once beside the other xdist worker
 @pytest.mark.parametrize("backend", ["local", pytest.param("docker", marks=pytest.mark.docker)])
 @pytest.mark.parametrize("case", ISOLATED, ids=[c.name for c in ISOLATED])
 async def test_hostile_submission_in_a_prepared_sandbox(case, backend, calc, tmp_path):

@@ -25,6 +25,7 @@ from arena.challenge.errors import error, info
 from arena.challenge.loader import Challenge, load_challenge
 from arena.pipeline.bands import CLASS_BANDS, Band  # the one table (re-exported here)
 from arena.pipeline.baselines import BASELINES, assess_baselines, with_baselines
+from arena.pipeline.common import default_time_scale  # re-exported: callers import it from here
 from arena.pipeline.misclass import classification, classification_findings
 from arena.results import Finding
 from arena.sandbox.base import Backend
@@ -59,12 +60,6 @@ class Calibration:
         """Seed 002's spread: elite - naive (first runs)."""
         s = self.scores
         return round(s["elite"] - s["naive"], 2) if "elite" in s and "naive" in s else None
-
-
-def default_time_scale(ch: Challenge) -> float:
-    """About a minute of real time for the whole time limit (judge runs stay short
-    against it: 2 s of judging is ~3% of the attempt)."""
-    return max(1.0, ch.manifest.time_limit_s / 60.0)
 
 
 def bands(weight_class: str) -> dict[str, Band]:

@@ -1,5 +1,5 @@
 """Helpers shared by the pipeline's stages: reading a package's files without following
-links, and naming them relative to the package."""
+links, naming them relative to the package, and the default time scale of its runs."""
 
 from __future__ import annotations
 
@@ -52,3 +52,10 @@ def digest(p: Path) -> str:
 
 def rel(ch: Challenge, p: Path) -> str:
     return p.relative_to(ch.root).as_posix()
+
+
+def default_time_scale(ch: Challenge) -> float:
+    """About a minute of real time for the whole time limit (judge runs stay short
+    against it: 2 s of judging is ~3% of the attempt). Calibration's and ``validate
+    --run``'s default (here, below both: no import circle)."""
+    return max(1.0, ch.manifest.time_limit_s / 60.0)

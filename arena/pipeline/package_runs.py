@@ -140,9 +140,9 @@ async def imported_findings(
     ch: Challenge, backend: str | None, work: Path, time_scale: float | None = None
 ) -> list[Finding]:
     """An imported task's reference agent must score full; the no-op must not (``time_scale``:
-    the attempts' clock, default ``calibration.default_time_scale``: about a minute each)."""
+    the attempts' clock, default ``common.default_time_scale``: about a minute each)."""
     from arena.pipeline.agent_runs import run_agents  # noqa: PLC0415 — the whole engine, only when running
-    from arena.pipeline.calibration import default_time_scale  # noqa: PLC0415
+    from arena.pipeline.common import default_time_scale  # noqa: PLC0415
     from arena.sandbox import get_backend  # noqa: PLC0415
 
     if "reference" not in ch.agent_names:

@@ -154,7 +154,8 @@ async def show_doc(store: Path, attempt: str) -> dict[str, Any] | None:
                 "submission": s["n"],
                 "at": None if s.get("at_t") is None else round(s["at_t"], 3),
                 "feedback": (fbs.get(s["n"]) or {}).get("document"),
-                "verifier_output": _verifier_output(s.get("result")),
+                # an imported task's verifier output only where there is one (CONTRACT's three keys)
+                **({"verifier_output": out} if (out := _verifier_output(s.get("result"))) else {}),
             }
             for s in subs
         ],

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import secrets
 import shutil
 import sqlite3
@@ -113,8 +114,10 @@ async def test_host_agent_reaches_no_checkout_no_store_and_leaves_nothing(tmp_pa
         text = out[x]
         assert f"UID {x.host_uid}" in text and x.host_uid in range(quota.UID_BASE, quota.UID_BASE + quota.UID_COUNT)
         assert f"PROBE {SECRET} FileNotFoundError" in text, text  # the checkout's copy is hidden
-        assert f"PROBE {outside / 'other.db'} PermissionError" in text, text  # a Gauntlet store is private
-        assert f"PROBE {old} PermissionError" in text, text  # a readable store beside the arena: hidden
+        # unreachable: refused (a private store; a hidden one), or not there at all when the
+        # checkout itself lies under /tmp (a CI clone), which is private to the agent
+        for p in (outside / "other.db", old):
+            assert re.search(rf"PROBE {re.escape(str(p))} (PermissionError|FileNotFoundError)", text), text
     assert all(f"SEES {p} True" in out[a] for p in left), out[a]  # the first wrote them, in its view
     assert on_host == [], on_host  # ...and none reached the host
     assert all(f"SEES {p} False" in out[b] for p in left), out[b]  # the next attempt sees none
