@@ -9,9 +9,11 @@ handlers that abort on any DOCTYPE or ENTITY declaration whatever the encoding.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
@@ -140,16 +142,28 @@ def parse_junit(data: bytes) -> list[RawCase]:
     return cases
 
 
-def read_report(path: str, limit: int = MAX_REPORT_BYTES) -> bytes | None:
-    """Read a report without following links; None if absent or not a regular file."""
+@contextlib.contextmanager
+def regular_file(path: str | os.PathLike[str]) -> Iterator[tuple[int, os.stat_result] | None]:
+    """``(fd, stat)`` of a regular file opened without following a link (a FIFO swapped
+    in never blocks), closed on exit; None if absent, a link or not a regular file."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
-        return None
+        yield None
+        return
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
+        yield (fd, st) if stat.S_ISREG(st.st_mode) else None
+    finally:
+        os.close(fd)
+
+
+def read_report(path: str, limit: int = MAX_REPORT_BYTES) -> bytes | None:
+    """Read a report without following links; None if absent or not a regular file."""
+    with regular_file(path) as got:
+        if got is None:
             return None
+        fd, st = got
         if st.st_size > limit:
             raise JUnitError(f"report is {st.st_size} bytes, over the {limit}-byte cap")
         chunks = []
@@ -159,5 +173,3 @@ def read_report(path: str, limit: int = MAX_REPORT_BYTES) -> bytes | None:
                 break
             chunks.append(b)
         return b"".join(chunks)
-    finally:
-        os.close(fd)

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from pathlib import Path
 
-from arena.judge.verdict.junit import MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, RawCase
+from arena.judge.verdict.junit import MAX_MESSAGE_CHARS, MAX_MESSAGE_LINES, RawCase, regular_file
 
 KEEP_BYTES = 8192
 OUTPUT_FILE = "test-output.txt"
@@ -28,18 +27,12 @@ _CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def _tail_file(path: Path, cap: int) -> bytes | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
+    with regular_file(path) as got:
+        if got is None:
             return None
+        fd, st = got
         os.lseek(fd, max(0, st.st_size - cap), os.SEEK_SET)
         return os.read(fd, cap)
-    finally:
-        os.close(fd)
 
 
 def kept(out_dir: Path, stdout: bytes | None, stderr: bytes | None, cap: int = KEEP_BYTES) -> str:
